@@ -1,0 +1,112 @@
+# rodd: `make run` sets up, builds and runs the shipped example; `make test` runs every test.
+# Build outputs go to $(BUILD) (build/ by default, build-asan/ for the sanitizer build).
+
+BUILD ?= build
+CC ?= cc
+SAN ?=
+OPT ?= -O2 -g
+
+CPPFLAGS += -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CFLAGS += -std=c11 $(OPT) -Wall -Wextra -Werror -pthread $(SANFLAGS)
+LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
+          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -llapacke -lopenblas -lmuparser \
+          -lm -pthread
+ifeq ($(SAN),1)
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += $(SANFLAGS)
+endif
+
+CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
+CRITERION_LIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+
+CORE_SRC = $(wildcard core/*.c)
+CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
+SERVER_SRC = $(wildcard server/*.c)
+SERVER_OBJ = $(SERVER_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
+VALID_SRC = $(wildcard tests/validation/*.c)
+VALID_OBJ = $(VALID_SRC:%.c=$(BUILD)/%.o)
+TEST_SUPPORT_SRC = $(wildcard tests/support/*.c)
+TEST_SUPPORT_OBJ = $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
+
+SETUP_STAMP = $(BUILD)/.setup-done
+EXAMPLE ?= api/examples/stiffness-tuning.json
+CRITERION_JOBS ?= 2
+
+.PHONY: all setup run test test-unit test-validation test-cli test-schema asan valgrind \
+        fuzz fuzz-run bench clean
+
+all: $(BUILD)/rodd
+
+# The setup script is idempotent and cheap when everything is installed.
+$(SETUP_STAMP): deploy/setup.sh
+	@mkdir -p $(BUILD)
+	bash deploy/setup.sh
+	@touch $@
+setup: $(SETUP_STAMP)
+
+$(BUILD)/%.o: %.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/librodcore.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
+	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(LDLIBS)
+
+$(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+
+run: $(BUILD)/rodd
+	$(BUILD)/rodd solve $(EXAMPLE)
+
+test-unit: $(BUILD)/tests/unit_tests
+	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
+
+test-validation: $(BUILD)/tests/validation_tests
+	$(BUILD)/tests/validation_tests --jobs $(CRITERION_JOBS)
+
+test-cli: $(BUILD)/rodd
+	RODD=$(BUILD)/rodd bash tests/cli/run.sh
+
+test-schema: $(BUILD)/rodd
+	bash tests/schema/run.sh
+
+# The whole suite: unit, validation, command line, schema, a bounded fuzz run, and the
+# sanitizer and valgrind builds of the engine's tests.
+test: test-unit test-validation test-cli test-schema fuzz-run asan valgrind
+
+asan:
+	$(MAKE) BUILD=build-asan SAN=1 test-unit test-validation test-cli
+
+valgrind: $(BUILD)/tests/unit_tests
+	bash tests/valgrind.sh $(BUILD)/tests/unit_tests
+
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
+             -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+fuzz: $(BUILD)/fuzz_spec
+$(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
+	@mkdir -p $(BUILD)
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_spec.c $(CORE_SRC) $(LDLIBS)
+fuzz-run: $(BUILD)/fuzz_spec
+	@mkdir -p $(BUILD)/fuzz-corpus
+	$(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-20} -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
+
+bench: $(BUILD)/rodd
+	bash tests/bench/run.sh $(BUILD)/rodd
+
+clean:
+	rm -rf build build-asan
+
+-include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(VALID_OBJ:.o=.d)

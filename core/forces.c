@@ -1,0 +1,139 @@
+#include "forces.h"
+
+#include <math.h>
+#include <string.h>
+
+void forces_cable_route(const rod_model *m, const spec_actuator *a, double s, double d[3],
+                        double dd[3])
+{
+    const rod_spec *sp = m->spec;
+    const double z = sp->radius_base + (sp->radius_tip - sp->radius_base) * s / m->L;
+    const double dz = (sp->radius_tip - sp->radius_base) / m->L;
+    const double sc = a->relative ? z : 1.0, dsc = a->relative ? dz : 0.0;
+    d[2] = dd[2] = 0.0;
+    if (a->route == ROUTE_OFFSET) {
+        for (int i = 0; i < 2; i++) {
+            d[i] = a->offset[i] * sc;
+            dd[i] = a->offset[i] * dsc;
+        }
+        return;
+    }
+    const double ang = a->helix_phase + 2 * M_PI * a->helix_turns * s / m->L;
+    const double dang = 2 * M_PI * a->helix_turns / m->L;
+    const double r = a->helix_radius * sc, dr = a->helix_radius * dsc;
+    d[0] = r * cos(ang);
+    d[1] = r * sin(ang);
+    dd[0] = dr * cos(ang) - r * sin(ang) * dang;
+    dd[1] = dr * sin(ang) + r * cos(ang) * dang;
+}
+
+static void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Q_xi += J^T W */
+static void add_JtW(const rod_model *m, const double *J, const double W[6], double scale,
+                    double *Q)
+{
+    for (int j = 0; j < m->n_xi; j++) {
+        const double *c = J + 6 * j;
+        Q[j] += scale * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] +
+                         c[5] * W[5]);
+    }
+}
+
+/* R^T v */
+static void rot_t(const double R[9], const double v[3], double out[3])
+{
+    for (int i = 0; i < 3; i++) out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
+}
+
+int forces_static(const rod_model *m, rod_state *st, const double *q, double t, double factor,
+                  double *Q)
+{
+    const rod_spec *sp = m->spec;
+    const int nx = m->n_xi, nr = m->n_rho;
+    memset(Q, 0, (size_t)m->n * sizeof *Q);
+
+    /* gravity and buoyancy, f_b = (rho0 - rho_a) A G (Sec. 3.3), A the inflated area */
+    const double gn = fabs(m->grav[0]) + fabs(m->grav[1]) + fabs(m->grav[2]);
+    if (gn > 0) {
+        for (int k = 0; k < m->ns; k++) {
+            if (m->w[k] == 0) continue;
+            double rho = 1.0;
+            for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
+            const double mass = (m->rho0 - m->fluid_rho) * m->sec[k].A0 * rho * rho;
+            double f[3] = {mass * m->grav[0], mass * m->grav[1], mass * m->grav[2]}, W[6] = {0};
+            rot_t(st->g[k].R, f, W + 3);
+            add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * m->w[k], Q);
+        }
+    }
+
+    for (int i = 0; i < m->ninputs; i++) {
+        const model_input *in = &m->inputs[i];
+        if (in->kind == INPUT_LOAD) {
+            const spec_load *l = &sp->loads[in->index];
+            const double sc = state_input_value(st, i, t, l->s / m->L);
+            if (!isfinite(sc)) {
+                state_set_error(st, "load %s: scale is not finite at t = %g", l->name, t);
+                return -1;
+            }
+            const int k = m->load_station[in->index];
+            double v[3] = {l->vec[0] * sc, l->vec[1] * sc, l->vec[2] * sc}, W[6] = {0};
+            const int is_moment = l->type == LOAD_TIP_MOMENT || l->type == LOAD_POINT_MOMENT;
+            double *dst = is_moment ? W : W + 3;
+            if (l->local)
+                memcpy(dst, v, sizeof v);
+            else
+                rot_t(st->g[k].R, v, dst);
+            add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor, Q);
+            continue;
+        }
+        const spec_actuator *a = &sp->acts[in->index];
+        for (int k = 0; k < m->ns; k++) {
+            const double s = m->s[k];
+            if (m->w[k] == 0 || s < a->span[0] || s > a->span[1]) continue;
+            const double val = state_input_value(st, i, t, s / m->L);
+            if (!isfinite(val)) {
+                state_set_error(st, "actuator %s: value is not finite at t = %g, s = %g",
+                                a->name, t, s);
+                return -1;
+            }
+            if (val == 0) continue;
+            double rho = 1.0, drho = 0.0;
+            for (int j = 0; j < nr; j++) {
+                rho += m->phr[(size_t)k * nr + j] * q[nx + j];
+                drho += m->dphr[(size_t)k * nr + j] * q[nx + j];
+            }
+            if (a->type == ACT_TRANSVERSE) {
+                /* r = 2 pi z^2 f0 with f0 = -p (Eq. 29): Q_rho += Phi_rho^T r */
+                const double r = -2.0 * M_PI * m->sec[k].z * m->sec[k].z * val;
+                for (int j = 0; j < nr; j++)
+                    Q[nx + j] += factor * m->w[k] * m->phr[(size_t)k * nr + j] * r;
+                continue;
+            }
+            /* cable: tangent of r_c = r + rho R d in the body frame,
+             * t ~ nu + kappa x (rho d) + rho' d + rho d' (Sec. 3.2) */
+            double xi[6], d[3], dd[3], rd[3], c[3], tv[3];
+            model_xi(m, m->leg + (size_t)k * nx, q, xi);
+            forces_cable_route(m, a, s, d, dd);
+            for (int i3 = 0; i3 < 3; i3++) rd[i3] = rho * d[i3];
+            cross3(xi, rd, c);
+            for (int i3 = 0; i3 < 3; i3++) tv[i3] = xi[3 + i3] + c[i3] + drho * d[i3] + rho * dd[i3];
+            const double tn = sqrt(tv[0] * tv[0] + tv[1] * tv[1] + tv[2] * tv[2]);
+            if (!(tn > 0)) continue;
+            for (int i3 = 0; i3 < 3; i3++) tv[i3] /= tn;
+            /* Phi_a u with u = -T (Eq. 53): the cable's wrench on the section */
+            double W[6];
+            cross3(rd, tv, W);
+            memcpy(W + 3, tv, sizeof tv);
+            const double u = -val * factor * m->w[k];
+            const double *leg = m->leg + (size_t)k * nx;
+            for (int j = 0; j < nx; j++) Q[j] += u * leg[j] * W[m->cols[j].comp];
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,166 @@
+/* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "kinematics.h"
+#include "state.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void rod_frame_free(rod_frame *f)
+{
+    if (!f) return;
+    free(f->s);
+    free(f->position);
+    free(f->rotation);
+    free(f->rho);
+    free(f->radius);
+    free(f->kappa);
+    free(f->nu);
+    memset(f, 0, sizeof *f);
+}
+
+/* Energies and volume by the model's quadrature, with the state's q. */
+static void frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g, rod_frame *f)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const double *q = st->q;
+    /* elastic energy: every term of Eq. 7 is quadratic in q, so it is q^T K q / 2 */
+    double e = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
+    f->e_elastic = 0.5 * e;
+    kin_forward(m, q, g, NULL);
+    double vg = 0, vol = 0, vol0 = 0;
+    for (int k = 0; k < m->ns; k++) {
+        if (m->w[k] == 0) continue;
+        double rho = 1.0, xi[6];
+        for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
+        model_xi(m, m->leg + (size_t)k * nx, q, xi);
+        const double A0 = m->sec[k].A0;
+        const double mass = (m->rho0 - m->fluid_rho) * A0 * rho * rho;
+        vg -= m->w[k] * mass *
+              (m->grav[0] * g[k].r[0] + m->grav[1] * g[k].r[1] + m->grav[2] * g[k].r[2]);
+        const double nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
+        vol += m->w[k] * A0 * rho * rho * nun;
+        vol0 += m->w[k] * A0;
+    }
+    f->e_gravity = vg;
+    f->volume_change = vol / vol0 - 1.0;
+    /* kinetic energy: q_dot^T M q_dot / 2 is the dynamics' business; a state at rest has 0 */
+    f->e_kinetic = 0.0;
+}
+
+int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    if (n < 2) return ROD_EINVAL;
+    f->n = n;
+    f->t = st->t;
+    f->s = malloc((size_t)n * sizeof *f->s);
+    f->position = malloc((size_t)3 * n * sizeof *f->position);
+    f->rotation = malloc((size_t)9 * n * sizeof *f->rotation);
+    f->rho = malloc((size_t)n * sizeof *f->rho);
+    f->radius = malloc((size_t)n * sizeof *f->radius);
+    f->kappa = malloc((size_t)3 * n * sizeof *f->kappa);
+    f->nu = malloc((size_t)3 * n * sizeof *f->nu);
+    /* the poses are integrated over the model's stations and the output points together, so
+     * the frame is at least as accurate as the solver's own kinematics */
+    const int nall = n + m->ns;
+    double *sall = malloc((size_t)nall * sizeof *sall);
+    lie_pose *g = malloc((size_t)(nall > m->ns ? nall : m->ns) * sizeof *g);
+    double *cols = malloc((size_t)(m->n_xi ? m->n_xi : 1) * sizeof *cols);
+    if (!f->s || !f->position || !f->rotation || !f->rho || !f->radius || !f->kappa || !f->nu ||
+        !sall || !g || !cols) {
+        free(sall);
+        free(g);
+        free(cols);
+        rod_frame_free(f);
+        return ROD_ENOMEM;
+    }
+    for (int i = 0; i < n; i++) f->s[i] = m->L * i / (n - 1);
+    f->s[n - 1] = m->L;
+    memcpy(sall, f->s, (size_t)n * sizeof *sall);
+    memcpy(sall + n, m->s, (size_t)m->ns * sizeof *sall);
+    qsort(sall, (size_t)nall, sizeof *sall, cmp_double);
+    kin_poses_at(m, st->q, sall, nall, g);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        while (k < nall - 1 && sall[k] < f->s[i]) k++;
+        const lie_pose *p = &g[k];
+        for (int a = 0; a < 3; a++) {
+            f->position[3 * i + a] = p->r[a];
+            for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p->R[a + 3 * b];
+        }
+        double xi[6], rho, drho;
+        model_eval_xi_columns(m, f->s[i], cols);
+        model_xi(m, cols, st->q, xi);
+        model_rho(m, f->s[i], st->q, &rho, &drho);
+        section c = model_section(m, f->s[i]);
+        f->rho[i] = rho;
+        f->radius[i] = rho * c.z;
+        memcpy(f->kappa + 3 * i, xi, 3 * sizeof *xi);
+        memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
+    }
+    frame_integrals(m, st, g, f);
+    free(sall);
+    free(g);
+    free(cols);
+    return ROD_OK;
+}
+
+static cJSON *array_of(const double *v, int n)
+{
+    return cJSON_CreateDoubleArray(v, n);
+}
+
+static cJSON *nested(const double *v, int n, int w)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < n; i++) {
+        cJSON *e = cJSON_CreateDoubleArray(v + (size_t)w * i, w);
+        if (!e || !cJSON_AddItemToArray(a, e)) {
+            cJSON_Delete(e);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+cJSON *rod_frame_to_cjson(const rod_frame *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "t", f->t);
+    cJSON_AddItemToObject(o, "s", array_of(f->s, f->n));
+    cJSON_AddItemToObject(o, "position", nested(f->position, f->n, 3));
+    cJSON_AddItemToObject(o, "rotation", nested(f->rotation, f->n, 9));
+    cJSON_AddItemToObject(o, "rho", array_of(f->rho, f->n));
+    cJSON_AddItemToObject(o, "radius", array_of(f->radius, f->n));
+    cJSON_AddItemToObject(o, "kappa", nested(f->kappa, f->n, 3));
+    cJSON_AddItemToObject(o, "nu", nested(f->nu, f->n, 3));
+    cJSON *e = cJSON_AddObjectToObject(o, "energy");
+    if (e) {
+        cJSON_AddNumberToObject(e, "kinetic", f->e_kinetic);
+        cJSON_AddNumberToObject(e, "elastic", f->e_elastic);
+        cJSON_AddNumberToObject(e, "gravity", f->e_gravity);
+    }
+    cJSON_AddNumberToObject(o, "volume_change", f->volume_change);
+    return o;
+}
+
+char *rod_frame_to_json(const rod_frame *f)
+{
+    cJSON *o = rod_frame_to_cjson(f);
+    if (!o) return NULL;
+    char *s = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return s;
+}

@@ -1,0 +1,22 @@
+/* Forward kinematics along the rod (Eqs. 43-46, App. C): pose g and geometric Jacobian J at
+ * every station of the model, one 4th-order Zanna/Magnus step from each station to the
+ * next. */
+#ifndef ROD_KINEMATICS_H
+#define ROD_KINEMATICS_H
+
+#include "lie.h"
+#include "model.h"
+
+/* Magnus expansion of one step of length h from the strains at the two Zanna points:
+ * Omega = h/2 (xi1 + xi2) + sqrt(3) h^2 / 12 ad_xi1 xi2. */
+void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double Omega[6]);
+
+/* g[k] and, when J is not NULL, J[k] (6 x n_xi, column-major, body frame) for every
+ * station k; q holds q_xi first. */
+void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J);
+
+/* The same recursion on an arbitrary ascending list of points s[0..n-1] with s[0] = 0,
+ * evaluating the bases on the fly (for output frames). Poses only. */
+void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g);
+
+#endif

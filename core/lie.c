@@ -1,0 +1,218 @@
+#include "lie.h"
+
+#include <math.h>
+#include <string.h>
+
+void lie_pose_identity(lie_pose *g)
+{
+    memset(g, 0, sizeof *g);
+    g->R[0] = g->R[4] = g->R[8] = 1.0;
+}
+
+void lie_pose_mul(const lie_pose *a, const lie_pose *b, lie_pose *c)
+{
+    lie_pose out;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            out.R[i + 3 * j] = a->R[i] * b->R[3 * j] + a->R[i + 3] * b->R[1 + 3 * j] +
+                               a->R[i + 6] * b->R[2 + 3 * j];
+    for (int i = 0; i < 3; i++)
+        out.r[i] = a->r[i] + a->R[i] * b->r[0] + a->R[i + 3] * b->r[1] + a->R[i + 6] * b->r[2];
+    *c = out;
+}
+
+void lie_skew(const double v[3], double S[9])
+{
+    S[0] = 0;     S[3] = -v[2]; S[6] = v[1];
+    S[1] = v[2];  S[4] = 0;     S[7] = -v[0];
+    S[2] = -v[1]; S[5] = v[0];  S[8] = 0;
+}
+
+static void cross(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+void lie_coeffs_series(double theta, double f[6])
+{
+    /* 14 terms: the first omitted term is below 1e-30 relative for theta <= 1. */
+    const double t2 = theta * theta;
+    for (int m = 0; m < 6; m++) {
+        /* Horner on sum_k (-t2)^k / (2k+m)!, from the innermost term out */
+        double acc = 0.0;
+        for (int k = 13; k >= 1; k--)
+            acc = (1.0 - t2 * acc) / ((double)(2 * k + m) * (2 * k + m - 1));
+        double fact = 1.0;
+        for (int i = 2; i <= m; i++) fact *= i;
+        f[m] = (1.0 - t2 * acc) / fact;
+    }
+}
+
+void lie_coeffs_closed(double theta, double f[6])
+{
+    const double t2 = theta * theta;
+    f[0] = cos(theta);
+    f[1] = sin(theta) / theta;
+    f[2] = (1.0 - f[0]) / t2;
+    f[3] = (1.0 - f[1]) / t2;
+    f[4] = (0.5 - f[2]) / t2;
+    f[5] = (1.0 / 6.0 - f[3]) / t2;
+}
+
+void lie_coeffs(double theta, double f[6])
+{
+    if (theta < LIE_SERIES_SWITCH)
+        lie_coeffs_series(theta, f);
+    else
+        lie_coeffs_closed(theta, f);
+}
+
+void lie_exp(const double Omega[6], lie_pose *g)
+{
+    const double *k = Omega, *n = Omega + 3;
+    const double theta = sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
+    double f[6];
+    lie_coeffs(theta, f);
+    double K[9], K2[9];
+    lie_skew(k, K);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            K2[i + 3 * j] = K[i] * K[3 * j] + K[i + 3] * K[1 + 3 * j] + K[i + 6] * K[2 + 3 * j];
+    /* R = I + f1 K + f2 K^2 (Rodrigues); r = (I + f2 K + f3 K^2) nu */
+    for (int i = 0; i < 9; i++) g->R[i] = f[1] * K[i] + f[2] * K2[i];
+    g->R[0] += 1.0; g->R[4] += 1.0; g->R[8] += 1.0;
+    for (int i = 0; i < 3; i++) {
+        double s = n[i];
+        for (int j = 0; j < 3; j++) s += (f[2] * K[i + 3 * j] + f[3] * K2[i + 3 * j]) * n[j];
+        g->r[i] = s;
+    }
+}
+
+void lie_ad(const double xi[6], double ad[36])
+{
+    double K[9], N[9];
+    lie_skew(xi, K);
+    lie_skew(xi + 3, N);
+    memset(ad, 0, 36 * sizeof(double));
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            ad[i + 6 * j] = K[i + 3 * j];
+            ad[(i + 3) + 6 * (j + 3)] = K[i + 3 * j];
+            ad[(i + 3) + 6 * j] = N[i + 3 * j];
+        }
+}
+
+void lie_ad_apply(const double a[6], const double b[6], double out[6])
+{
+    /* [k x bk ; n x bk + k x bn] */
+    double t1[3], t2[3], t3[3];
+    cross(a, b, t1);
+    cross(a + 3, b, t2);
+    cross(a, b + 3, t3);
+    for (int i = 0; i < 3; i++) {
+        out[i] = t1[i];
+        out[i + 3] = t2[i] + t3[i];
+    }
+}
+
+void lie_coad_apply(const double a[6], const double b[6], double out[6])
+{
+    /* [k x bm + n x bf ; k x bf] */
+    double t1[3], t2[3], t3[3];
+    cross(a, b, t1);
+    cross(a + 3, b + 3, t2);
+    cross(a, b + 3, t3);
+    for (int i = 0; i < 3; i++) {
+        out[i] = t1[i] + t2[i];
+        out[i + 3] = t3[i];
+    }
+}
+
+void lie_Ad(const lie_pose *g, double Ad[36])
+{
+    double S[9], SR[9];
+    lie_skew(g->r, S);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            SR[i + 3 * j] = S[i] * g->R[3 * j] + S[i + 3] * g->R[1 + 3 * j] + S[i + 6] * g->R[2 + 3 * j];
+    memset(Ad, 0, 36 * sizeof(double));
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            Ad[i + 6 * j] = g->R[i + 3 * j];
+            Ad[(i + 3) + 6 * (j + 3)] = g->R[i + 3 * j];
+            Ad[(i + 3) + 6 * j] = SR[i + 3 * j];
+        }
+}
+
+void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6])
+{
+    /* [R w ; r x (R w) + R v] */
+    double Rw[3], Rv[3], c[3];
+    for (int i = 0; i < 3; i++) {
+        Rw[i] = g->R[i] * x[0] + g->R[i + 3] * x[1] + g->R[i + 6] * x[2];
+        Rv[i] = g->R[i] * x[3] + g->R[i + 3] * x[4] + g->R[i + 6] * x[5];
+    }
+    cross(g->r, Rw, c);
+    for (int i = 0; i < 3; i++) {
+        out[i] = Rw[i];
+        out[i + 3] = c[i] + Rv[i];
+    }
+}
+
+void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6])
+{
+    /* [R^T w ; R^T (v - r x w)] */
+    double c[3], v[3];
+    cross(g->r, x, c);
+    for (int i = 0; i < 3; i++) v[i] = x[i + 3] - c[i];
+    double o[6];
+    for (int i = 0; i < 3; i++) {
+        o[i] = g->R[3 * i] * x[0] + g->R[1 + 3 * i] * x[1] + g->R[2 + 3 * i] * x[2];
+        o[i + 3] = g->R[3 * i] * v[0] + g->R[1 + 3 * i] * v[1] + g->R[2 + 3 * i] * v[2];
+    }
+    memcpy(out, o, sizeof o);
+}
+
+static void mat6_mul(const double A[36], const double B[36], double C[36])
+{
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += A[i + 6 * k] * B[k + 6 * j];
+            C[i + 6 * j] = s;
+        }
+}
+
+void lie_dexp(const double Omega[6], double T[36])
+{
+    const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
+    double f[6];
+    lie_coeffs(theta, f);
+    /* The App. C coefficients (4-4cos-t sin)/(2t^2), (4t-5sin+t cos)/(2t^3),
+     * (2-2cos-t sin)/(2t^4), (2t-3sin+t cos)/(2t^5), rewritten in the f_m so that none
+     * divides by theta. */
+    const double c1 = 0.5 * (4.0 * f[2] - f[1]);
+    const double c2 = 0.5 * (5.0 * f[3] - f[2]);
+    const double c3 = 0.5 * (f[3] - 2.0 * f[4]);
+    const double c4 = 0.5 * (f[4] - 3.0 * f[5]);
+    double A1[36], A2[36], A3[36], A4[36];
+    lie_ad(Omega, A1);
+    mat6_mul(A1, A1, A2);
+    mat6_mul(A2, A1, A3);
+    mat6_mul(A2, A2, A4);
+    for (int i = 0; i < 36; i++) T[i] = c1 * A1[i] + c2 * A2[i] + c3 * A3[i] + c4 * A4[i];
+    for (int i = 0; i < 6; i++) T[i + 6 * i] += 1.0;
+}
+
+void lie_mat6_apply(const double A[36], const double x[6], double y[6])
+{
+    double o[6];
+    for (int i = 0; i < 6; i++) {
+        double s = 0.0;
+        for (int k = 0; k < 6; k++) s += A[i + 6 * k] * x[k];
+        o[i] = s;
+    }
+    memcpy(y, o, sizeof o);
+}

@@ -1,0 +1,45 @@
+/* SE(3) maths for the GVS recursion (paper App. C).
+ * Twists are 6-vectors ordered (angular; linear) = (kappa; nu) or (omega; u), as in Eq. 38.
+ * 3x3 and 6x6 matrices are column-major (A[i + n*j]) so they can go to BLAS/LAPACK as is. */
+#ifndef ROD_LIE_H
+#define ROD_LIE_H
+
+typedef struct {
+    double R[9]; /* rotation, column-major; columns are the directors d1, d2, d3 */
+    double r[3]; /* position of the centroid */
+} lie_pose;
+
+void lie_pose_identity(lie_pose *g);
+/* c = a * b */
+void lie_pose_mul(const lie_pose *a, const lie_pose *b, lie_pose *c);
+
+void lie_skew(const double v[3], double S[9]);
+/* The entire functions f_m(theta) = sum_k (-1)^k theta^(2k) / (2k+m)!, m = 0..5, so that
+ * cos = f0, sin/theta = f1, (1-cos)/theta^2 = f2, (theta-sin)/theta^3 = f3. Below the switch
+ * angle they are summed as series, above it from the closed forms: no 1/theta^k blow-up. */
+#define LIE_SERIES_SWITCH 1.0
+void lie_coeffs(double theta, double f[6]);
+void lie_coeffs_series(double theta, double f[6]);
+void lie_coeffs_closed(double theta, double f[6]);
+
+/* exp of the se(3) element Omega (App. C). */
+void lie_exp(const double Omega[6], lie_pose *g);
+/* ad_xi (App. C), 6x6. */
+void lie_ad(const double xi[6], double ad[36]);
+/* ad_a b, without forming the matrix. */
+void lie_ad_apply(const double a[6], const double b[6], double out[6]);
+/* coadjoint as the paper defines it: ad*_xi = [[k~, n~], [0, k~]] = -ad_xi^T. */
+void lie_coad_apply(const double a[6], const double b[6], double out[6]);
+/* Ad_g = [[R, 0], [r~R, R]], 6x6. */
+void lie_Ad(const lie_pose *g, double Ad[36]);
+/* Ad_g^{-1} x without forming the matrix. */
+void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6]);
+void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6]);
+/* Tangent operator T_Omega = sum_k ad_Omega^k/(k+1)! in closed form (App. C), 6x6, so that
+ * d/dt exp(Omega) = exp(Omega) (Ad_{exp(Omega)}^{-1} T_Omega Omega_dot)^. */
+void lie_dexp(const double Omega[6], double T[36]);
+
+/* y = A x for a column-major 6x6 A. */
+void lie_mat6_apply(const double A[36], const double x[6], double y[6]);
+
+#endif

@@ -1,0 +1,405 @@
+/* Spec -> compiled model: bases, stations, quadrature and the constant matrices. */
+#include "model.h"
+
+#include "basis.h"
+#include "issues.h"
+#include "quad.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const double ZANNA_C = 0.28867513459481287; /* sqrt(3)/6 */
+
+section model_section(const rod_model *m, double s)
+{
+    const rod_spec *sp = m->spec;
+    section c;
+    c.z = sp->radius_base + (sp->radius_tip - sp->radius_base) * s / m->L;
+    const double z2 = c.z * c.z;
+    c.A0 = M_PI * z2;
+    c.I11 = c.I22 = M_PI * z2 * z2 / 4.0;
+    c.I33 = M_PI * z2 * z2 / 2.0;
+    return c;
+}
+
+void model_eval_xi_columns(const rod_model *m, double s, double *out)
+{
+    double P[64];
+    int maxdeg = 0;
+    for (int k = 0; k < 6; k++)
+        if (m->spec->degree[k] > maxdeg) maxdeg = m->spec->degree[k];
+    basis_legendre(maxdeg, s / m->L, P, NULL);
+    for (int j = 0; j < m->n_xi; j++) out[j] = P[m->cols[j].degree];
+}
+
+void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6])
+{
+    for (int k = 0; k < 6; k++) xi[k] = 0.0;
+    xi[5] = 1.0; /* xi* of the straight, unstretched reference */
+    for (int j = 0; j < m->n_xi; j++) xi[m->cols[j].comp] += colvals[j] * q[j];
+}
+
+void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho)
+{
+    *rho = 1.0;
+    if (drho) *drho = 0.0;
+    if (!m->n_rho) return;
+    double phi[2 * 64], dphi[2 * 64];
+    basis_hermite(m->spec->pieces, m->spec->bc, m->L, s, phi, dphi);
+    for (int j = 0; j < m->n_rho; j++) {
+        *rho += phi[j] * q[m->n_xi + j];
+        if (drho) *drho += dphi[j] * q[m->n_xi + j];
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Gauss points for the whole rod when the spec does not fix them: enough that doubling
+ * them moves the tip by less than 1e-9 L for the bases in use (tests/unit/test_quadrature
+ * checks this on bent, stretched and inflated rods). */
+static int default_gauss_points(const rod_spec *sp)
+{
+    int maxdeg = 0;
+    for (int k = 0; k < 6; k++)
+        if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
+    int n = 2 * maxdeg + 12;
+    if (sp->pieces > 0 && n < 6 * sp->pieces) n = 6 * sp->pieces;
+    return n;
+}
+
+static int build_stations(rod_model *m, rod_issues *iss)
+{
+    const rod_spec *sp = m->spec;
+    const double L = m->L;
+    int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads;
+    double *bp = malloc((size_t)nb_cap * sizeof *bp);
+    if (!bp) return -1;
+    int nb = 0;
+    bp[nb++] = 0.0;
+    bp[nb++] = L;
+    for (int k = 1; k < sp->pieces; k++) bp[nb++] = L * k / sp->pieces;
+    for (int a = 0; a < sp->nacts; a++) {
+        bp[nb++] = sp->acts[a].span[0];
+        bp[nb++] = sp->acts[a].span[1];
+    }
+    for (int l = 0; l < sp->nloads; l++) bp[nb++] = sp->loads[l].s;
+    qsort(bp, (size_t)nb, sizeof *bp, cmp_double);
+    int u = 0;
+    for (int i = 0; i < nb; i++)
+        if (u == 0 || bp[i] - bp[u - 1] > 1e-12 * L) bp[u++] = bp[i];
+    bp[u - 1] = L;
+    nb = u;
+
+    const int total = sp->points > 0 ? sp->points : default_gauss_points(sp);
+    int *ng = malloc((size_t)nb * sizeof *ng);
+    if (!ng) {
+        free(bp);
+        return -1;
+    }
+    int ngauss = 0;
+    for (int i = 0; i + 1 < nb; i++) {
+        double frac = (bp[i + 1] - bp[i]) / L;
+        ng[i] = (int)ceil(total * frac - 1e-9);
+        if (ng[i] < 2) ng[i] = 2;
+        ngauss += ng[i];
+    }
+    m->ngauss = ngauss;
+    m->ns = ngauss + nb;
+    m->s = malloc((size_t)m->ns * sizeof *m->s);
+    m->w = malloc((size_t)m->ns * sizeof *m->w);
+    if (!m->s || !m->w) {
+        free(bp);
+        free(ng);
+        return -1;
+    }
+    int k = 0;
+    for (int i = 0; i + 1 < nb; i++) {
+        m->s[k] = bp[i];
+        m->w[k++] = 0.0;
+        quad_gauss_legendre(ng[i], bp[i], bp[i + 1], m->s + k, m->w + k);
+        k += ng[i];
+    }
+    m->s[k] = L;
+    m->w[k++] = 0.0;
+
+    m->load_station = calloc((size_t)(sp->nloads ? sp->nloads : 1), sizeof *m->load_station);
+    if (!m->load_station) {
+        free(bp);
+        free(ng);
+        return -1;
+    }
+    for (int l = 0; l < sp->nloads; l++) {
+        int best = 0;
+        for (int j = 0; j < m->ns; j++)
+            if (fabs(m->s[j] - sp->loads[l].s) < fabs(m->s[best] - sp->loads[l].s)) best = j;
+        m->load_station[l] = best;
+    }
+    (void)iss;
+    free(bp);
+    free(ng);
+    return 0;
+}
+
+static int build_bases(rod_model *m)
+{
+    const int ns = m->ns, nx = m->n_xi, nr = m->n_rho;
+    m->sec = malloc((size_t)ns * sizeof *m->sec);
+    m->leg = calloc((size_t)ns * (nx ? nx : 1), sizeof *m->leg);
+    m->leg_z = calloc((size_t)ns * 2 * (nx ? nx : 1), sizeof *m->leg_z);
+    m->phr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->phr);
+    m->dphr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->dphr);
+    if (!m->sec || !m->leg || !m->leg_z || !m->phr || !m->dphr) return -1;
+    for (int k = 0; k < ns; k++) {
+        m->sec[k] = model_section(m, m->s[k]);
+        model_eval_xi_columns(m, m->s[k], m->leg + (size_t)k * nx);
+        if (k > 0) {
+            double h = m->s[k] - m->s[k - 1];
+            model_eval_xi_columns(m, m->s[k - 1] + (0.5 - ZANNA_C) * h, m->leg_z + (size_t)k * 2 * nx);
+            model_eval_xi_columns(m, m->s[k - 1] + (0.5 + ZANNA_C) * h,
+                                  m->leg_z + (size_t)k * 2 * nx + nx);
+        }
+        if (nr)
+            basis_hermite(m->spec->pieces, m->spec->bc, m->L, m->s[k], m->phr + (size_t)k * nr,
+                          m->dphr + (size_t)k * nr);
+    }
+    return 0;
+}
+
+/* K and D by a rule exact for their polynomial integrands, piece by piece. */
+static int build_matrices(rod_model *m)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const rod_spec *sp = m->spec;
+    m->K = calloc((size_t)n * n, sizeof *m->K);
+    m->D = calloc((size_t)n * n, sizeof *m->D);
+    m->Kdiag_inv = calloc((size_t)n, sizeof *m->Kdiag_inv);
+    if (!m->K || !m->D || !m->Kdiag_inv) return -1;
+    int maxdeg = 0;
+    for (int k = 0; k < 6; k++)
+        if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
+    const int nq = (maxdeg + 3 > 5 ? maxdeg + 3 : 5) + 1;
+    const int pieces = sp->pieces > 0 ? sp->pieces : 1;
+    double xq[64], wq[64], P[64], phi[128], dphi[128];
+    const double E = m->E, mu = m->mu, lam = m->lambda, eta = m->eta;
+    for (int e = 0; e < pieces; e++) {
+        quad_gauss_legendre(nq, m->L * e / pieces, m->L * (e + 1) / pieces, xq, wq);
+        for (int g = 0; g < nq; g++) {
+            const double s = xq[g], w = wq[g];
+            section c = model_section(m, s);
+            const double Sigma[6] = {E * c.I11, E * c.I22, mu * c.I33, mu * c.A0, mu * c.A0,
+                                     (m->extended ? lam + 2 * mu : E) * c.A0};
+            const double Ups[6] = {3 * eta * c.I11, 3 * eta * c.I22, eta * c.I33, eta * c.A0,
+                                   eta * c.A0, (m->extended ? 2 : 3) * eta * c.A0};
+            model_eval_xi_columns(m, s, P);
+            if (nr) basis_hermite(sp->pieces, sp->bc, m->L, s, phi, dphi);
+            for (int i = 0; i < nx; i++)
+                for (int j = 0; j < nx; j++) {
+                    if (m->cols[i].comp != m->cols[j].comp) continue;
+                    int cc = m->cols[i].comp;
+                    m->K[i + (size_t)n * j] += w * P[i] * Sigma[cc] * P[j];
+                    m->D[i + (size_t)n * j] += w * P[i] * Ups[cc] * P[j];
+                }
+            for (int i = 0; i < nx; i++) {
+                if (m->cols[i].comp != STRAIN_STRETCH) continue;
+                for (int j = 0; j < nr; j++) {
+                    /* Kbar: sigma = 2 lambda A0 couples nu3 and rho (Eqs. 50, 52) */
+                    double v = w * P[i] * 2 * lam * c.A0 * phi[j];
+                    m->K[i + (size_t)n * (nx + j)] += v;
+                    m->K[(nx + j) + (size_t)n * i] += v;
+                }
+            }
+            for (int i = 0; i < nr; i++)
+                for (int j = 0; j < nr; j++) {
+                    /* Eqs. 51-52: Q = mu I33 rho' + eta I33 rho_dot',
+                     * q = 4 (lambda + mu) A0 (rho - 1) + 4 eta A0 rho_dot + ... */
+                    size_t ij = (nx + i) + (size_t)n * (nx + j);
+                    m->K[ij] += w * (mu * c.I33 * dphi[i] * dphi[j] +
+                                     4 * (lam + mu) * c.A0 * phi[i] * phi[j]);
+                    m->D[ij] += w * (eta * c.I33 * dphi[i] * dphi[j] + 4 * eta * c.A0 * phi[i] * phi[j]);
+                }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        double d = m->K[i + (size_t)n * i];
+        m->Kdiag_inv[i] = d > 0 ? 1.0 / d : 1.0;
+    }
+    return 0;
+}
+
+static int build_inputs(rod_model *m)
+{
+    const rod_spec *sp = m->spec;
+    m->ninputs = sp->nloads + sp->nacts;
+    m->inputs = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *m->inputs);
+    if (!m->inputs) return -1;
+    for (int i = 0; i < sp->nloads; i++)
+        m->inputs[i] = (model_input){sp->loads[i].name, INPUT_LOAD, i};
+    for (int i = 0; i < sp->nacts; i++)
+        m->inputs[sp->nloads + i] = (model_input){sp->acts[i].name, INPUT_ACTUATOR, i};
+    return 0;
+}
+
+static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
+{
+    rod_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        spec_free(sp);
+        free(json);
+        issues_add(iss, "", "out of memory");
+        return NULL;
+    }
+    m->spec = sp;
+    m->spec_json = json;
+    m->extended = sp->extended;
+    m->L = sp->length;
+    m->E = sp->youngs;
+    m->nu0 = sp->poisson;
+    m->mu = sp->youngs / (2 * (1 + sp->poisson));
+    m->lambda = sp->youngs * sp->poisson / ((1 + sp->poisson) * (1 - 2 * sp->poisson));
+    m->eta = sp->eta;
+    m->rho0 = sp->density;
+    memcpy(m->grav, sp->gravity, sizeof m->grav);
+    m->fluid_rho = sp->has_fluid ? sp->fluid_density : 0.0;
+
+    for (int k = 0; k < 6; k++) m->n_xi += sp->degree[k] + 1;
+    m->n_rho = sp->extended ? basis_hermite_ndof(sp->pieces, sp->bc) : 0;
+    m->n = m->n_xi + m->n_rho;
+    m->cols = calloc((size_t)(m->n_xi ? m->n_xi : 1), sizeof *m->cols);
+    if (!m->cols) goto nomem;
+    int j = 0;
+    for (int k = 0; k < 6; k++)
+        for (int d = 0; d <= sp->degree[k]; d++) m->cols[j++] = (xi_column){k, d};
+
+    if (sp->nguess && sp->nguess != m->n) {
+        issues_add(iss, "/solver/guess", "has %d values; this model has %d coordinates "
+                   "(q_xi then q_rho)", sp->nguess, m->n);
+        rod_model_free(m);
+        return NULL;
+    }
+    if (build_stations(m, iss) || build_bases(m) || build_matrices(m) || build_inputs(m))
+        goto nomem;
+    return m;
+nomem:
+    issues_add(iss, "", "out of memory compiling the model");
+    rod_model_free(m);
+    return NULL;
+}
+
+rod_model *rod_model_compile(const char *json, size_t len, const char *const *overrides,
+                             int n_overrides, rod_issues *issues)
+{
+    cJSON *root = spec_parse_json(json, len, issues);
+    if (!root) return NULL;
+    int bad = 0;
+    for (int i = 0; i < n_overrides; i++)
+        bad |= spec_apply_override(root, overrides[i], issues) != 0;
+    rod_spec *sp = bad ? NULL : spec_parse(root, issues);
+    char *canon = sp ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    if (!sp) return NULL;
+    if (!canon) {
+        spec_free(sp);
+        issues_add(issues, "", "out of memory");
+        return NULL;
+    }
+    return compile_spec(sp, canon, issues);
+}
+
+rod_model *rod_model_load(const char *path, const char *const *overrides, int n_overrides,
+                          rod_issues *issues)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        issues_add(issues, "", "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > ROD_SPEC_MAX_BYTES) {
+        issues_add(issues, "", "%s is %lld bytes, more than the %u a spec may have", path,
+                   (long long)st.st_size, ROD_SPEC_MAX_BYTES);
+        fclose(f);
+        return NULL;
+    }
+    /* read at most the cap plus one byte, so a pipe or a growing file cannot exhaust memory */
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (len == cap) {
+            if (cap > ROD_SPEC_MAX_BYTES) break;
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0) break;
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (!buf) {
+        issues_add(issues, "", "out of memory reading %s", path);
+        return NULL;
+    }
+    if (rerr) {
+        issues_add(issues, "", "error reading %s", path);
+        free(buf);
+        return NULL;
+    }
+    if (len > ROD_SPEC_MAX_BYTES) {
+        issues_add(issues, "", "%s is more than the %u bytes a spec may have", path,
+                   ROD_SPEC_MAX_BYTES);
+        free(buf);
+        return NULL;
+    }
+    rod_model *m = rod_model_compile(buf, len, overrides, n_overrides, issues);
+    free(buf);
+    return m;
+}
+
+void rod_model_free(rod_model *m)
+{
+    if (!m) return;
+    spec_free(m->spec);
+    free(m->spec_json);
+    free(m->cols);
+    free(m->s);
+    free(m->w);
+    free(m->sec);
+    free(m->leg);
+    free(m->leg_z);
+    free(m->phr);
+    free(m->dphr);
+    free(m->K);
+    free(m->D);
+    free(m->Kdiag_inv);
+    free(m->inputs);
+    free(m->load_station);
+    free(m);
+}
+
+int rod_model_ndof(const rod_model *m) { return m->n; }
+int rod_model_ndof_xi(const rod_model *m) { return m->n_xi; }
+int rod_model_ndof_rho(const rod_model *m) { return m->n_rho; }
+double rod_model_length(const rod_model *m) { return m->L; }
+int rod_model_is_extended(const rod_model *m) { return m->extended; }
+int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
+const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
+int rod_model_ninputs(const rod_model *m) { return m->ninputs; }
+const char *rod_model_input_name(const rod_model *m, int i)
+{
+    return i >= 0 && i < m->ninputs ? m->inputs[i].name : NULL;
+}

@@ -1,0 +1,69 @@
+/* The compiled model: everything about a rod that does not change while it moves. Built
+ * once from a spec, shared read-only by every state (MuJoCo's mjModel). */
+#ifndef ROD_MODEL_H
+#define ROD_MODEL_H
+
+#include "profile.h"
+#include "rod.h"
+#include "spec.h"
+
+/* One column of Phi_xi: a Legendre polynomial of one strain component (Eq. 42). */
+typedef struct {
+    int comp;   /* 0..5 in xi = (kappa; nu) */
+    int degree;
+} xi_column;
+
+typedef enum { INPUT_LOAD, INPUT_ACTUATOR } input_kind;
+
+typedef struct {
+    const char *name;  /* borrowed from the spec */
+    input_kind kind;
+    int index;         /* into spec->loads or spec->acts */
+} model_input;
+
+/* Section and material data at one station. */
+typedef struct {
+    double z;          /* reference radius */
+    double A0, I11, I22, I33;
+} section;
+
+struct rod_model {
+    rod_spec *spec;
+    char *spec_json;
+    int extended;
+    double L;
+    double E, mu, lambda, nu0, eta, rho0;
+    double grav[3];
+    double fluid_rho;
+
+    int n_xi, n_rho, n;          /* n = n_xi + n_rho */
+    xi_column *cols;             /* n_xi */
+
+    /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
+     * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
+     * station with one Zanna step each. */
+    int ns, ngauss;
+    double *s, *w;
+    section *sec;                /* ns */
+    double *leg;                 /* ns x n_xi: Phi_xi column values at each station */
+    double *leg_z;               /* ns x 2 x n_xi: at the two Zanna points of interval k-1..k */
+    double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
+
+    double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */
+    double *D;                   /* n x n damping (Kelvin-Voigt) */
+    double *Kdiag_inv;           /* n: 1/K_ii, residual scaling */
+
+    int ninputs;
+    model_input *inputs;
+    int *load_station;           /* per load: its station index */
+};
+
+/* Legendre values of every xi column at X = s/L (out: n_xi). */
+void model_eval_xi_columns(const rod_model *m, double s, double *out);
+/* xi(s) = Phi_xi(s) q_xi + xi* given the column values. */
+void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6]);
+/* rho and rho' at s. */
+void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho);
+section model_section(const rod_model *m, double s);
+
+#endif

@@ -1,0 +1,141 @@
+#include "profile.h"
+
+#include <math.h>
+#include <muParserDLL.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct profile_eval {
+    int n;
+    muParserHandle_t *h;
+    double t, X; /* the variables every handle is bound to, by address */
+};
+
+static double fn_heaviside(double x)
+{
+    /* H(0) = 1/2, as MATLAB's heaviside (the authors' activation tables use it) */
+    return x > 0 ? 1.0 : (x < 0 ? 0.0 : 0.5);
+}
+
+static double fn_clamp(double x, double lo, double hi)
+{
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+static void define_functions(muParserHandle_t h)
+{
+    mupDefineFun1(h, "heaviside", fn_heaviside, 1);
+    mupDefineFun3(h, "clamp", fn_clamp, 1);
+}
+
+profile_eval *profile_eval_create(char *const *exprs, int n, char *err, size_t errlen)
+{
+    profile_eval *ev = calloc(1, sizeof *ev);
+    if (!ev) goto nomem;
+    ev->n = n;
+    if (n > 0) {
+        ev->h = calloc((size_t)n, sizeof *ev->h);
+        if (!ev->h) goto nomem;
+    }
+    for (int i = 0; i < n; i++) {
+        ev->h[i] = mupCreate(muBASETYPE_FLOAT);
+        if (!ev->h[i]) goto nomem;
+        define_functions(ev->h[i]);
+        mupDefineVar(ev->h[i], "t", &ev->t);
+        mupDefineVar(ev->h[i], "X", &ev->X);
+        mupSetExpr(ev->h[i], exprs[i]);
+    }
+    return ev;
+nomem:
+    snprintf(err, errlen, "out of memory creating expression parsers");
+    profile_eval_free(ev);
+    return NULL;
+}
+
+void profile_eval_free(profile_eval *ev)
+{
+    if (!ev) return;
+    for (int i = 0; i < ev->n && ev->h; i++)
+        if (ev->h[i]) mupRelease(ev->h[i]);
+    free(ev->h);
+    free(ev);
+}
+
+static double scalar_value(const profile_scalar *s, profile_eval *ev, double t, double X)
+{
+    if (s->expr < 0 || !ev) return s->value;
+    ev->t = t;
+    ev->X = X;
+    return mupEval(ev->h[s->expr]);
+}
+
+double profile_value(const profile *p, profile_eval *ev, double t, double X)
+{
+    switch (p->kind) {
+    case PROFILE_CONST:
+    case PROFILE_EXPR:
+        return scalar_value(&p->v, ev, t, X);
+    case PROFILE_WAVE: {
+        double a = scalar_value(&p->alpha, ev, t, X);
+        double mu = scalar_value(&p->mu, ev, t, X);
+        return a / (1.0 + exp(p->sigma * (X - mu)));
+    }
+    }
+    return 0.0;
+}
+
+/* muparser's C API keeps error text in one static buffer: validation is serialized. */
+static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len)
+{
+    int rc = 0;
+    double t = 0.0, X = 0.0;
+    *uses_X = 0;
+    pthread_mutex_lock(&check_lock);
+    muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
+    if (!h) {
+        snprintf(msg, len, "out of memory");
+        pthread_mutex_unlock(&check_lock);
+        return -1;
+    }
+    define_functions(h);
+    mupDefineVar(h, "t", &t);
+    if (allow_X) mupDefineVar(h, "X", &X);
+    mupSetExpr(h, expr);
+    mupEval(h);
+    if (mupError(h)) {
+        char text[256];
+        snprintf(text, sizeof text, "%s", mupGetErrorMsg(h));
+        int pos = mupGetErrorPos(h);
+        /* muparser puts "unexpected end" one past the end; a column just past the last
+         * character says the same thing more plainly */
+        int len_expr = (int)strlen(expr);
+        if (pos > len_expr) pos = len_expr;
+        if (pos < 0) pos = 0;
+        /* muparser appends " at position N"; we give the column ourselves */
+        char *at = strstr(text, " at position");
+        if (at) *at = '\0';
+        size_t tl = strlen(text);
+        if (tl && text[tl - 1] == '.') text[tl - 1] = '\0';
+        if (!allow_X && strstr(text, "\"X\""))
+            snprintf(msg, len, "invalid expression at column %d: X (position along the rod) is "
+                     "not allowed here", pos + 1);
+        else
+            snprintf(msg, len, "invalid expression at column %d: %s", pos + 1, text);
+        rc = -1;
+    } else {
+        int nv = mupGetExprVarNum(h);
+        for (int i = 0; i < nv; i++) {
+            const char *name = NULL;
+            double *ptr = NULL;
+            mupGetExprVar(h, (unsigned)i, &name, &ptr);
+            if (name && strcmp(name, "X") == 0) *uses_X = 1;
+        }
+    }
+    mupRelease(h);
+    pthread_mutex_unlock(&check_lock);
+    return rc;
+}

@@ -1,0 +1,40 @@
+/* Profiles: how an actuator's value or a load's scale varies in time t and along the rod
+ * X = s/L. A number, an expression (muparser), or the traveling sigmoid wave of Eq. 59.
+ * Expressions are compiled once per evaluator: one evaluator per thread (muparser handles
+ * are not thread-safe), owned by the rod_state that uses it. */
+#ifndef ROD_PROFILE_H
+#define ROD_PROFILE_H
+
+#include <stddef.h>
+
+typedef enum { PROFILE_CONST, PROFILE_EXPR, PROFILE_WAVE } profile_kind;
+
+typedef struct {
+    int expr;     /* index into the expression table, or -1 for the constant below */
+    double value;
+} profile_scalar;
+
+typedef struct {
+    profile_kind kind;
+    profile_scalar v;            /* CONST, EXPR */
+    profile_scalar alpha, mu;    /* WAVE: functions of t only */
+    double sigma;                /* WAVE */
+    int uses_X;                  /* varies along the rod */
+} profile;
+
+typedef struct profile_eval profile_eval;
+
+/* Borrows nothing: the expressions are copied into the handles. NULL with a message on
+ * failure. */
+profile_eval *profile_eval_create(char *const *exprs, int n, char *err, size_t errlen);
+void profile_eval_free(profile_eval *ev);
+
+/* The profile's value at (t, X); for WAVE, alpha(t) / (1 + exp(sigma (X - mu(t)))), which is
+ * Eq. 59's alpha (1 - 1/(1 + exp(-sigma (X - mu)))) written so that it cannot overflow. */
+double profile_value(const profile *p, profile_eval *ev, double t, double X);
+
+/* Checks one expression: the variables allowed are t, and X when allow_X. Returns 0, or -1
+ * with a message naming the 1-based column of the problem. Thread-safe. Sets *uses_X. */
+int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len);
+
+#endif

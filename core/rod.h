@@ -1,0 +1,125 @@
+/* rodd engine: the extended Cosserat rod (Sun et al., seeds/000) reduced with the Geometric
+ * Variable Strain method. The one public header of core/.
+ *
+ * Ownership: a rod_model is immutable once compiled and may be shared by any number of
+ * rod_state objects on any threads; a rod_state belongs to one thread at a time. Every
+ * function that can fail returns a negative ROD_E* code and leaves a message the caller can
+ * show (in a rod_issues list, or via rod_state_error()). Nothing here exits or aborts. */
+#ifndef ROD_H
+#define ROD_H
+
+#include <stddef.h>
+
+#define ROD_VERSION "0.1.0"
+
+enum {
+    ROD_OK = 0,
+    ROD_EINVAL = -1,    /* bad spec or argument */
+    ROD_ENOMEM = -2,
+    ROD_ENOCONV = -3,   /* a solver did not converge */
+    ROD_ESOLVER = -4,   /* a solver failed (its message is in the state) */
+    ROD_ENOTFOUND = -5, /* no actuator or load of that name */
+    ROD_EIO = -6,
+};
+const char *rod_strerror(int code);
+
+/* ---- problems found in a spec: every one, each with the JSON pointer it concerns ---- */
+typedef struct {
+    char *path;    /* JSON pointer, e.g. "/rod/poisson_ratio"; "" for the document */
+    char *message; /* e.g. "must be in (-1, 0.5)" */
+} rod_issue;
+
+typedef struct {
+    rod_issue *items;
+    int count, cap;
+} rod_issues;
+
+void rod_issues_init(rod_issues *l);
+void rod_issues_free(rod_issues *l);
+/* Appends "path: message" lines, one per issue, to buf (always NUL-terminated). */
+void rod_issues_format(const rod_issues *l, char *buf, size_t len);
+
+/* ---- the compiled model ---- */
+typedef struct rod_model rod_model;
+
+/* The largest spec text accepted; bigger inputs are refused before parsing. */
+#define ROD_SPEC_MAX_BYTES (4u << 20)
+
+/* Compiles a spec (JSON text of len bytes). overrides: n "PATH=VALUE" strings applied to the
+ * JSON before validation (PATH is dot-separated, array elements by index, e.g.
+ * "rod.youngs_modulus=3000", "actuators.0.tension=0.1"; VALUE is JSON, or else a string).
+ * Returns NULL and fills issues on any problem; nothing is half-built. */
+rod_model *rod_model_compile(const char *json, size_t len, const char *const *overrides,
+                             int n_overrides, rod_issues *issues);
+/* Reads and compiles a spec file; a file over ROD_SPEC_MAX_BYTES is refused unread. */
+rod_model *rod_model_load(const char *path, const char *const *overrides, int n_overrides,
+                          rod_issues *issues);
+void rod_model_free(rod_model *m);
+
+int rod_model_ndof(const rod_model *m);        /* n_xi + n_rho */
+int rod_model_ndof_xi(const rod_model *m);
+int rod_model_ndof_rho(const rod_model *m);
+double rod_model_length(const rod_model *m);
+int rod_model_is_extended(const rod_model *m);
+int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
+/* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
+const char *rod_model_spec_json(const rod_model *m);
+
+/* Inputs are the actuators and loads, by name. */
+int rod_model_ninputs(const rod_model *m);
+const char *rod_model_input_name(const rod_model *m, int i);
+
+/* ---- per-session state ---- */
+typedef struct rod_state rod_state;
+
+rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen);
+void rod_state_free(rod_state *st);
+const char *rod_state_error(const rod_state *st); /* message of the last failure */
+double rod_state_time(const rod_state *st);
+/* Generalized coordinates q = [q_xi; q_rho]; n = rod_model_ndof. */
+const double *rod_state_q(const rod_state *st);
+int rod_state_set_q(rod_state *st, const double *q, int n);
+/* Overwrites an input's profile with a constant: an actuator's value (tension, pressure) or
+ * a load's scale. Fails without changing anything if the name is unknown or the value is
+ * out of range. */
+int rod_state_set_input(rod_state *st, const char *name, double value);
+
+/* ---- statics (Eqs. 57-58) ---- */
+typedef struct {
+    int converged;
+    int iterations;    /* Newton iterations over all load steps */
+    int load_steps;    /* continuation steps taken (1 when the full load converged at once) */
+    double residual;   /* max |R_i| / K_ii over the equations: the error in units of q */
+} rod_statics_result;
+
+/* Solves for equilibrium under the inputs at time t, starting from the state's q (the
+ * straight rod for a new state, or a guess put there with rod_state_set_q / solver.guess).
+ * On convergence the state's q holds the solution; otherwise the best iterate. Returns
+ * ROD_OK, ROD_ENOCONV or another negative code. */
+int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res);
+
+/* ---- frames ---- */
+typedef struct {
+    int n;            /* points, base to tip */
+    double t;
+    double *s;        /* n */
+    double *position; /* 3n */
+    double *rotation; /* 9n, row-major r11 r12 r13 r21 .. r33 per point */
+    double *rho;      /* n */
+    double *radius;   /* n: deformed radius rho * z(s) */
+    double *kappa;    /* 3n */
+    double *nu;       /* 3n */
+    double e_kinetic, e_elastic, e_gravity;
+    double volume_change; /* Sec. 5.2's Delta V */
+} rod_frame;
+
+/* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */
+int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *out);
+void rod_frame_free(rod_frame *f);
+/* The frame as JSON text (DESIGN.md's FRAME); malloc'd, caller frees. NULL on no memory. */
+char *rod_frame_to_json(const rod_frame *f);
+/* The same as a cJSON tree the caller owns (cJSON_Delete), to embed in larger documents. */
+struct cJSON;
+struct cJSON *rod_frame_to_cjson(const rod_frame *f);
+
+#endif

@@ -1,0 +1,785 @@
+/* Spec validation: walks the cJSON tree once, records every problem with its JSON pointer,
+ * and returns a rod_spec only when there is none. */
+#include "spec.h"
+
+#include "issues.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "shear2", "stretch"};
+
+#define MAX_DEGREE 30
+#define MAX_PIECES 50
+#define MAX_POINTS 5000
+#define MAX_INPUTS 64
+#define MAX_NAME 64
+
+/* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
+static const char *const keys_root[] = {"model", "name", "description", "rod", "strains",
+    "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
+    NULL};
+static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
+    "poisson_ratio", "shear_viscosity", NULL};
+static const char *const keys_radius[] = {"base", "tip", NULL};
+static const char *const keys_inflation[] = {"pieces", "boundary", NULL};
+static const char *const keys_env[] = {"gravity", "fluid", NULL};
+static const char *const keys_fluid[] = {"density", "added_mass", "drag", "lift", NULL};
+static const char *const keys_load[] = {"name", "type", "force", "moment", "s", "frame",
+    "scale", NULL};
+static const char *const keys_act[] = {"name", "type", "route", "tension", "pressure", "span",
+    NULL};
+static const char *const keys_route[] = {"offset", "helix", "relative_to_radius", NULL};
+static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
+static const char *const keys_disc[] = {"points", NULL};
+static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
+    "rtol", "atol", NULL};
+static const char *const keys_profile[] = {"wave", NULL};
+static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
+
+const char *const spec_known_paths[] = {
+    "/model", "/name", "/description",
+    "/rod", "/rod/length", "/rod/radius", "/rod/radius/base", "/rod/radius/tip",
+    "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_viscosity",
+    "/strains", "/strains/bend1", "/strains/bend2", "/strains/twist", "/strains/shear1",
+    "/strains/shear2", "/strains/stretch",
+    "/inflation", "/inflation/pieces", "/inflation/boundary",
+    "/environment", "/environment/gravity", "/environment/fluid", "/environment/fluid/density",
+    "/environment/fluid/added_mass", "/environment/fluid/drag", "/environment/fluid/lift",
+    "/loads", "/loads/*", "/loads/*/name", "/loads/*/type", "/loads/*/force",
+    "/loads/*/moment", "/loads/*/s", "/loads/*/frame", "/loads/*/scale",
+    "/loads/*/scale/wave", "/loads/*/scale/wave/alpha", "/loads/*/scale/wave/mu",
+    "/loads/*/scale/wave/sigma",
+    "/actuators", "/actuators/*", "/actuators/*/name", "/actuators/*/type",
+    "/actuators/*/route", "/actuators/*/route/offset", "/actuators/*/route/helix",
+    "/actuators/*/route/helix/radius", "/actuators/*/route/helix/turns",
+    "/actuators/*/route/helix/phase", "/actuators/*/route/relative_to_radius",
+    "/actuators/*/tension", "/actuators/*/tension/wave", "/actuators/*/tension/wave/alpha",
+    "/actuators/*/tension/wave/mu", "/actuators/*/tension/wave/sigma",
+    "/actuators/*/pressure", "/actuators/*/pressure/wave", "/actuators/*/pressure/wave/alpha",
+    "/actuators/*/pressure/wave/mu", "/actuators/*/pressure/wave/sigma",
+    "/actuators/*/span",
+    "/discretization", "/discretization/points",
+    "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
+    "/solver/guess", "/solver/rtol", "/solver/atol",
+    "/initial",
+    NULL};
+
+typedef struct {
+    rod_issues *iss;
+    rod_spec *s;
+    int nbad; /* issues recorded by this parse */
+} pctx;
+
+static void bad(pctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void bad(pctx *c, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    issues_add(c->iss, path, "%s", msg);
+    c->nbad++;
+}
+
+/* JSON pointer of a member: base + "/" + key with ~ and / escaped (RFC 6901). */
+static void join(char *out, size_t n, const char *base, const char *key)
+{
+    size_t used = (size_t)snprintf(out, n, "%s/", base);
+    for (const char *p = key; *p && used + 3 < n; p++) {
+        if (*p == '~') { out[used++] = '~'; out[used++] = '0'; }
+        else if (*p == '/') { out[used++] = '~'; out[used++] = '1'; }
+        else out[used++] = *p;
+    }
+    if (used >= n) used = n - 1;
+    out[used] = '\0';
+}
+
+static void join_index(char *out, size_t n, const char *base, int i)
+{
+    snprintf(out, n, "%s/%d", base, i);
+}
+
+static int in_list(const char *const *list, const char *k)
+{
+    for (; *list; list++)
+        if (strcmp(*list, k) == 0) return 1;
+    return 0;
+}
+
+/* Unknown and duplicate keys. Returns 0 when obj is not an object (reported). */
+static int check_object(pctx *c, const cJSON *obj, const char *path, const char *const *keys)
+{
+    if (!cJSON_IsObject(obj)) {
+        bad(c, path, "must be an object");
+        return 0;
+    }
+    char p[320];
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        join(p, sizeof p, path, it->string ? it->string : "");
+        if (!in_list(keys, it->string ? it->string : "")) {
+            bad(c, p, "unknown key");
+            continue;
+        }
+        for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
+            if (prev->string && strcmp(prev->string, it->string) == 0) {
+                bad(c, p, "duplicate key");
+                break;
+            }
+    }
+    return 1;
+}
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+enum { OPTIONAL = 0, REQUIRED = 1 };
+typedef enum { R_ANY, R_POS, R_NONNEG, R_POISSON, R_UNIT, R_UNIT_OPEN } range;
+
+static const char *range_text(range r)
+{
+    switch (r) {
+    case R_POS: return "must be > 0";
+    case R_NONNEG: return "must be >= 0";
+    case R_POISSON: return "must be in (-1, 0.5)";
+    case R_UNIT: return "must be in [0, 1]";
+    case R_UNIT_OPEN: return "must be in (0, 1]";
+    default: return "";
+    }
+}
+
+static int in_range(double v, range r)
+{
+    switch (r) {
+    case R_POS: return v > 0;
+    case R_NONNEG: return v >= 0;
+    case R_POISSON: return v > -1 && v < 0.5;
+    case R_UNIT: return v >= 0 && v <= 1;
+    case R_UNIT_OPEN: return v > 0 && v <= 1;
+    default: return 1;
+    }
+}
+
+/* A number member. Returns 1 when *out was set from the document. */
+static int get_number(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                      range r, double *out)
+{
+    char p[320];
+    join(p, sizeof p, base, key);
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (req) bad(c, p, "is required");
+        return 0;
+    }
+    if (!cJSON_IsNumber(v)) {
+        bad(c, p, "must be a number");
+        return 0;
+    }
+    if (!isfinite(v->valuedouble) || !in_range(v->valuedouble, r)) {
+        bad(c, p, "%s", isfinite(v->valuedouble) ? range_text(r) : "must be finite");
+        return 0;
+    }
+    *out = v->valuedouble;
+    return 1;
+}
+
+static int get_int(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                   int lo, int hi, int *out)
+{
+    char p[320];
+    join(p, sizeof p, base, key);
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (req) bad(c, p, "is required");
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble)) {
+        bad(c, p, "must be an integer");
+        return 0;
+    }
+    if (v->valuedouble < lo || v->valuedouble > hi) {
+        bad(c, p, "must be an integer in [%d, %d]", lo, hi);
+        return 0;
+    }
+    *out = (int)v->valuedouble;
+    return 1;
+}
+
+/* An enumerated string; returns its index or -1. */
+static int get_enum(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                    const char *const *names, int dflt)
+{
+    char p[320];
+    join(p, sizeof p, base, key);
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (req) bad(c, p, "is required");
+        return req ? -1 : dflt;
+    }
+    if (cJSON_IsString(v))
+        for (int i = 0; names[i]; i++)
+            if (strcmp(names[i], v->valuestring) == 0) return i;
+    char choices[256] = "";
+    for (int i = 0; names[i]; i++) {
+        strncat(choices, i ? ", \"" : "\"", sizeof choices - strlen(choices) - 1);
+        strncat(choices, names[i], sizeof choices - strlen(choices) - 1);
+        strncat(choices, "\"", sizeof choices - strlen(choices) - 1);
+    }
+    bad(c, p, "must be one of %s", choices);
+    return -1;
+}
+
+static int get_vec(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                   int n, double *out)
+{
+    char p[320];
+    join(p, sizeof p, base, key);
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (req) bad(c, p, "is required");
+        return 0;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) {
+        bad(c, p, "must be an array of %d numbers", n);
+        return 0;
+    }
+    int i = 0, ok = 1;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            char pe[340];
+            join_index(pe, sizeof pe, p, i);
+            bad(c, pe, "must be a finite number");
+            ok = 0;
+        } else {
+            out[i] = e->valuedouble;
+        }
+    }
+    return ok;
+}
+
+static char *dup_string(pctx *c, const char *s)
+{
+    char *d = strdup(s);
+    if (!d) bad(c, "", "out of memory");
+    return d;
+}
+
+static int add_expr(pctx *c, const char *text)
+{
+    char **e = realloc(c->s->exprs, (size_t)(c->s->nexprs + 1) * sizeof *e);
+    if (!e) {
+        bad(c, "", "out of memory");
+        return -1;
+    }
+    c->s->exprs = e;
+    e[c->s->nexprs] = dup_string(c, text);
+    if (!e[c->s->nexprs]) return -1;
+    return c->s->nexprs++;
+}
+
+/* A number or an expression string. nonneg: a constant must be >= 0 (an expression's value
+ * is clamped at run time instead). */
+static int parse_scalar(pctx *c, const cJSON *v, const char *path, int allow_X, int nonneg,
+                        profile_scalar *out, int *uses_X)
+{
+    out->expr = -1;
+    out->value = 0;
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble)) {
+            bad(c, path, "must be finite");
+            return 0;
+        }
+        if (nonneg && v->valuedouble < 0) {
+            bad(c, path, "must be >= 0");
+            return 0;
+        }
+        out->value = v->valuedouble;
+        return 1;
+    }
+    if (cJSON_IsString(v)) {
+        char msg[400];
+        int ux = 0;
+        if (strlen(v->valuestring) > 1000) {
+            bad(c, path, "expression longer than 1000 characters");
+            return 0;
+        }
+        if (profile_check_expr(v->valuestring, allow_X, &ux, msg, sizeof msg) != 0) {
+            bad(c, path, "%s", msg);
+            return 0;
+        }
+        if (uses_X) *uses_X |= ux;
+        out->expr = add_expr(c, v->valuestring);
+        return out->expr >= 0;
+    }
+    bad(c, path, "must be a number or an expression string");
+    return 0;
+}
+
+/* A profile member (number, expression, or {"wave": {...}}); dflt when absent. */
+static int parse_profile(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                         int allow_X, int nonneg, double dflt, profile *out)
+{
+    char p[320];
+    join(p, sizeof p, base, key);
+    memset(out, 0, sizeof *out);
+    out->kind = PROFILE_CONST;
+    out->v.expr = -1;
+    out->v.value = dflt;
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (req) bad(c, p, "is required");
+        return 0;
+    }
+    if (cJSON_IsObject(v)) {
+        if (!check_object(c, v, p, keys_profile)) return 0;
+        const cJSON *w = member(v, "wave");
+        char pw[340];
+        join(pw, sizeof pw, p, "wave");
+        if (!w) {
+            bad(c, pw, "is required");
+            return 0;
+        }
+        if (!check_object(c, w, pw, keys_wave)) return 0;
+        if (!allow_X) {
+            bad(c, pw, "a wave varies along the rod, which is not allowed here");
+            return 0;
+        }
+        out->kind = PROFILE_WAVE;
+        out->uses_X = 1;
+        int ok = 1;
+        const char *names[2] = {"alpha", "mu"};
+        profile_scalar *dst[2] = {&out->alpha, &out->mu};
+        for (int i = 0; i < 2; i++) {
+            char pa[360];
+            join(pa, sizeof pa, pw, names[i]);
+            const cJSON *a = member(w, names[i]);
+            if (!a) {
+                bad(c, pa, "is required");
+                ok = 0;
+                continue;
+            }
+            ok &= parse_scalar(c, a, pa, 0, i == 0 && nonneg, dst[i], NULL);
+        }
+        ok &= get_number(c, w, "sigma", pw, REQUIRED, R_ANY, &out->sigma);
+        return ok;
+    }
+    int ux = 0;
+    if (!parse_scalar(c, v, p, allow_X, nonneg, &out->v, &ux)) return 0;
+    out->kind = out->v.expr >= 0 ? PROFILE_EXPR : PROFILE_CONST;
+    out->uses_X = ux;
+    return 1;
+}
+
+static int valid_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len == 0 || len > MAX_NAME) return 0;
+    for (const char *p = n; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '-' || *p == '.'))
+            return 0;
+    return 1;
+}
+
+static char *get_name(pctx *c, const cJSON *obj, const char *base)
+{
+    char p[320];
+    join(p, sizeof p, base, "name");
+    const cJSON *v = member(obj, "name");
+    if (!v) {
+        bad(c, p, "is required");
+        return NULL;
+    }
+    if (!cJSON_IsString(v) || !valid_name(v->valuestring)) {
+        bad(c, p, "must be a string of 1 to %d letters, digits, '_', '-' or '.'", MAX_NAME);
+        return NULL;
+    }
+    return dup_string(c, v->valuestring);
+}
+
+static void parse_rod(pctx *c, const cJSON *rod)
+{
+    rod_spec *s = c->s;
+    if (!rod) {
+        bad(c, "/rod", "is required");
+        return;
+    }
+    if (!check_object(c, rod, "/rod", keys_rod)) return;
+    get_number(c, rod, "length", "/rod", REQUIRED, R_POS, &s->length);
+    const cJSON *r = member(rod, "radius");
+    if (!r) {
+        bad(c, "/rod/radius", "is required");
+    } else if (cJSON_IsNumber(r)) {
+        if (get_number(c, rod, "radius", "/rod", REQUIRED, R_POS, &s->radius_base))
+            s->radius_tip = s->radius_base;
+    } else if (cJSON_IsObject(r)) {
+        check_object(c, r, "/rod/radius", keys_radius);
+        get_number(c, r, "base", "/rod/radius", REQUIRED, R_POS, &s->radius_base);
+        get_number(c, r, "tip", "/rod/radius", REQUIRED, R_POS, &s->radius_tip);
+    } else {
+        bad(c, "/rod/radius", "must be a number or an object {\"base\", \"tip\"}");
+    }
+    get_number(c, rod, "density", "/rod", REQUIRED, R_POS, &s->density);
+    get_number(c, rod, "youngs_modulus", "/rod", REQUIRED, R_POS, &s->youngs);
+    get_number(c, rod, "poisson_ratio", "/rod", REQUIRED, R_POISSON, &s->poisson);
+    get_number(c, rod, "shear_viscosity", "/rod", OPTIONAL, R_NONNEG, &s->eta);
+}
+
+static void parse_strains(pctx *c, const cJSON *st)
+{
+    for (int k = 0; k < 6; k++) c->s->degree[k] = -1;
+    if (!st) {
+        bad(c, "/strains", "is required");
+        return;
+    }
+    static const char *const names[] = {"bend1", "bend2", "twist", "shear1", "shear2",
+                                        "stretch", NULL};
+    if (!check_object(c, st, "/strains", names)) return;
+    int any = 0;
+    for (int k = 0; k < 6; k++)
+        if (get_int(c, st, names[k], "/strains", OPTIONAL, 0, MAX_DEGREE, &c->s->degree[k]))
+            any = 1;
+    if (!any && !st->child) bad(c, "/strains", "must name at least one strain component");
+}
+
+static void parse_inflation(pctx *c, const cJSON *inf)
+{
+    rod_spec *s = c->s;
+    if (!inf) {
+        if (s->extended) bad(c, "/inflation", "is required for model \"extended\"");
+        return;
+    }
+    if (!s->extended) {
+        bad(c, "/inflation", "inflation needs model \"extended\" (the classic rod keeps its "
+            "cross-section)");
+        return;
+    }
+    if (!check_object(c, inf, "/inflation", keys_inflation)) return;
+    get_int(c, inf, "pieces", "/inflation", REQUIRED, 1, MAX_PIECES, &s->pieces);
+    static const char *const bcs[] = {"dirichlet", "neumann", "mixed", NULL};
+    int bc = get_enum(c, inf, "boundary", "/inflation", REQUIRED, bcs, 0);
+    if (bc >= 0) s->bc = (spec_bc)bc;
+}
+
+static void parse_environment(pctx *c, const cJSON *env)
+{
+    rod_spec *s = c->s;
+    if (!env) return;
+    if (!check_object(c, env, "/environment", keys_env)) return;
+    get_vec(c, env, "gravity", "/environment", OPTIONAL, 3, s->gravity);
+    const cJSON *f = member(env, "fluid");
+    if (!f) return;
+    if (!check_object(c, f, "/environment/fluid", keys_fluid)) return;
+    s->has_fluid = 1;
+    const char *fp = "/environment/fluid";
+    get_number(c, f, "density", fp, REQUIRED, R_NONNEG, &s->fluid_density);
+    if (get_vec(c, f, "added_mass", fp, OPTIONAL, 2, s->added_mass))
+        for (int i = 0; i < 2; i++)
+            if (s->added_mass[i] < 0) {
+                char p[80];
+                snprintf(p, sizeof p, "%s/added_mass/%d", fp, i);
+                bad(c, p, "must be >= 0");
+            }
+    get_number(c, f, "drag", fp, OPTIONAL, R_NONNEG, &s->drag);
+    get_number(c, f, "lift", fp, OPTIONAL, R_ANY, &s->lift);
+}
+
+static void parse_span(pctx *c, const cJSON *obj, const char *base, double L, double span[2])
+{
+    span[0] = 0;
+    span[1] = L;
+    char p[320];
+    join(p, sizeof p, base, "span");
+    if (!member(obj, "span")) return;
+    double v[2];
+    if (!get_vec(c, obj, "span", base, OPTIONAL, 2, v)) return;
+    if (!(v[0] >= 0 && v[0] < v[1] && (L <= 0 || v[1] <= L * (1 + 1e-12)))) {
+        bad(c, p, "must be [s0, s1] with 0 <= s0 < s1 <= length");
+        return;
+    }
+    span[0] = v[0];
+    span[1] = v[1] > L ? L : v[1];
+}
+
+static void parse_loads(pctx *c, const cJSON *loads)
+{
+    rod_spec *s = c->s;
+    if (!loads) return;
+    if (!cJSON_IsArray(loads)) {
+        bad(c, "/loads", "must be an array");
+        return;
+    }
+    int n = cJSON_GetArraySize(loads);
+    if (n > MAX_INPUTS) {
+        bad(c, "/loads", "at most %d loads", MAX_INPUTS);
+        return;
+    }
+    s->loads = calloc((size_t)(n ? n : 1), sizeof *s->loads);
+    if (!s->loads) {
+        bad(c, "/loads", "out of memory");
+        return;
+    }
+    static const char *const types[] = {"tip_force", "tip_moment", "point_force",
+                                        "point_moment", NULL};
+    static const char *const frames[] = {"global", "local", NULL};
+    int i = 0;
+    for (const cJSON *ld = loads->child; ld; ld = ld->next, i++) {
+        char base[64];
+        join_index(base, sizeof base, "/loads", i);
+        spec_load *l = &s->loads[s->nloads++];
+        l->scale.kind = PROFILE_CONST;
+        l->scale.v.expr = -1;
+        l->scale.v.value = 1.0;
+        if (!check_object(c, ld, base, keys_load)) continue;
+        l->name = get_name(c, ld, base);
+        int t = get_enum(c, ld, "type", base, REQUIRED, types, 0);
+        int fr = get_enum(c, ld, "frame", base, OPTIONAL, frames, 0);
+        l->local = fr == 1;
+        if (t < 0) continue;
+        l->type = (spec_load_type)t;
+        int is_force = l->type == LOAD_TIP_FORCE || l->type == LOAD_POINT_FORCE;
+        int is_point = l->type == LOAD_POINT_FORCE || l->type == LOAD_POINT_MOMENT;
+        const char *need = is_force ? "force" : "moment", *other = is_force ? "moment" : "force";
+        get_vec(c, ld, need, base, REQUIRED, 3, l->vec);
+        char p[320];
+        if (member(ld, other)) {
+            join(p, sizeof p, base, other);
+            bad(c, p, "not allowed for type \"%s\" (it takes \"%s\")", types[t], need);
+        }
+        if (is_point) {
+            if (get_number(c, ld, "s", base, REQUIRED, R_NONNEG, &l->s) && s->length > 0 &&
+                l->s > s->length) {
+                join(p, sizeof p, base, "s");
+                bad(c, p, "must be in [0, length]");
+            }
+        } else {
+            l->s = s->length;
+            if (member(ld, "s")) {
+                join(p, sizeof p, base, "s");
+                bad(c, p, "not allowed for type \"%s\" (a tip load acts at s = length)", types[t]);
+            }
+        }
+        parse_profile(c, ld, "scale", base, OPTIONAL, 0, 0, 1.0, &l->scale);
+    }
+}
+
+static void parse_route(pctx *c, const cJSON *route, const char *base, spec_actuator *a)
+{
+    char p[320];
+    join(p, sizeof p, base, "route");
+    if (!route) {
+        bad(c, p, "is required for a cable");
+        return;
+    }
+    if (!check_object(c, route, p, keys_route)) return;
+    const cJSON *rel = member(route, "relative_to_radius");
+    if (rel) {
+        char pr[340];
+        join(pr, sizeof pr, p, "relative_to_radius");
+        if (!cJSON_IsBool(rel)) bad(c, pr, "must be true or false");
+        a->relative = cJSON_IsTrue(rel);
+    }
+    int has_off = member(route, "offset") != NULL, has_hel = member(route, "helix") != NULL;
+    if (has_off == has_hel) {
+        bad(c, p, "must have exactly one of \"offset\" or \"helix\"");
+        return;
+    }
+    if (has_off) {
+        a->route = ROUTE_OFFSET;
+        get_vec(c, route, "offset", p, REQUIRED, 2, a->offset);
+        return;
+    }
+    a->route = ROUTE_HELIX;
+    char ph[340];
+    join(ph, sizeof ph, p, "helix");
+    const cJSON *h = member(route, "helix");
+    if (!check_object(c, h, ph, keys_helix)) return;
+    get_number(c, h, "radius", ph, REQUIRED, R_NONNEG, &a->helix_radius);
+    get_number(c, h, "turns", ph, REQUIRED, R_ANY, &a->helix_turns);
+    get_number(c, h, "phase", ph, OPTIONAL, R_ANY, &a->helix_phase);
+}
+
+static void parse_actuators(pctx *c, const cJSON *acts)
+{
+    rod_spec *s = c->s;
+    if (!acts) return;
+    if (!cJSON_IsArray(acts)) {
+        bad(c, "/actuators", "must be an array");
+        return;
+    }
+    int n = cJSON_GetArraySize(acts);
+    if (n > MAX_INPUTS) {
+        bad(c, "/actuators", "at most %d actuators", MAX_INPUTS);
+        return;
+    }
+    s->acts = calloc((size_t)(n ? n : 1), sizeof *s->acts);
+    if (!s->acts) {
+        bad(c, "/actuators", "out of memory");
+        return;
+    }
+    static const char *const types[] = {"cable", "transverse", NULL};
+    int i = 0;
+    for (const cJSON *ac = acts->child; ac; ac = ac->next, i++) {
+        char base[64], p[320];
+        join_index(base, sizeof base, "/actuators", i);
+        spec_actuator *a = &s->acts[s->nacts++];
+        a->value.kind = PROFILE_CONST;
+        a->value.v.expr = -1;
+        if (!check_object(c, ac, base, keys_act)) continue;
+        a->name = get_name(c, ac, base);
+        int t = get_enum(c, ac, "type", base, REQUIRED, types, 0);
+        parse_span(c, ac, base, s->length, a->span);
+        if (t < 0) continue;
+        a->type = (spec_act_type)t;
+        if (a->type == ACT_CABLE) {
+            parse_route(c, member(ac, "route"), base, a);
+            parse_profile(c, ac, "tension", base, REQUIRED, 1, 1, 0.0, &a->value);
+            if (member(ac, "pressure")) {
+                join(p, sizeof p, base, "pressure");
+                bad(c, p, "not allowed for a cable (it takes \"tension\")");
+            }
+        } else {
+            if (!s->extended) {
+                join(p, sizeof p, base, "type");
+                bad(c, p, "\"transverse\" needs model \"extended\" (the classic rod has no "
+                    "cross-section to squeeze)");
+            }
+            parse_profile(c, ac, "pressure", base, REQUIRED, 1, 1, 0.0, &a->value);
+            if (member(ac, "tension")) {
+                join(p, sizeof p, base, "tension");
+                bad(c, p, "not allowed for a transverse actuator (it takes \"pressure\")");
+            }
+            if (member(ac, "route")) {
+                join(p, sizeof p, base, "route");
+                bad(c, p, "not allowed for a transverse actuator");
+            }
+        }
+    }
+}
+
+static void check_unique_names(pctx *c)
+{
+    rod_spec *s = c->s;
+    int n = s->nloads + s->nacts;
+    for (int i = 0; i < n; i++) {
+        const char *ni = i < s->nloads ? s->loads[i].name : s->acts[i - s->nloads].name;
+        if (!ni) continue;
+        for (int j = 0; j < i; j++) {
+            const char *nj = j < s->nloads ? s->loads[j].name : s->acts[j - s->nloads].name;
+            if (nj && strcmp(ni, nj) == 0) {
+                char p[64];
+                if (i < s->nloads)
+                    snprintf(p, sizeof p, "/loads/%d/name", i);
+                else
+                    snprintf(p, sizeof p, "/actuators/%d/name", i - s->nloads);
+                bad(c, p, "duplicate name \"%s\" (names of loads and actuators must be unique)", ni);
+                break;
+            }
+        }
+    }
+}
+
+static void parse_solver(pctx *c, const cJSON *sv)
+{
+    rod_spec *s = c->s;
+    s->tolerance = 1e-10;
+    s->max_iterations = 200;
+    s->max_load_steps = 64;
+    s->rtol = 1e-6;
+    s->atol = 1e-8;
+    if (!sv) return;
+    if (!check_object(c, sv, "/solver", keys_solver)) return;
+    double tol;
+    if (get_number(c, sv, "tolerance", "/solver", OPTIONAL, R_POS, &tol)) s->tolerance = tol;
+    get_int(c, sv, "max_iterations", "/solver", OPTIONAL, 1, 100000, &s->max_iterations);
+    get_int(c, sv, "load_steps", "/solver", OPTIONAL, 1, 4096, &s->max_load_steps);
+    get_number(c, sv, "rtol", "/solver", OPTIONAL, R_POS, &s->rtol);
+    get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
+    const cJSON *g = member(sv, "guess");
+    if (!g) return;
+    if (!cJSON_IsArray(g) || cJSON_GetArraySize(g) == 0 || cJSON_GetArraySize(g) > 10000) {
+        bad(c, "/solver/guess", "must be a non-empty array of numbers (q, as rodd solve prints it)");
+        return;
+    }
+    int n = cJSON_GetArraySize(g);
+    s->guess = calloc((size_t)n, sizeof *s->guess);
+    if (!s->guess) {
+        bad(c, "/solver/guess", "out of memory");
+        return;
+    }
+    int i = 0;
+    for (const cJSON *e = g->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            char p[64];
+            snprintf(p, sizeof p, "/solver/guess/%d", i);
+            bad(c, p, "must be a finite number");
+        } else {
+            s->guess[i] = e->valuedouble;
+        }
+    }
+    s->nguess = n;
+}
+
+rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
+{
+    rod_spec *s = calloc(1, sizeof *s);
+    pctx c = {issues, s, 0};
+    if (!s) {
+        issues_add(issues, "", "out of memory");
+        return NULL;
+    }
+    if (!check_object(&c, root, "", keys_root)) {
+        spec_free(s);
+        return NULL;
+    }
+    static const char *const models[] = {"classic", "extended", NULL};
+    s->extended = get_enum(&c, root, "model", "", REQUIRED, models, 0) == 1;
+    const cJSON *nm = member(root, "name");
+    if (nm) {
+        if (!cJSON_IsString(nm) || strlen(nm->valuestring) > 200)
+            bad(&c, "/name", "must be a string of at most 200 characters");
+        else
+            s->name = dup_string(&c, nm->valuestring);
+    }
+    const cJSON *ds = member(root, "description");
+    if (ds && !cJSON_IsString(ds)) bad(&c, "/description", "must be a string");
+    parse_rod(&c, member(root, "rod"));
+    parse_strains(&c, member(root, "strains"));
+    parse_inflation(&c, member(root, "inflation"));
+    parse_environment(&c, member(root, "environment"));
+    parse_loads(&c, member(root, "loads"));
+    parse_actuators(&c, member(root, "actuators"));
+    check_unique_names(&c);
+    const cJSON *disc = member(root, "discretization");
+    if (disc && check_object(&c, disc, "/discretization", keys_disc))
+        get_int(&c, disc, "points", "/discretization", OPTIONAL, 2, MAX_POINTS, &s->points);
+    parse_solver(&c, member(root, "solver"));
+    static const char *const inits[] = {"rest", "static", NULL};
+    s->initial_static = get_enum(&c, root, "initial", "", OPTIONAL, inits, 0) == 1;
+    if (c.nbad) {
+        spec_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void spec_free(rod_spec *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->nloads; i++) free(s->loads[i].name);
+    for (int i = 0; i < s->nacts; i++) free(s->acts[i].name);
+    for (int i = 0; i < s->nexprs; i++) free(s->exprs[i]);
+    free(s->loads);
+    free(s->acts);
+    free(s->exprs);
+    free(s->guess);
+    free(s->name);
+    free(s);
+}

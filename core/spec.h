@@ -1,0 +1,90 @@
+/* The spec (DESIGN.md's contract, schema in api/spec.schema.json), parsed and validated.
+ * Parsing reports every problem at once with its JSON pointer and builds nothing on
+ * failure. Units are SI throughout. */
+#ifndef ROD_SPEC_H
+#define ROD_SPEC_H
+
+#include "profile.h"
+#include "rod.h"
+
+struct cJSON;
+
+/* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
+enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };
+extern const char *const spec_strain_names[6];
+
+typedef enum { BC_DIRICHLET, BC_NEUMANN, BC_MIXED } spec_bc;
+
+typedef enum { LOAD_TIP_FORCE, LOAD_TIP_MOMENT, LOAD_POINT_FORCE, LOAD_POINT_MOMENT } spec_load_type;
+
+typedef struct {
+    char *name;
+    spec_load_type type;
+    double vec[3];  /* force or moment */
+    double s;       /* application point (L for tip loads) */
+    int local;      /* 1: follower (body frame), 0: dead (global frame) */
+    profile scale;
+} spec_load;
+
+typedef enum { ACT_CABLE, ACT_TRANSVERSE } spec_act_type;
+typedef enum { ROUTE_OFFSET, ROUTE_HELIX } spec_route_kind;
+
+typedef struct {
+    char *name;
+    spec_act_type type;
+    spec_route_kind route;
+    double offset[2];     /* ROUTE_OFFSET: (Y1, Y2) */
+    double helix_radius;  /* ROUTE_HELIX: Y = radius (cos a, sin a), a = phase + 2 pi turns X */
+    double helix_turns, helix_phase;
+    int relative;         /* offsets are fractions of the local reference radius z(s) */
+    profile value;        /* cable tension [N] or transverse pressure [Pa] */
+    double span[2];       /* [s0, s1], default [0, L] */
+} spec_actuator;
+
+typedef struct {
+    int extended;
+    char *name;
+    /* rod */
+    double length, radius_base, radius_tip, density, youngs, poisson, eta;
+    /* strains: Legendre degree per component, -1 when held at its reference */
+    int degree[6];
+    /* inflation (extended only); pieces == 0 means none */
+    int pieces;
+    spec_bc bc;
+    /* environment */
+    double gravity[3];
+    int has_fluid;
+    double fluid_density, added_mass[2], drag, lift;
+    /* loads and actuators */
+    int nloads, nacts;
+    spec_load *loads;
+    spec_actuator *acts;
+    /* discretization (0: chosen from the bases) and solvers */
+    int points;
+    double tolerance;     /* statics: scaled residual */
+    int max_iterations;
+    int max_load_steps;
+    double rtol, atol;    /* dynamics */
+    int initial_static;
+    int nguess;
+    double *guess;
+    /* expression strings referenced by the profiles */
+    int nexprs;
+    char **exprs;
+} rod_spec;
+
+/* Parses and validates; NULL with every problem in issues on failure. The root must be the
+ * spec object. */
+rod_spec *spec_parse(const struct cJSON *root, rod_issues *issues);
+void spec_free(rod_spec *s);
+
+/* Parses JSON text, reporting a syntax error with its line and column. */
+struct cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues);
+/* Applies "a.b.0.c=VALUE" to the tree; 0 or -1 with an issue. */
+int spec_apply_override(struct cJSON *root, const char *assignment, rod_issues *issues);
+
+/* Every JSON pointer the parser accepts, with "*" for array elements and map keys,
+ * NULL-terminated; for the schema test. */
+extern const char *const spec_known_paths[];
+
+#endif

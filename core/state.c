@@ -1,0 +1,126 @@
+#include "state.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rod_strerror(int code)
+{
+    switch (code) {
+    case ROD_OK: return "ok";
+    case ROD_EINVAL: return "invalid argument";
+    case ROD_ENOMEM: return "out of memory";
+    case ROD_ENOCONV: return "did not converge";
+    case ROD_ESOLVER: return "solver failure";
+    case ROD_ENOTFOUND: return "not found";
+    case ROD_EIO: return "input/output error";
+    default: return "unknown error";
+    }
+}
+
+void state_set_error(rod_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->err, sizeof st->err, fmt, ap);
+    va_end(ap);
+}
+
+rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
+{
+    rod_state *st = calloc(1, sizeof *st);
+    if (!st) goto nomem;
+    st->m = m;
+    const size_t n = (size_t)m->n, nx = (size_t)(m->n_xi ? m->n_xi : 1);
+    st->q = calloc(n, sizeof *st->q);
+    st->qd = calloc(n, sizeof *st->qd);
+    st->vec_n = calloc(n, sizeof *st->vec_n);
+    st->input = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->input);
+    st->g = calloc((size_t)m->ns, sizeof *st->g);
+    st->J = calloc((size_t)m->ns * 6 * nx, sizeof *st->J);
+    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->g || !st->J) goto nomem;
+    for (int i = 0; i < m->ninputs; i++) {
+        const model_input *in = &m->inputs[i];
+        st->input[i] = in->kind == INPUT_LOAD ? m->spec->loads[in->index].scale
+                                              : m->spec->acts[in->index].value;
+    }
+    if (m->spec->nguess) memcpy(st->q, m->spec->guess, n * sizeof *st->q);
+    st->ev = profile_eval_create(m->spec->exprs, m->spec->nexprs, err, errlen);
+    if (!st->ev) {
+        rod_state_free(st);
+        return NULL;
+    }
+    return st;
+nomem:
+    snprintf(err, errlen, "out of memory creating a state");
+    rod_state_free(st);
+    return NULL;
+}
+
+void rod_state_free(rod_state *st)
+{
+    if (!st) return;
+    profile_eval_free(st->ev);
+    free(st->q);
+    free(st->qd);
+    free(st->vec_n);
+    free(st->input);
+    free(st->g);
+    free(st->J);
+    free(st);
+}
+
+const char *rod_state_error(const rod_state *st) { return st->err; }
+double rod_state_time(const rod_state *st) { return st->t; }
+const double *rod_state_q(const rod_state *st) { return st->q; }
+
+int rod_state_set_q(rod_state *st, const double *q, int n)
+{
+    if (n != st->m->n) {
+        state_set_error(st, "q has %d values; the model has %d coordinates", n, st->m->n);
+        return ROD_EINVAL;
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(q[i])) {
+            state_set_error(st, "q[%d] is not finite", i);
+            return ROD_EINVAL;
+        }
+    memcpy(st->q, q, (size_t)n * sizeof *q);
+    return ROD_OK;
+}
+
+int rod_state_set_input(rod_state *st, const char *name, double value)
+{
+    const rod_model *m = st->m;
+    for (int i = 0; i < m->ninputs; i++) {
+        if (strcmp(m->inputs[i].name, name) != 0) continue;
+        if (!isfinite(value)) {
+            state_set_error(st, "%s: value must be finite", name);
+            return ROD_EINVAL;
+        }
+        if (m->inputs[i].kind == INPUT_ACTUATOR && value < 0) {
+            state_set_error(st, "%s: value must be >= 0 (%s)", name,
+                            m->spec->acts[m->inputs[i].index].type == ACT_CABLE
+                                ? "a cable pulls, it cannot push"
+                                : "a transverse muscle squeezes, it cannot inflate");
+            return ROD_EINVAL;
+        }
+        profile p = {0};
+        p.kind = PROFILE_CONST;
+        p.v.expr = -1;
+        p.v.value = value;
+        st->input[i] = p;
+        return ROD_OK;
+    }
+    state_set_error(st, "no actuator or load named \"%s\"", name);
+    return ROD_ENOTFOUND;
+}
+
+double state_input_value(rod_state *st, int i, double t, double X)
+{
+    double v = profile_value(&st->input[i], st->ev, t, X);
+    if (st->m->inputs[i].kind == INPUT_ACTUATOR && !(v > 0)) v = v != v ? v : 0.0;
+    return v;
+}

@@ -1,0 +1,29 @@
+/* A session's mutable state (MuJoCo's mjData): coordinates, time, the inputs' current
+ * profiles, the expression evaluator and all scratch, so no hot-path call allocates. */
+#ifndef ROD_STATE_H
+#define ROD_STATE_H
+
+#include "lie.h"
+#include "model.h"
+#include "profile.h"
+
+struct rod_state {
+    const rod_model *m;
+    double t;
+    double *q, *qd;          /* n each */
+    profile *input;          /* ninputs: the profile in force for each input */
+    profile_eval *ev;
+    char err[512];
+    /* scratch */
+    lie_pose *g;             /* ns */
+    double *J;               /* ns x 6 x n_xi */
+    double *vec_n;           /* n */
+};
+
+/* The value of input i at (t, X). Actuator values are clamped at 0: cables pull, muscles
+ * squeeze. */
+double state_input_value(rod_state *st, int i, double t, double X);
+
+void state_set_error(rod_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

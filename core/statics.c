@@ -1,0 +1,218 @@
+/* Statics (Eqs. 57-58): K q - B u - F(q) = 0 solved by KINSOL's Newton method with a line
+ * search; when the full load does not converge, the loads are applied in steps (natural
+ * continuation from the unloaded straight rod, which is an exact solution at zero load). */
+#include "forces.h"
+#include "kinematics.h"
+#include "state.h"
+
+#include <kinsol/kinsol.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+typedef struct {
+    const rod_model *m;
+    rod_state *st;
+    double t, factor;
+    double *Q, *Q2, *qp; /* scratch, n each */
+    int failed;          /* an input went non-finite */
+} statics_ctx;
+
+/* R = K q - Q(q) */
+static int residual(const statics_ctx *c, const double *q, double *R)
+{
+    const rod_model *m = c->m;
+    const int n = m->n;
+    kin_forward(m, q, c->st->g, c->st->J);
+    if (forces_static(m, c->st, q, c->t, c->factor, c->Q) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        double s = -c->Q[i];
+        for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * q[j];
+        R[i] = s;
+    }
+    return 0;
+}
+
+static int kin_residual(N_Vector u, N_Vector f, void *data)
+{
+    statics_ctx *c = data;
+    if (residual(c, N_VGetArrayPointer(u), N_VGetArrayPointer(f)) != 0) {
+        c->failed = 1;
+        return -1;
+    }
+    for (sunindextype i = 0; i < c->m->n; i++)
+        if (!isfinite(N_VGetArrayPointer(f)[i])) return 1; /* recoverable: the line search backs off */
+    return 0;
+}
+
+/* dR/dq = K - dQ/dq: the stiff linear part exactly, the load part by forward differences. */
+static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
+{
+    (void)fu;
+    (void)t1;
+    (void)t2;
+    statics_ctx *c = data;
+    const rod_model *m = c->m;
+    const int n = m->n;
+    const double *q = N_VGetArrayPointer(u);
+    kin_forward(m, q, c->st->g, c->st->J);
+    if (forces_static(m, c->st, q, c->t, c->factor, c->Q) != 0) return -1;
+    memcpy(c->qp, q, (size_t)n * sizeof *q);
+    for (int j = 0; j < n; j++) {
+        const double h = 1.4901161193847656e-08 * fmax(fabs(q[j]), 1.0);
+        c->qp[j] = q[j] + h;
+        kin_forward(m, c->qp, c->st->g, c->st->J);
+        if (forces_static(m, c->st, c->qp, c->t, c->factor, c->Q2) != 0) return -1;
+        c->qp[j] = q[j];
+        double *col = SUNDenseMatrix_Column(Jm, j);
+        for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / h;
+    }
+    return 0;
+}
+
+static void kin_error(int code, const char *module, const char *function, char *msg, void *data)
+{
+    (void)code;
+    (void)module;
+    statics_ctx *c = data;
+    state_set_error(c->st, "KINSOL %s: %s", function, msg);
+}
+
+/* max_i |R_i| / K_ii at q */
+static double scaled_residual(statics_ctx *c, const double *q, double *R)
+{
+    if (residual(c, q, R) != 0) return INFINITY;
+    double r = 0;
+    for (int i = 0; i < c->m->n; i++) {
+        double v = fabs(R[i]) * c->m->Kdiag_inv[i];
+        if (!(v <= r)) r = v; /* NaN propagates as the worst */
+    }
+    return r;
+}
+
+/* One Newton solve at a given load factor from q (updated in place on success). */
+static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters)
+{
+    const rod_model *m = c->m;
+    const int n = m->n;
+    int rc = -1;
+    N_Vector u = N_VNew_Serial(n, ctx), us = N_VNew_Serial(n, ctx), fs = N_VNew_Serial(n, ctx);
+    SUNMatrix A = SUNDenseMatrix(n, n, ctx);
+    SUNLinearSolver LS = NULL;
+    void *mem = KINCreate(ctx);
+    if (!u || !us || !fs || !A || !mem) goto out;
+    LS = SUNLinSol_Dense(u, A, ctx);
+    if (!LS) goto out;
+    memcpy(N_VGetArrayPointer(u), q, (size_t)n * sizeof *q);
+    N_VConst(1.0, us);
+    memcpy(N_VGetArrayPointer(fs), m->Kdiag_inv, (size_t)n * sizeof(double));
+    if (KINInit(mem, kin_residual, u) != KIN_SUCCESS) goto out;
+    KINSetUserData(mem, c);
+    KINSetErrHandlerFn(mem, kin_error, c);
+    KINSetFuncNormTol(mem, m->spec->tolerance);
+    KINSetScaledStepTol(mem, 1e-15);
+    KINSetNumMaxIters(mem, m->spec->max_iterations);
+    KINSetMaxSetupCalls(mem, 1); /* a fresh Jacobian every iteration: exact Newton */
+    KINSetLinearSolver(mem, LS, A);
+    KINSetJacFn(mem, kin_jacobian);
+    int flag = KINSol(mem, u, KIN_LINESEARCH, us, fs);
+    long nni = 0;
+    KINGetNumNonlinSolvIters(mem, &nni);
+    *iters += (int)nni;
+    if (flag >= 0 && !c->failed) {
+        double *R = c->Q2; /* free scratch here */
+        double r = scaled_residual(c, N_VGetArrayPointer(u), R);
+        if (r <= m->spec->tolerance) {
+            memcpy(q, N_VGetArrayPointer(u), (size_t)n * sizeof *q);
+            rc = 0;
+        } else {
+            state_set_error(c->st, "KINSOL stopped with scaled residual %.3g above the "
+                            "tolerance %.3g", r, m->spec->tolerance);
+        }
+    } else if (!c->failed && !c->st->err[0]) {
+        char *name = KINGetReturnFlagName(flag);
+        state_set_error(c->st, "KINSOL failed: %s", name ? name : "unknown flag");
+        free(name);
+    }
+out:
+    KINFree(&mem);
+    if (LS) SUNLinSolFree(LS);
+    if (A) SUNMatDestroy(A);
+    if (u) N_VDestroy(u);
+    if (us) N_VDestroy(us);
+    if (fs) N_VDestroy(fs);
+    return rc;
+}
+
+int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+{
+    const int n = m->n;
+    memset(res, 0, sizeof *res);
+    st->err[0] = '\0';
+    SUNContext ctx = NULL;
+    if (SUNContext_Create(NULL, &ctx) != 0) {
+        state_set_error(st, "cannot create a SUNDIALS context");
+        return ROD_ENOMEM;
+    }
+    statics_ctx c = {m, st, t, 1.0, NULL, NULL, NULL, 0};
+    double *buf = calloc((size_t)5 * n, sizeof *buf);
+    if (!buf) {
+        SUNContext_Free(&ctx);
+        state_set_error(st, "out of memory");
+        return ROD_ENOMEM;
+    }
+    c.Q = buf;
+    c.Q2 = buf + n;
+    c.qp = buf + 2 * n;
+    double *q = buf + 3 * n, *q_done = buf + 4 * n;
+    memcpy(q, st->q, (size_t)n * sizeof *q);
+
+    int rc = ROD_OK, steps = 1;
+    if (solve_at(&c, ctx, q, &res->iterations) != 0 && !c.failed) {
+        /* continuation from the straight rod, the equilibrium at zero load */
+        memset(q_done, 0, (size_t)n * sizeof *q_done);
+        double done = 0.0, step = 0.25;
+        steps = 0;
+        while (done < 1.0 && !c.failed) {
+            if (steps >= m->spec->max_load_steps || step < 1e-6) {
+                rc = ROD_ENOCONV;
+                break;
+            }
+            c.factor = fmin(1.0, done + step);
+            memcpy(q, q_done, (size_t)n * sizeof *q);
+            st->err[0] = '\0';
+            steps++;
+            if (solve_at(&c, ctx, q, &res->iterations) == 0) {
+                done = c.factor;
+                memcpy(q_done, q, (size_t)n * sizeof *q);
+                step *= 2.0;
+            } else {
+                step *= 0.25;
+            }
+        }
+        if (rc != ROD_OK) {
+            memcpy(q, q_done, (size_t)n * sizeof *q);
+            char prev[sizeof st->err];
+            snprintf(prev, sizeof prev, "%s", st->err);
+            state_set_error(st, "no equilibrium found: reached %.3g of the full load in %d load "
+                            "steps (%s)", done, steps, prev[0] ? prev : "Newton did not converge");
+        }
+    }
+    if (c.failed) rc = ROD_ESOLVER;
+    c.factor = 1.0;
+    res->load_steps = steps;
+    c.failed = 0;
+    res->residual = scaled_residual(&c, q, c.Q2);
+    res->converged = rc == ROD_OK;
+    memcpy(st->q, q, (size_t)n * sizeof *q);
+    memset(st->qd, 0, (size_t)n * sizeof *st->qd);
+    st->t = t;
+    free(buf);
+    SUNContext_Free(&ctx);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/* The rodd command line: one function per subcommand, each returning the exit status. */
+#ifndef RODD_CLI_H
+#define RODD_CLI_H
+
+enum {
+    EXIT_OK = 0,
+    EXIT_FAILURE_OTHER = 1, /* I/O, memory, solver failure */
+    EXIT_BAD_SPEC = 2,
+    EXIT_NO_CONVERGENCE = 3,
+    EXIT_USAGE = 64,
+};
+
+/* Options every subcommand that reads a spec shares. */
+typedef struct {
+    const char *spec_path;
+    const char **overrides; /* --set PATH=VALUE, in order */
+    int n_overrides;
+    int points;             /* --points N, output points base to tip */
+} cli_common;
+
+/* Parses argv[first..] into common options; unknown options are reported. Returns 0 or
+ * EXIT_USAGE. extra_ok(arg) may claim extra options: it returns how many argv entries it
+ * consumed (0 if not its option). */
+int cli_parse_common(int argc, char **argv, int first, cli_common *o,
+                     int (*extra)(int argc, char **argv, int i, void *data), void *data);
+void cli_free_common(cli_common *o);
+
+int cli_check(int argc, char **argv);
+int cli_solve(int argc, char **argv);
+
+#endif

@@ -1,0 +1,57 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_common(int argc, char **argv, int first, cli_common *o,
+                     int (*extra)(int argc, char **argv, int i, void *data), void *data)
+{
+    memset(o, 0, sizeof *o);
+    o->points = 51;
+    o->overrides = calloc((size_t)argc, sizeof *o->overrides);
+    if (!o->overrides) return EXIT_FAILURE_OTHER;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--set") == 0 && i + 1 < argc) {
+            o->overrides[o->n_overrides++] = argv[++i];
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            o->overrides[o->n_overrides++] = a + 6;
+        } else if (strcmp(a, "--points") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 2 || v > 100000) {
+                fprintf(stderr, "rodd: --points must be an integer in [2, 100000]\n");
+                return EXIT_USAGE;
+            }
+            o->points = (int)v;
+        } else if (extra && a[0] == '-' && a[1]) {
+            int used = extra(argc, argv, i, data);
+            if (used < 0) return EXIT_USAGE;
+            if (used == 0) {
+                fprintf(stderr, "rodd: unknown option %s\n", a);
+                return EXIT_USAGE;
+            }
+            i += used - 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "rodd: unknown option %s\n", a);
+            return EXIT_USAGE;
+        } else if (!o->spec_path) {
+            o->spec_path = a;
+        } else {
+            fprintf(stderr, "rodd: unexpected argument %s\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!o->spec_path) {
+        fprintf(stderr, "rodd: missing SPEC.json\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+void cli_free_common(cli_common *o)
+{
+    free(o->overrides);
+    o->overrides = NULL;
+}

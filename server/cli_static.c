@@ -1,0 +1,107 @@
+/* rodd check SPEC, rodd solve SPEC: stdout carries the result and nothing else. */
+#include "cli.h"
+#include "rod.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static rod_model *load_or_report(const cli_common *o)
+{
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_load(o->spec_path, o->overrides, o->n_overrides, &iss);
+    if (!m) {
+        for (int i = 0; i < iss.count; i++)
+            fprintf(stderr, "%s: %s%s%s\n", o->spec_path, iss.items[i].path,
+                    iss.items[i].path[0] ? ": " : "", iss.items[i].message);
+    }
+    rod_issues_free(&iss);
+    return m;
+}
+
+int cli_check(int argc, char **argv)
+{
+    cli_common o;
+    int rc = cli_parse_common(argc, argv, 2, &o, NULL, NULL);
+    if (rc) {
+        cli_free_common(&o);
+        return rc;
+    }
+    rod_model *m = load_or_report(&o);
+    if (!m) {
+        cli_free_common(&o);
+        return EXIT_BAD_SPEC;
+    }
+    printf("{\"valid\": true, \"coordinates\": %d, \"q_xi\": %d, \"q_rho\": %d, "
+           "\"quadrature_points\": %d, \"inputs\": %d}\n",
+           rod_model_ndof(m), rod_model_ndof_xi(m), rod_model_ndof_rho(m),
+           rod_model_quadrature_points(m), rod_model_ninputs(m));
+    rod_model_free(m);
+    cli_free_common(&o);
+    return EXIT_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int cli_solve(int argc, char **argv)
+{
+    cli_common o;
+    int rc = cli_parse_common(argc, argv, 2, &o, NULL, NULL);
+    if (rc) {
+        cli_free_common(&o);
+        return rc;
+    }
+    rod_model *m = load_or_report(&o);
+    cli_free_common(&o);
+    if (!m) return EXIT_BAD_SPEC;
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "rodd: %s\n", err);
+        rod_model_free(m);
+        return EXIT_FAILURE_OTHER;
+    }
+    rod_statics_result res;
+    double t0 = now_seconds();
+    int src = rod_statics_solve(m, st, 0.0, &res);
+    double wall = now_seconds() - t0;
+    if (src != ROD_OK) fprintf(stderr, "rodd: %s\n", rod_state_error(st));
+    fprintf(stderr, "rodd: solve %s in %d iterations (%d load steps), residual %.3g, %.3f ms\n",
+            res.converged ? "converged" : "did not converge", res.iterations, res.load_steps,
+            res.residual, wall * 1e3);
+    rod_frame fr;
+    int frc = rod_frame_compute(m, st, o.points, &fr);
+    cJSON *out = cJSON_CreateObject();
+    if (frc != ROD_OK || !out) {
+        fprintf(stderr, "rodd: out of memory\n");
+        cJSON_Delete(out);
+        rod_state_free(st);
+        rod_model_free(m);
+        return EXIT_FAILURE_OTHER;
+    }
+    cJSON_AddBoolToObject(out, "converged", res.converged);
+    cJSON_AddNumberToObject(out, "iterations", res.iterations);
+    cJSON_AddNumberToObject(out, "load_steps", res.load_steps);
+    cJSON_AddNumberToObject(out, "residual", res.residual);
+    cJSON_AddItemToObject(out, "q", cJSON_CreateDoubleArray(rod_state_q(st), rod_model_ndof(m)));
+    cJSON_AddItemToObject(out, "frame", rod_frame_to_cjson(&fr));
+    char *text = cJSON_PrintUnformatted(out);
+    if (text) {
+        puts(text);
+        free(text);
+    }
+    cJSON_Delete(out);
+    rod_frame_free(&fr);
+    rod_state_free(st);
+    rod_model_free(m);
+    if (!text) return EXIT_FAILURE_OTHER;
+    if (src == ROD_ENOCONV) return EXIT_NO_CONVERGENCE;
+    return src == ROD_OK ? EXIT_OK : EXIT_FAILURE_OTHER;
+}

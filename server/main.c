@@ -1,0 +1,39 @@
+/* rodd: one binary for the daemon and the offline commands. */
+#include "cli.h"
+#include "rod.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rodd COMMAND [options]\n"
+            "  rodd check SPEC.json [--set PATH=VALUE]...   validate a spec (exit 2 if invalid)\n"
+            "  rodd solve SPEC.json [--set PATH=VALUE]... [--points N]\n"
+            "                                            static equilibrium as JSON on stdout\n"
+            "  rodd --version\n"
+            "exit status: 0 ok, 1 failure, 2 bad spec, 3 no convergence, 64 usage\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("rodd %s\n", ROD_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "check") == 0) return cli_check(argc, argv);
+    if (strcmp(cmd, "solve") == 0) return cli_solve(argc, argv);
+    fprintf(stderr, "rodd: unknown command \"%s\"\n", cmd);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,77 @@
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+rod_model *tu_model_set(const char *json, const char *const *sets, int nsets)
+{
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_compile(json, strlen(json), sets, nsets, &iss);
+    if (!m) {
+        char buf[4096];
+        rod_issues_format(&iss, buf, sizeof buf);
+        rod_issues_free(&iss);
+        cr_assert_fail("spec did not compile:\n%s", buf);
+    }
+    rod_issues_free(&iss);
+    return m;
+}
+
+rod_model *tu_model(const char *json)
+{
+    return tu_model_set(json, NULL, 0);
+}
+
+const char *tu_issues(const char *json)
+{
+    static char buf[8192];
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_compile(json, strlen(json), NULL, 0, &iss);
+    if (m) {
+        rod_model_free(m);
+        rod_issues_free(&iss);
+        cr_assert_fail("expected the spec to be refused:\n%s", json);
+    }
+    cr_assert_gt(iss.count, 0, "refused without any issue");
+    rod_issues_format(&iss, buf, sizeof buf);
+    rod_issues_free(&iss);
+    return buf;
+}
+
+rod_state *tu_solve(const rod_model *m)
+{
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "state: %s", err);
+    rod_statics_result res;
+    int rc = rod_statics_solve(m, st, 0.0, &res);
+    cr_assert_eq(rc, ROD_OK, "statics failed: %s", rod_state_error(st));
+    cr_assert(res.converged);
+    return st;
+}
+
+rod_frame tu_frame(const rod_model *m, const rod_state *st, int n)
+{
+    rod_frame f;
+    cr_assert_eq(rod_frame_compute(m, st, n, &f), ROD_OK);
+    return f;
+}
+
+char *tu_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}

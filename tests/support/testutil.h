@@ -1,0 +1,20 @@
+/* Shared helpers for the Criterion suites. */
+#ifndef RODD_TESTUTIL_H
+#define RODD_TESTUTIL_H
+
+#include "rod.h"
+
+/* Compiles a spec from text; fails the test (with the issues) if it does not compile. */
+rod_model *tu_model(const char *json);
+/* Same with --set style overrides. */
+rod_model *tu_model_set(const char *json, const char *const *sets, int nsets);
+/* Compiles expecting failure; returns the issues formatted one per line (static buffer). */
+const char *tu_issues(const char *json);
+/* Solves statics at t = 0 and requires convergence; returns the state (caller frees). */
+rod_state *tu_solve(const rod_model *m);
+/* The frame of a state at n points (caller frees with rod_frame_free). */
+rod_frame tu_frame(const rod_model *m, const rod_state *st, int n);
+/* Reads a whole file (malloc'd, NUL-terminated) or fails the test. */
+char *tu_read_file(const char *path);
+
+#endif

@@ -1,0 +1,59 @@
+/* Profiles: constants, muparser expressions with the added functions, Eq. 59's wave. */
+#include "profile.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+static double eval1(const char *expr, double t, double X)
+{
+    char *exprs[1] = {(char *)expr};
+    char err[128];
+    profile_eval *ev = profile_eval_create(exprs, 1, err, sizeof err);
+    cr_assert_not_null(ev, "%s", err);
+    profile p = {.kind = PROFILE_EXPR, .v = {0, 0}};
+    double v = profile_value(&p, ev, t, X);
+    profile_eval_free(ev);
+    return v;
+}
+
+Test(profile, expressions_and_functions)
+{
+    cr_assert_float_eq(eval1("max(0.072*t^2-0.144*t+0.2, 0.02)", 1.0, 0), 0.128, 1e-15);
+    cr_assert_float_eq(eval1("max(0.072*t^2-0.144*t+0.2, 0.02)", 0.0, 0), 0.2, 1e-15);
+    cr_assert_float_eq(eval1("0.1*heaviside(t-6)", 7, 0), 0.1, 1e-15);
+    cr_assert_float_eq(eval1("0.1*heaviside(t-6)", 5, 0), 0.0, 1e-15);
+    cr_assert_float_eq(eval1("heaviside(t)", 0, 0), 0.5, 1e-15);
+    cr_assert_float_eq(eval1("clamp(t, 0, 1)", 3, 0), 1.0, 1e-15);
+    cr_assert_float_eq(eval1("clamp(t, 0, 1)", -3, 0), 0.0, 1e-15);
+    cr_assert_float_eq(eval1("log(exp(2)) + sqrt(16) + abs(-1) + tanh(0) + min(3, 1)", 0, 0), 8.0, 1e-14);
+    cr_assert_float_eq(eval1("sin(t)^2 + cos(t)^2", 0.7, 0), 1.0, 1e-15);
+    cr_assert_float_eq(eval1("(1 + X) / 2", 0, 0.5), 0.75, 1e-15);
+}
+
+Test(profile, wave_is_equation_59)
+{
+    profile p = {.kind = PROFILE_WAVE, .alpha = {-1, 800}, .mu = {-1, 0.3}, .sigma = 200};
+    for (double X = 0; X <= 1.0; X += 0.05) {
+        double want = 800 * (1 - 1 / (1 + exp(-200 * (X - 0.3))));
+        cr_assert_float_eq(profile_value(&p, NULL, 0, X), want, 1e-9 * 800);
+    }
+    /* no overflow far from the front */
+    p.sigma = 1e6;
+    cr_assert_eq(profile_value(&p, NULL, 0, 1.0), 0.0);
+    cr_assert_float_eq(profile_value(&p, NULL, 0, 0.0), 800.0, 1e-12);
+}
+
+Test(profile, check_reports_column_and_variables)
+{
+    char msg[256];
+    int ux = 0;
+    cr_assert_eq(profile_check_expr("t*(1+X)", 1, &ux, msg, sizeof msg), 0);
+    cr_assert_eq(ux, 1);
+    cr_assert_eq(profile_check_expr("t*2", 1, &ux, msg, sizeof msg), 0);
+    cr_assert_eq(ux, 0);
+    cr_assert_eq(profile_check_expr("sin(t", 1, &ux, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "column 6"), "%s", msg); /* just past the end */
+    cr_assert_eq(profile_check_expr("q+1", 1, &ux, msg, sizeof msg), -1);
+    cr_assert(strstr(msg, "column 1"), "%s", msg);
+}

@@ -1,0 +1,225 @@
+/* Every way a spec can be wrong is refused with the JSON pointer of the problem, all at
+ * once, and nothing is built. */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROD_OK_BODY "\"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, " \
+    "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}"
+
+static void expect(const char *json, const char *fragment)
+{
+    const char *got = tu_issues(json);
+    cr_assert(strstr(got, fragment) != NULL, "expected \"%s\" in:\n%s", fragment, got);
+}
+
+Test(spec, a_good_spec_compiles)
+{
+    rod_model *m = tu_model("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3, "
+                            "\"stretch\": 1}}");
+    cr_assert_eq(rod_model_ndof(m), 6);
+    cr_assert_eq(rod_model_ndof_rho(m), 0);
+    rod_model_free(m);
+}
+
+Test(spec, unknown_key)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"colour\": 1}",
+           "/colour: unknown key");
+    expect("{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+           "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45, \"lenght\": 2}, \"strains\": {\"bend2\": 3}}",
+           "/rod/lenght: unknown key");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend3\": 3}}",
+           "/strains/bend3: unknown key");
+}
+
+Test(spec, duplicate_key)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3, \"bend2\": 4}}",
+           "/strains/bend2: duplicate key");
+}
+
+Test(spec, wrong_type)
+{
+    expect("{\"model\": \"classic\", \"rod\": {\"length\": \"long\", \"radius\": 0.01, \"density\": 1000, "
+           "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 3}}",
+           "/rod/length: must be a number");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 2.5}}",
+           "/strains/bend2: must be an integer");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": [1]}", "/strains: must be an object");
+    expect("[1, 2]", "must be an object");
+}
+
+Test(spec, out_of_range)
+{
+    expect("{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+           "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.5}, \"strains\": {\"bend2\": 3}}",
+           "/rod/poisson_ratio: must be in (-1, 0.5)");
+    expect("{\"model\": \"classic\", \"rod\": {\"length\": -1, \"radius\": 0.01, \"density\": 1000, "
+           "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.3}, \"strains\": {\"bend2\": 3}}",
+           "/rod/length: must be > 0");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 300}}",
+           "/strains/bend2: must be an integer in [0, 30]");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"actuators\": "
+           "[{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, \"tension\": -1}]}",
+           "/actuators/0/tension: must be >= 0");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"p\", \"type\": \"point_force\", \"force\": [1, 0, 0], \"s\": 0.7}]}",
+           "/loads/0/s: must be in [0, length]");
+}
+
+Test(spec, missing_field)
+{
+    expect("{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"density\": 1000, "
+           "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 3}}",
+           "/rod/radius: is required");
+    expect("{\"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, \"youngs_modulus\": 1e5, "
+           "\"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 3}}", "/model: is required");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY "}", "/strains: is required");
+    expect("{\"model\": \"extended\", " ROD_OK_BODY ", \"strains\": {\"stretch\": 1}}",
+           "/inflation: is required for model \"extended\"");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"f\", \"type\": \"tip_force\"}]}", "/loads/0/force: is required");
+}
+
+Test(spec, every_problem_at_once)
+{
+    const char *got = tu_issues(
+        "{\"model\": \"classic\", \"rod\": {\"length\": 0, \"radius\": -1, \"density\": 1000, "
+        "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.7}, \"strains\": {\"bend2\": -1}, \"x\": 1}");
+    const char *want[] = {"/rod/length", "/rod/radius", "/rod/poisson_ratio", "/strains/bend2", "/x"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert(strstr(got, want[i]), "missing %s in:\n%s", want[i], got);
+}
+
+Test(spec, inflation_on_a_classic_model)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"stretch\": 1}, \"inflation\": "
+           "{\"pieces\": 2, \"boundary\": \"neumann\"}}", "/inflation: inflation needs model \"extended\"");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"stretch\": 1}, \"actuators\": "
+           "[{\"name\": \"tm\", \"type\": \"transverse\", \"pressure\": 10}]}",
+           "/actuators/0/type: \"transverse\" needs model \"extended\"");
+}
+
+Test(spec, unknown_actuator_and_load_types)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"actuators\": "
+           "[{\"name\": \"x\", \"type\": \"piston\"}]}", "/actuators/0/type: must be one of \"cable\", \"transverse\"");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"x\", \"type\": \"push\", \"force\": [0,0,1]}]}", "/loads/0/type: must be one of");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"x\", \"type\": \"tip_force\", \"force\": [0,0,1], \"frame\": \"world\"}]}",
+           "/loads/0/frame: must be one of \"global\", \"local\"");
+}
+
+Test(spec, duplicate_names)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"loads\": [{\"name\": \"a\", \"type\": \"tip_force\", \"force\": [0,0,1]}], "
+           "\"actuators\": [{\"name\": \"a\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, "
+           "\"tension\": 1}]}", "/actuators/0/name: duplicate name \"a\"");
+}
+
+Test(spec, malformed_json_reports_position)
+{
+    expect("{\"model\": \"classic\",\n  \"rod\": {\"length\": x}}", "malformed JSON at line 2, column 21");
+    expect("{\"model\": \"classic\"} trailing", "text after the document");
+}
+
+Test(spec, empty_file)
+{
+    expect("", "the spec is empty");
+    expect("   \n\t ", "the spec is empty");
+}
+
+Test(spec, bad_expression_names_path_and_column)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"actuators\": "
+           "[{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, \"tension\": \"2*t+\"}]}",
+           "/actuators/0/tension: invalid expression at column 5");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [0,0,1], \"scale\": \"X*2\"}]}",
+           "/loads/0/scale: invalid expression at column 1: X (position along the rod) is not allowed");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"actuators\": "
+           "[{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, \"tension\": "
+           "{\"wave\": {\"alpha\": \"1+y\", \"sigma\": 4}}}]}", "/actuators/0/tension/wave/alpha: invalid expression at column 3");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"actuators\": "
+           "[{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, \"tension\": "
+           "{\"wave\": {\"alpha\": 1, \"sigma\": 4}}}]}", "/actuators/0/tension/wave/mu: is required");
+}
+
+Test(spec, guess_length_checked)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"solver\": "
+           "{\"guess\": [1, 2]}}", "/solver/guess: has 2 values; this model has 4 coordinates");
+}
+
+Test(spec, overrides_apply_and_report)
+{
+    const char *json = "{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}}";
+    const char *ok[] = {"rod.youngs_modulus=3000", "strains.stretch=2"};
+    rod_model *m = tu_model_set(json, ok, 2);
+    cr_assert_eq(rod_model_ndof(m), 7);
+    cr_assert(strstr(rod_model_spec_json(m), "\"youngs_modulus\":3000"));
+    rod_model_free(m);
+    const char *badset[] = {"rod.poisson_ratio=0.6"};
+    rod_issues iss;
+    rod_issues_init(&iss);
+    cr_assert_null(rod_model_compile(json, strlen(json), badset, 1, &iss));
+    char buf[1024];
+    rod_issues_format(&iss, buf, sizeof buf);
+    cr_assert(strstr(buf, "/rod/poisson_ratio: must be in (-1, 0.5)"), "%s", buf);
+    rod_issues_free(&iss);
+    const char *noarr[] = {"loads.3.scale=1"};
+    rod_issues_init(&iss);
+    cr_assert_null(rod_model_compile(json, strlen(json), noarr, 1, &iss));
+    rod_issues_format(&iss, buf, sizeof buf);
+    cr_assert(strstr(buf, "--set loads"), "%s", buf);
+    rod_issues_free(&iss);
+}
+
+Test(spec, hundred_megabyte_file_refused_quickly)
+{
+    char path[] = "/tmp/rodd-big-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, 100L << 20), 0); /* sparse: no 100 MB written */
+    close(fd);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_load(path, NULL, 0, &iss);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    unlink(path);
+    cr_assert_null(m);
+    char buf[1024];
+    rod_issues_format(&iss, buf, sizeof buf);
+    rod_issues_free(&iss);
+    cr_assert(strstr(buf, "more than the"), "%s", buf);
+    /* refused from its size, unread: far below the time reading it would take */
+    double dt = (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+    cr_assert_lt(dt, 0.5, "took %.3f s", dt);
+}
+
+Test(spec, oversized_text_refused)
+{
+    size_t n = ROD_SPEC_MAX_BYTES + 10;
+    char *big = malloc(n + 1);
+    cr_assert_not_null(big);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = '\0';
+    rod_issues iss;
+    rod_issues_init(&iss);
+    cr_assert_null(rod_model_compile(big, n, NULL, 0, &iss));
+    cr_assert(strstr(iss.items[0].message, "more than the"));
+    rod_issues_free(&iss);
+    free(big);
+}
