@@ -1,5 +1,6 @@
 #include "kinematics.h"
 
+#include <math.h>
 #include <string.h>
 
 static const double ZANNA_C = 0.28867513459481287;  /* sqrt(3)/6 */
@@ -12,40 +13,51 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
     for (int i = 0; i < 6; i++) Omega[i] = 0.5 * h * (xi1[i] + xi2[i]) + MAGNUS_C * h * h * c[i];
 }
 
+/* One Zanna step of length h from (g, J) in place: g <- g exp(Omega) and
+ * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), where Phi_Omega = dOmega/dq =
+ * h/2 (Phi1 + Phi2) + sqrt(3) h^2/12 (ad_xi1 Phi2 - ad_xi2 Phi1). a1, a2: the Phi_xi column
+ * values at the two Zanna points. */
+static void zanna_step(const rod_model *m, const double *q, const double *a1, const double *a2,
+                       double h, lie_pose *g, double *J)
+{
+    double xi1[6], xi2[6], Omega[6];
+    model_xi(m, a1, q, xi1);
+    model_xi(m, a2, q, xi2);
+    kin_zanna_omega(xi1, xi2, h, Omega);
+    lie_pose e;
+    lie_exp(Omega, &e);
+    lie_pose_mul(g, &e, g);
+    if (!J) return;
+    double T[36], ad1[36], ad2[36];
+    lie_dexp(Omega, T);
+    lie_ad(xi1, ad1);
+    lie_ad(xi2, ad2);
+    const double cm = MAGNUS_C * h * h;
+    for (int j = 0; j < m->n_xi; j++) {
+        const int c = m->cols[j].comp;
+        double phiO[6], tmp[6], *Jj = J + 6 * j;
+        for (int i = 0; i < 6; i++) phiO[i] = cm * (a2[j] * ad1[i + 6 * c] - a1[j] * ad2[i + 6 * c]);
+        phiO[c] += 0.5 * h * (a1[j] + a2[j]);
+        lie_mat6_apply(T, phiO, tmp);
+        for (int i = 0; i < 6; i++) tmp[i] += Jj[i];
+        lie_Ad_inv_apply(&e, tmp, Jj);
+    }
+}
+
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    const int nx = m->n_xi;
+    const int nx = m->n_xi, sub = m->substeps;
+    const size_t jsz = (size_t)6 * nx;
     lie_pose_identity(&g[0]);
-    if (J) memset(J, 0, (size_t)6 * nx * sizeof *J);
+    if (J) memset(J, 0, jsz * sizeof *J);
     for (int k = 1; k < m->ns; k++) {
-        const double h = m->s[k] - m->s[k - 1];
-        const double *a1 = m->leg_z + (size_t)k * 2 * nx, *a2 = a1 + nx;
-        double xi1[6], xi2[6], Omega[6];
-        model_xi(m, a1, q, xi1);
-        model_xi(m, a2, q, xi2);
-        kin_zanna_omega(xi1, xi2, h, Omega);
-        lie_pose e;
-        lie_exp(Omega, &e);
-        lie_pose_mul(&g[k - 1], &e, &g[k]);
-        if (!J) continue;
-        /* J_k = Ad^{-1}_{exp Omega} (J_{k-1} + T_Omega Phi_Omega), Eq. 46, where
-         * Phi_Omega = dOmega/dq = h/2 (Phi1 + Phi2) + sqrt(3) h^2/12 (ad_xi1 Phi2 - ad_xi2 Phi1) */
-        double T[36], ad1[36], ad2[36];
-        lie_dexp(Omega, T);
-        lie_ad(xi1, ad1);
-        lie_ad(xi2, ad2);
-        const double *Jp = J + (size_t)(k - 1) * 6 * nx;
-        double *Jk = J + (size_t)k * 6 * nx;
-        const double cm = MAGNUS_C * h * h;
-        for (int j = 0; j < nx; j++) {
-            const int c = m->cols[j].comp;
-            double phiO[6], tmp[6], sum[6];
-            for (int i = 0; i < 6; i++)
-                phiO[i] = cm * (a2[j] * ad1[i + 6 * c] - a1[j] * ad2[i + 6 * c]);
-            phiO[c] += 0.5 * h * (a1[j] + a2[j]);
-            lie_mat6_apply(T, phiO, tmp);
-            for (int i = 0; i < 6; i++) sum[i] = Jp[6 * j + i] + tmp[i];
-            lie_Ad_inv_apply(&e, sum, Jk + 6 * j);
+        const double h = (m->s[k] - m->s[k - 1]) / sub;
+        g[k] = g[k - 1];
+        double *Jk = J ? J + (size_t)k * jsz : NULL;
+        if (J) memcpy(Jk, Jk - jsz, jsz * sizeof *J);
+        for (int j = 0; j < sub; j++) {
+            const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx;
+            zanna_step(m, q, a1, a1 + nx, h, &g[k], Jk);
         }
     }
 }
@@ -55,19 +67,16 @@ void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, l
     double a1[256], a2[256]; /* n_xi <= 6 * 31 */
     lie_pose_identity(&g[0]);
     for (int k = 1; k < n; k++) {
-        const double h = s[k] - s[k - 1];
-        if (h <= 0) {
-            g[k] = g[k - 1];
-            continue;
+        g[k] = g[k - 1];
+        const double gap = s[k] - s[k - 1];
+        if (gap <= 0) continue;
+        const int sub = (int)ceil(gap / m->h_kin * (1 - 1e-12));
+        const double h = gap / (sub > 0 ? sub : 1);
+        for (int j = 0; j < (sub > 0 ? sub : 1); j++) {
+            const double s0 = s[k - 1] + j * h;
+            model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h, a1);
+            model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, a2);
+            zanna_step(m, q, a1, a2, h, &g[k], NULL);
         }
-        model_eval_xi_columns(m, s[k - 1] + (0.5 - ZANNA_C) * h, a1);
-        model_eval_xi_columns(m, s[k - 1] + (0.5 + ZANNA_C) * h, a2);
-        double xi1[6], xi2[6], Omega[6];
-        model_xi(m, a1, q, xi1);
-        model_xi(m, a2, q, xi2);
-        kin_zanna_omega(xi1, xi2, h, Omega);
-        lie_pose e;
-        lie_exp(Omega, &e);
-        lie_pose_mul(&g[k - 1], &e, &g[k]);
     }
 }

@@ -71,9 +71,20 @@ static int default_gauss_points(const rod_spec *sp)
     int maxdeg = 0;
     for (int k = 0; k < 6; k++)
         if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
-    int n = 2 * maxdeg + 12;
+    int n = 2 * maxdeg + 8;
+    if (n < 12) n = 12;
     if (sp->pieces > 0 && n < 6 * sp->pieces) n = 6 * sp->pieces;
     return n;
+}
+
+/* Zanna steps per station interval when the spec does not fix them. The integrals converge
+ * spectrally in the Gauss points, the 4th-order kinematics only as h^4: the kinematics get
+ * their own resolution, at least KIN_STEPS steps along the rod. */
+#define KIN_STEPS 96
+static int default_substeps(int intervals)
+{
+    int sub = (KIN_STEPS + intervals - 1) / intervals;
+    return sub < 1 ? 1 : sub;
 }
 
 static int build_stations(rod_model *m, rod_issues *iss)
@@ -130,6 +141,7 @@ static int build_stations(rod_model *m, rod_issues *iss)
     }
     m->s[k] = L;
     m->w[k++] = 0.0;
+    m->substeps = sp->substeps > 0 ? sp->substeps : default_substeps(m->ns - 1);
 
     m->load_station = calloc((size_t)(sp->nloads ? sp->nloads : 1), sizeof *m->load_station);
     if (!m->load_station) {
@@ -154,7 +166,8 @@ static int build_bases(rod_model *m)
     const int ns = m->ns, nx = m->n_xi, nr = m->n_rho;
     m->sec = malloc((size_t)ns * sizeof *m->sec);
     m->leg = calloc((size_t)ns * (nx ? nx : 1), sizeof *m->leg);
-    m->leg_z = calloc((size_t)ns * 2 * (nx ? nx : 1), sizeof *m->leg_z);
+    const int sub = m->substeps;
+    m->leg_z = calloc((size_t)ns * sub * 2 * (nx ? nx : 1), sizeof *m->leg_z);
     m->phr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->phr);
     m->dphr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->dphr);
     if (!m->sec || !m->leg || !m->leg_z || !m->phr || !m->dphr) return -1;
@@ -162,10 +175,14 @@ static int build_bases(rod_model *m)
         m->sec[k] = model_section(m, m->s[k]);
         model_eval_xi_columns(m, m->s[k], m->leg + (size_t)k * nx);
         if (k > 0) {
-            double h = m->s[k] - m->s[k - 1];
-            model_eval_xi_columns(m, m->s[k - 1] + (0.5 - ZANNA_C) * h, m->leg_z + (size_t)k * 2 * nx);
-            model_eval_xi_columns(m, m->s[k - 1] + (0.5 + ZANNA_C) * h,
-                                  m->leg_z + (size_t)k * 2 * nx + nx);
+            const double h = (m->s[k] - m->s[k - 1]) / sub;
+            if (h > m->h_kin) m->h_kin = h;
+            for (int j = 0; j < sub; j++) {
+                double *dst = m->leg_z + ((size_t)k * sub + j) * 2 * nx;
+                const double s0 = m->s[k - 1] + j * h;
+                model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h, dst);
+                model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, dst + nx);
+            }
         }
         if (nr)
             basis_hermite(m->spec->pieces, m->spec->bc, m->L, m->s[k], m->phr + (size_t)k * nr,

@@ -46,7 +46,10 @@ struct rod_model {
     double *s, *w;
     section *sec;                /* ns */
     double *leg;                 /* ns x n_xi: Phi_xi column values at each station */
-    double *leg_z;               /* ns x 2 x n_xi: at the two Zanna points of interval k-1..k */
+    int substeps;                /* Zanna steps per station interval */
+    double h_kin;                /* the longest Zanna step */
+    double *leg_z;               /* ns x substeps x 2 x n_xi: Phi_xi at the Zanna points of
+                                  * the substeps of interval k-1..k */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
 
     double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */

@@ -35,7 +35,7 @@ static const char *const keys_act[] = {"name", "type", "route", "tension", "pres
     NULL};
 static const char *const keys_route[] = {"offset", "helix", "relative_to_radius", NULL};
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
-static const char *const keys_disc[] = {"points", NULL};
+static const char *const keys_disc[] = {"points", "substeps", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
     "rtol", "atol", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
@@ -63,7 +63,7 @@ const char *const spec_known_paths[] = {
     "/actuators/*/pressure", "/actuators/*/pressure/wave", "/actuators/*/pressure/wave/alpha",
     "/actuators/*/pressure/wave/mu", "/actuators/*/pressure/wave/sigma",
     "/actuators/*/span",
-    "/discretization", "/discretization/points",
+    "/discretization", "/discretization/points", "/discretization/substeps",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol",
     "/initial",
@@ -759,7 +759,10 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     check_unique_names(&c);
     const cJSON *disc = member(root, "discretization");
     if (disc && check_object(&c, disc, "/discretization", keys_disc))
+    {
         get_int(&c, disc, "points", "/discretization", OPTIONAL, 2, MAX_POINTS, &s->points);
+        get_int(&c, disc, "substeps", "/discretization", OPTIONAL, 1, 100, &s->substeps);
+    }
     parse_solver(&c, member(root, "solver"));
     static const char *const inits[] = {"rest", "static", NULL};
     s->initial_static = get_enum(&c, root, "initial", "", OPTIONAL, inits, 0) == 1;
