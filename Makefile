@@ -101,10 +101,13 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 fuzz-run: $(BUILD)/fuzz_spec
 	@mkdir -p $(BUILD)/fuzz-corpus
 	$(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-20} -timeout=10 -rss_limit_mb=2048 \
-	    -print_final_stats=1 $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
+	    -print_final_stats=1 -dict=tests/fuzz/spec.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
 
-bench: $(BUILD)/rodd
-	bash tests/bench/run.sh $(BUILD)/rodd
+$(BUILD)/bench_statics: tests/bench/bench_statics.c $(BUILD)/librodcore.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/librodcore.a $(LDLIBS)
+
+bench: $(BUILD)/rodd $(BUILD)/bench_statics
+	BUILD=$(BUILD) bash tests/bench/run.sh
 
 clean:
 	rm -rf build build-asan

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 static const double ZANNA_C = 0.28867513459481287; /* sqrt(3)/6 */
+#define MAX_KIN_STEPS 20000
 
 section model_section(const rod_model *m, double s)
 {
@@ -302,8 +303,15 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
-    if (build_stations(m, iss) || build_bases(m) || build_matrices(m) || build_inputs(m))
-        goto nomem;
+    if (build_stations(m, iss)) goto nomem;
+    if ((long)(m->ns - 1) * m->substeps > MAX_KIN_STEPS) {
+        issues_add(iss, "/discretization", "%d Gauss points with %d substeps make %ld Zanna steps, "
+                   "more than the %d allowed", m->ngauss, m->substeps, (long)(m->ns - 1) * m->substeps,
+                   MAX_KIN_STEPS);
+        rod_model_free(m);
+        return NULL;
+    }
+    if (build_bases(m) || build_matrices(m) || build_inputs(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");

@@ -52,8 +52,6 @@ const char *const spec_known_paths[] = {
     "/environment/fluid/added_mass", "/environment/fluid/drag", "/environment/fluid/lift",
     "/loads", "/loads/*", "/loads/*/name", "/loads/*/type", "/loads/*/force",
     "/loads/*/moment", "/loads/*/s", "/loads/*/frame", "/loads/*/scale",
-    "/loads/*/scale/wave", "/loads/*/scale/wave/alpha", "/loads/*/scale/wave/mu",
-    "/loads/*/scale/wave/sigma",
     "/actuators", "/actuators/*", "/actuators/*/name", "/actuators/*/type",
     "/actuators/*/route", "/actuators/*/route/offset", "/actuators/*/route/helix",
     "/actuators/*/route/helix/radius", "/actuators/*/route/helix/turns",

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The command line as DESIGN.md specifies it: exit codes, stdout carrying the JSON result and
+# nothing else, diagnostics on stderr.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+rodd=${RODD:-$top/build/rodd}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1" >&2; fails=$((fails + 1)); }
+
+# expect NAME STATUS CMD...: runs CMD with stdout/stderr captured in $tmp/out, $tmp/err
+expect() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name: exit $rc, wanted $want"; cat "$tmp/err" >&2; fi
+}
+is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+
+ex=$top/api/examples/stiffness-tuning.json
+expect "check accepts the example" 0 "$rodd" check "$ex"
+is_json "$tmp/out" && pass "check prints JSON" || fail "check stdout is not JSON"
+
+expect "solve the example" 0 "$rodd" solve "$ex"
+is_json "$tmp/out" && pass "solve stdout is one JSON document" || fail "solve stdout is not JSON"
+python3 - "$tmp/out" <<'PY' && pass "solve result has the contract's keys" || fail "solve result keys"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["converged"] is True and d["iterations"] >= 1 and d["residual"] < 1e-9
+assert len(d["q"]) == 5
+f = d["frame"]
+for k in ["t", "s", "position", "rotation", "rho", "radius", "kappa", "nu", "energy", "volume_change"]:
+    assert k in f, k
+assert len(f["s"]) == 51 and len(f["position"]) == 51 and len(f["rotation"][0]) == 9
+assert set(f["energy"]) == {"kinetic", "elastic", "gravity"}
+PY
+grep -q "converged" "$tmp/err" && pass "solve reports iterations on stderr" || fail "solve stderr"
+
+expect "--points sets the output points" 0 "$rodd" solve "$ex" --points 7
+python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["frame"]["s"]) == 7' "$tmp/out" \
+  && pass "--points 7 gives 7 points" || fail "--points"
+
+expect "--set overrides a value" 0 "$rodd" solve "$ex" --set actuators.4.pressure=0 --points 2
+python3 - "$tmp/out" <<'PY' && pass "--set changes the result as the bar's law says" || fail "--set result"
+import json, sys, math
+d = json.load(open(sys.argv[1]))
+z = d["frame"]["position"][-1][2]
+A = math.pi * 0.0075**2
+assert abs((0.5 - z) - 1.0 * 0.5 / (1e5 * A)) < 1e-8, z
+PY
+
+printf '{"model": "classic", "rod": {"length": 0.5, "radius": 0.01, "density": 1000, "youngs_modulus": 1e5, "poisson_ratio": 0.7}, "strains": {"bend2": 3}, "zzz": 1}' >"$tmp/bad.json"
+expect "check refuses a bad spec with 2" 2 "$rodd" check "$tmp/bad.json"
+[ ! -s "$tmp/out" ] && pass "nothing on stdout for a bad spec" || fail "stdout not empty for a bad spec"
+grep -q "/rod/poisson_ratio: must be in (-1, 0.5)" "$tmp/err" && grep -q "/zzz: unknown key" "$tmp/err" \
+  && pass "every error named by its JSON path" || { fail "error paths"; cat "$tmp/err" >&2; }
+expect "solve refuses a bad spec with 2" 2 "$rodd" solve "$tmp/bad.json"
+printf '{"model": ' >"$tmp/trunc.json"
+expect "malformed JSON is a bad spec" 2 "$rodd" check "$tmp/trunc.json"
+grep -q "line 1, column" "$tmp/err" && pass "malformed JSON position reported" || fail "JSON position"
+expect "a missing file is a bad spec" 2 "$rodd" check "$tmp/nope.json"
+: >"$tmp/empty.json"
+expect "an empty file is a bad spec" 2 "$rodd" check "$tmp/empty.json"
+expect "--set with a bad value" 2 "$rodd" check "$ex" --set rod.poisson_ratio=0.6
+
+# no convergence: one Newton iteration and one load step cannot bend a rod into an arc
+cat >"$tmp/hard.json" <<'JSON'
+{"model": "classic", "rod": {"length": 0.5, "radius": 0.01, "density": 1000, "youngs_modulus": 1e5, "poisson_ratio": 0.45},
+ "strains": {"bend2": 4}, "loads": [{"name": "f", "type": "tip_force", "force": [0.05, 0, 0]}],
+ "solver": {"max_iterations": 1, "load_steps": 1}}
+JSON
+expect "no convergence exits 3" 3 "$rodd" solve "$tmp/hard.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["converged"] is False' "$tmp/out" \
+  && pass "an unconverged solve still prints its honest result" || fail "unconverged output"
+
+expect "usage error" 64 "$rodd" solve
+expect "unknown command" 64 "$rodd" frobnicate
+expect "unknown option" 64 "$rodd" solve "$ex" --bogus
+expect "--version" 0 "$rodd" --version
+grep -q "^rodd " "$tmp/out" && pass "--version prints the version" || fail "--version output"
+
+[ "$fails" -eq 0 ] && echo "cli: all passed" || echo "cli: $fails failed" >&2
+exit $((fails > 0))
