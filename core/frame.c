@@ -1,4 +1,5 @@
 /* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "dynamics.h"
 #include "kinematics.h"
 #include "state.h"
 
@@ -27,7 +28,7 @@ void rod_frame_free(rod_frame *f)
 }
 
 /* Energies and volume by the model's quadrature, with the state's q. */
-static void frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g, rod_frame *f)
+static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g, rod_frame *f)
 {
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;
     const double *q = st->q;
@@ -53,8 +54,22 @@ static void frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g
     }
     f->e_gravity = vg;
     f->volume_change = vol / vol0 - 1.0;
-    /* kinetic energy: q_dot^T M q_dot / 2 is the dynamics' business; a state at rest has 0 */
     f->e_kinetic = 0.0;
+    int moving = 0;
+    for (int i = 0; i < n; i++) moving |= st->qd[i] != 0.0;
+    if (!moving) return 0;
+    const size_t ns = (size_t)m->ns;
+    double *J = malloc(ns * 6 * (size_t)(nx ? nx : 1) * sizeof *J);
+    double *eta = malloc(ns * 12 * sizeof *eta);
+    if (!J || !eta) {
+        free(J);
+        free(eta);
+        return -1;
+    }
+    f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, J, eta, eta + 6 * ns);
+    free(J);
+    free(eta);
+    return 0;
 }
 
 int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *f)
@@ -108,10 +123,14 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
         memcpy(f->kappa + 3 * i, xi, 3 * sizeof *xi);
         memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
     }
-    frame_integrals(m, st, g, f);
+    int rc = frame_integrals(m, st, g, f);
     free(sall);
     free(g);
     free(cols);
+    if (rc != 0) {
+        rod_frame_free(f);
+        return ROD_ENOMEM;
+    }
     return ROD_OK;
 }
 

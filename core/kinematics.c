@@ -62,6 +62,63 @@ void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
     }
 }
 
+/* Phi_xi q_dot at a point from its column values: the strain rate (no reference part). */
+static void xi_rate(const rod_model *m, const double *colvals, const double *qd, double out[6])
+{
+    for (int k = 0; k < 6; k++) out[k] = 0.0;
+    for (int j = 0; j < m->n_xi; j++) out[m->cols[j].comp] += colvals[j] * qd[j];
+}
+
+void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                     double *eta, double *bias)
+{
+    const int nx = m->n_xi, sub = m->substeps;
+    const size_t jsz = (size_t)6 * nx;
+    lie_pose_identity(&g[0]);
+    memset(J, 0, jsz * sizeof *J);
+    memset(eta, 0, 6 * sizeof *eta);
+    memset(bias, 0, 6 * sizeof *bias);
+    for (int k = 1; k < m->ns; k++) {
+        const double h = (m->s[k] - m->s[k - 1]) / sub;
+        const double cm = MAGNUS_C * h * h;
+        g[k] = g[k - 1];
+        double *Jk = J + (size_t)k * jsz, *ek = eta + 6 * k, *bk = bias + 6 * k;
+        memcpy(Jk, Jk - jsz, jsz * sizeof *J);
+        memcpy(ek, ek - 6, 6 * sizeof *eta);
+        memcpy(bk, bk - 6, 6 * sizeof *bias);
+        for (int j = 0; j < sub; j++) {
+            const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx, *a2 = a1 + nx;
+            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6], c1[6], c2[6];
+            model_xi(m, a1, q, xi1);
+            model_xi(m, a2, q, xi2);
+            xi_rate(m, a1, qd, xd1);
+            xi_rate(m, a2, qd, xd2);
+            kin_zanna_omega(xi1, xi2, h, Omega);
+            /* Omega_dot = h/2 (xd1 + xd2) + sqrt(3) h^2/12 (ad_xi1 xd2 + ad_xd1 xi2) */
+            lie_ad_apply(xi1, xd2, c1);
+            lie_ad_apply(xd1, xi2, c2);
+            for (int i = 0; i < 6; i++) Od[i] = 0.5 * h * (xd1[i] + xd2[i]) + cm * (c1[i] + c2[i]);
+            /* Phi_Omega_dot q_dot = sqrt(3) h^2/12 (ad_xd1 xd2 - ad_xd2 xd1) = sqrt(3) h^2/6 ad_xd1 xd2 */
+            double Pd[6], TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
+            lie_ad_apply(xd1, xd2, Pd);
+            for (int i = 0; i < 6; i++) Pd[i] *= 2.0 * cm;
+            lie_dexp_apply(Omega, Od, TOd);
+            lie_dexp_apply(Omega, Pd, TPd);
+            lie_dexp_dot_apply(Omega, Od, TdOd);
+            lie_ad_apply(ek, TOd, adeT);
+            for (int i = 0; i < 6; i++) {
+                e_new[i] = ek[i] + TOd[i];
+                b_new[i] = bk[i] + adeT[i] + TdOd[i] + TPd[i];
+            }
+            lie_pose e;
+            lie_exp(Omega, &e);
+            lie_Ad_inv_apply(&e, e_new, ek);
+            lie_Ad_inv_apply(&e, b_new, bk);
+            zanna_step(m, q, a1, a2, h, &g[k], Jk);
+        }
+    }
+}
+
 void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g)
 {
     double a1[256], a2[256]; /* n_xi <= 6 * 31 */

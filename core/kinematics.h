@@ -15,6 +15,14 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
  * station k; q holds q_xi first. */
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J);
 
+/* With velocities as well: eta[k] = J[k] q_dot (body twist, Eq. 45) and bias[k] = J_dot[k]
+ * q_dot (the acceleration twist of Eq. 47 when q_ddot = 0), each 6 per station, by the
+ * recursion of App. C differentiated in time: per Zanna step,
+ *   eta'  = Ad^{-1} (eta + T Omega_dot),
+ *   bias' = Ad^{-1} (bias + ad_eta T Omega_dot + T_dot Omega_dot + T Phi_Omega_dot q_dot). */
+void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                     double *eta, double *bias);
+
 /* The same recursion on an arbitrary ascending list of points s[0..n-1] with s[0] = 0,
  * evaluating the bases on the fly (for output frames). Poses only. */
 void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g);

@@ -1,6 +1,7 @@
 #include "lie.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 void lie_pose_identity(lie_pose *g)
@@ -35,18 +36,54 @@ static void cross(const double a[3], const double b[3], double c[3])
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+#define SERIES_TERMS 12 /* the first omitted term is below 1e-25 relative for theta <= 1 */
+
+/* inv[m][k] = 1 / ((2k+m)(2k+m-1)), the ratio of successive terms of f_m */
+static double series_inv[8][SERIES_TERMS + 1];
+static const double inv_fact[8] = {1.0, 1.0, 0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040};
+
+static void series_table_fill(void)
+{
+    for (int m = 0; m < 8; m++)
+        for (int k = 1; k <= SERIES_TERMS; k++) series_inv[m][k] = 1.0 / ((double)(2 * k + m) * (2 * k + m - 1));
+}
+
+static void series_table(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, series_table_fill);
+}
+
 void lie_coeffs_series(double theta, double f[6])
 {
-    /* 14 terms: the first omitted term is below 1e-30 relative for theta <= 1. */
+    series_table();
     const double t2 = theta * theta;
     for (int m = 0; m < 6; m++) {
         /* Horner on sum_k (-t2)^k / (2k+m)!, from the innermost term out */
         double acc = 0.0;
-        for (int k = 13; k >= 1; k--)
-            acc = (1.0 - t2 * acc) / ((double)(2 * k + m) * (2 * k + m - 1));
-        double fact = 1.0;
-        for (int i = 2; i <= m; i++) fact *= i;
-        f[m] = (1.0 - t2 * acc) / fact;
+        for (int k = SERIES_TERMS; k >= 1; k--) acc = (1.0 - t2 * acc) * series_inv[m][k];
+        f[m] = (1.0 - t2 * acc) * inv_fact[m];
+    }
+}
+
+void lie_coeffs_deriv(double theta, const double f[6], double h[6])
+{
+    const double x = theta * theta;
+    h[0] = 0.0;
+    if (theta >= LIE_SERIES_SWITCH) {
+        /* d/dtheta (theta^m f_m) = theta^(m-1) f_(m-1) gives h_m = (f_(m-1) - m f_m) / (2x) */
+        for (int m = 1; m < 6; m++) h[m] = (f[m - 1] - m * f[m]) / (2.0 * x);
+        return;
+    }
+    series_table();
+    /* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)!: the series of f_(m+2) with weights j+1 */
+    for (int m = 1; m < 6; m++) {
+        const int mm = m + 2;
+        double acc = 0.0;
+        for (int j = SERIES_TERMS - 1; j >= 1; j--)
+            acc = ((double)j + 1.0) / j * (1.0 - x * acc) * series_inv[mm][j];
+        /* term ratios: t_j / t_(j-1) = -x (j+1)/j / ((2j+mm)(2j+mm-1)) */
+        h[m] = -(1.0 - x * acc) * inv_fact[mm];
     }
 }
 
@@ -204,6 +241,57 @@ void lie_dexp(const double Omega[6], double T[36])
     mat6_mul(A2, A2, A4);
     for (int i = 0; i < 36; i++) T[i] = c1 * A1[i] + c2 * A2[i] + c3 * A3[i] + c4 * A4[i];
     for (int i = 0; i < 6; i++) T[i + 6 * i] += 1.0;
+}
+
+static void dexp_c(const double Omega[6], double c[5], double f[6], double *theta_out)
+{
+    const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
+    lie_coeffs(theta, f);
+    c[0] = 1.0;
+    c[1] = 0.5 * (4.0 * f[2] - f[1]);
+    c[2] = 0.5 * (5.0 * f[3] - f[2]);
+    c[3] = 0.5 * (f[3] - 2.0 * f[4]);
+    c[4] = 0.5 * (f[4] - 3.0 * f[5]);
+    if (theta_out) *theta_out = theta;
+}
+
+void lie_dexp_apply(const double Omega[6], const double x[6], double out[6])
+{
+    double c[5], f[6], w[6], o[6];
+    dexp_c(Omega, c, f, NULL);
+    memcpy(w, x, sizeof w);
+    memcpy(o, x, sizeof o);
+    for (int k = 1; k <= 4; k++) {
+        double t[6];
+        lie_ad_apply(Omega, w, t);
+        memcpy(w, t, sizeof w);
+        for (int i = 0; i < 6; i++) o[i] += c[k] * w[i];
+    }
+    memcpy(out, o, sizeof o);
+}
+
+void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6])
+{
+    /* T = sum_k c_k(x) A^k with A = ad_Omega, x = theta^2; along Omega_dot = v,
+     * T_dot v = sum_k c_k' x_dot A^k v + sum_k c_k sum_j A^j B A^(k-1-j) v, B = ad_v, and
+     * every term ending in B v = ad_v v = 0 drops out. */
+    double c[5], f[6], h[6], theta;
+    dexp_c(Omega, c, f, &theta);
+    lie_coeffs_deriv(theta, f, h);
+    const double xdot = 2.0 * (Omega[0] * v[0] + Omega[1] * v[1] + Omega[2] * v[2]);
+    const double dc[5] = {0.0, 0.5 * (4.0 * h[2] - h[1]) * xdot, 0.5 * (5.0 * h[3] - h[2]) * xdot,
+                          0.5 * (h[3] - 2.0 * h[4]) * xdot, 0.5 * (h[4] - 3.0 * h[5]) * xdot};
+    double w[5][6], b[4][6], t3[6], at3[6];
+    memcpy(w[0], v, sizeof w[0]);
+    for (int k = 1; k <= 4; k++) lie_ad_apply(Omega, w[k - 1], w[k]);
+    for (int k = 1; k <= 3; k++) lie_ad_apply(v, w[k], b[k]);
+    /* k = 2: B A v; k = 3: A B A v + B A^2 v; k = 4: A (that) + B A^3 v */
+    lie_ad_apply(Omega, b[1], t3);
+    for (int i = 0; i < 6; i++) t3[i] += b[2][i];
+    lie_ad_apply(Omega, t3, at3);
+    for (int i = 0; i < 6; i++)
+        out[i] = dc[1] * w[1][i] + dc[2] * w[2][i] + dc[3] * w[3][i] + dc[4] * w[4][i] +
+                 c[2] * b[1][i] + c[3] * t3[i] + c[4] * (at3[i] + b[3][i]);
 }
 
 void lie_mat6_apply(const double A[36], const double x[6], double y[6])

@@ -39,6 +39,14 @@ void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6]);
  * d/dt exp(Omega) = exp(Omega) (Ad_{exp(Omega)}^{-1} T_Omega Omega_dot)^. */
 void lie_dexp(const double Omega[6], double T[36]);
 
+/* T_Omega x without forming the matrix. */
+void lie_dexp_apply(const double Omega[6], const double x[6], double out[6]);
+/* (d/dt T_Omega) v for Omega_dot = v: the derivative of the tangent operator along v, applied
+ * to v (the term J-dot needs, seeds/001). */
+void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6]);
+/* h_m = d f_m / d(theta^2), m = 1..5 (h[0] unused), both branches as for lie_coeffs. */
+void lie_coeffs_deriv(double theta, const double f[6], double h[6]);
+
 /* y = A x for a column-major 6x6 A. */
 void lie_mat6_apply(const double A[36], const double x[6], double y[6]);
 

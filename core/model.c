@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include "basis.h"
+#include "dense.h"
 #include "issues.h"
 #include "quad.h"
 
@@ -200,7 +201,8 @@ static int build_matrices(rod_model *m)
     m->K = calloc((size_t)n * n, sizeof *m->K);
     m->D = calloc((size_t)n * n, sizeof *m->D);
     m->Kdiag_inv = calloc((size_t)n, sizeof *m->Kdiag_inv);
-    if (!m->K || !m->D || !m->Kdiag_inv) return -1;
+    m->Mrho_chol = calloc((size_t)(nr ? nr * nr : 1), sizeof *m->Mrho_chol);
+    if (!m->K || !m->D || !m->Kdiag_inv || !m->Mrho_chol) return -1;
     int maxdeg = 0;
     for (int k = 0; k < 6; k++)
         if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
@@ -243,6 +245,8 @@ static int build_matrices(rod_model *m)
                     m->K[ij] += w * (mu * c.I33 * dphi[i] * dphi[j] +
                                      4 * (lam + mu) * c.A0 * phi[i] * phi[j]);
                     m->D[ij] += w * (eta * c.I33 * dphi[i] * dphi[j] + 4 * eta * c.A0 * phi[i] * phi[j]);
+                    /* M_rho: the section's in-plane inertia rho0 (I11 + I22) (Eq. 28) */
+                    m->Mrho_chol[i + (size_t)nr * j] += w * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
                 }
         }
     }
@@ -250,6 +254,7 @@ static int build_matrices(rod_model *m)
         double d = m->K[i + (size_t)n * i];
         m->Kdiag_inv[i] = d > 0 ? 1.0 / d : 1.0;
     }
+    if (nr && dense_cholesky(m->Mrho_chol, nr) != 0) return -1;
     return 0;
 }
 
@@ -411,6 +416,7 @@ void rod_model_free(rod_model *m)
     free(m->K);
     free(m->D);
     free(m->Kdiag_inv);
+    free(m->Mrho_chol);
     free(m->inputs);
     free(m->load_station);
     free(m);

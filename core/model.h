@@ -55,6 +55,7 @@ struct rod_model {
     double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */
     double *D;                   /* n x n damping (Kelvin-Voigt) */
     double *Kdiag_inv;           /* n: 1/K_ii, residual scaling */
+    double *Mrho_chol;           /* n_rho x n_rho: Cholesky factor of M_rho (App. D), constant */
 
     int ninputs;
     model_input *inputs;

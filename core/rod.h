@@ -98,6 +98,24 @@ typedef struct {
  * ROD_OK, ROD_ENOCONV or another negative code. */
 int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res);
 
+/* ---- dynamics (Eqs. 55-56) ---- */
+/* Puts the state at t = 0 at rest, in the spec's initial configuration ("rest": straight,
+ * or "static": the equilibrium under the inputs at t = 0) and (re)creates its integrator. */
+int rod_dynamics_start(const rod_model *m, rod_state *st);
+/* Integrates to t_end >= the state's time. The integrator restarts at the current time
+ * after any rod_state_set_input / rod_state_set_q / rod_state_load, so a step in an input
+ * is a clean jump. ROD_ESOLVER with CVODE's message in rod_state_error on failure. */
+int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end);
+
+typedef struct {
+    long steps, rhs_evals, rhs_evals_jacobian, jac_evals, error_test_failures, newton_iterations;
+    double last_step;
+    int last_order;
+} rod_dynamics_stats;
+int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out);
+/* Makes the current time a restart point of the integrator (what a checkpoint does). */
+void rod_state_mark_restart(rod_state *st);
+
 /* ---- frames ---- */
 typedef struct {
     int n;            /* points, base to tip */

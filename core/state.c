@@ -1,5 +1,7 @@
 #include "state.h"
 
+#include "dynamics.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +42,13 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
     st->input = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->input);
     st->g = calloc((size_t)m->ns, sizeof *st->g);
     st->J = calloc((size_t)m->ns * 6 * nx, sizeof *st->J);
-    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->g || !st->J) goto nomem;
+    st->eta = calloc((size_t)m->ns * 6, sizeof *st->eta);
+    st->bias = calloc((size_t)m->ns * 6, sizeof *st->bias);
+    st->Mxi = calloc(nx * nx, sizeof *st->Mxi);
+    st->Q = calloc(n, sizeof *st->Q);
+    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->g || !st->J || !st->eta ||
+        !st->bias || !st->Mxi || !st->Q)
+        goto nomem;
     for (int i = 0; i < m->ninputs; i++) {
         const model_input *in = &m->inputs[i];
         st->input[i] = in->kind == INPUT_LOAD ? m->spec->loads[in->index].scale
@@ -62,6 +70,7 @@ nomem:
 void rod_state_free(rod_state *st)
 {
     if (!st) return;
+    dyn_solver_free(st->dyn);
     profile_eval_free(st->ev);
     free(st->q);
     free(st->qd);
@@ -69,6 +78,10 @@ void rod_state_free(rod_state *st)
     free(st->input);
     free(st->g);
     free(st->J);
+    free(st->eta);
+    free(st->bias);
+    free(st->Mxi);
+    free(st->Q);
     free(st);
 }
 
@@ -88,6 +101,7 @@ int rod_state_set_q(rod_state *st, const double *q, int n)
             return ROD_EINVAL;
         }
     memcpy(st->q, q, (size_t)n * sizeof *q);
+    st->need_reinit = 1;
     return ROD_OK;
 }
 
@@ -112,6 +126,7 @@ int rod_state_set_input(rod_state *st, const char *name, double value)
         p.v.expr = -1;
         p.v.value = value;
         st->input[i] = p;
+        st->need_reinit = 1; /* a step in an input: the integrator restarts at the jump */
         return ROD_OK;
     }
     state_set_error(st, "no actuator or load named \"%s\"", name);

@@ -18,6 +18,12 @@ struct rod_state {
     lie_pose *g;             /* ns */
     double *J;               /* ns x 6 x n_xi */
     double *vec_n;           /* n */
+    double *eta, *bias;      /* ns x 6: body twists and J_dot q_dot */
+    double *Mxi;             /* n_xi x n_xi mass matrix, then its Cholesky factor */
+    double *Q;               /* n: generalized forces */
+    /* dynamics: the integrator, created on the first rod_dynamics_start */
+    struct dyn_solver *dyn;
+    int need_reinit;         /* restart the integrator at st->t before the next step */
 };
 
 /* The value of input i at (t, X). Actuator values are clamped at 0: cables pull, muscles

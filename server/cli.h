@@ -27,5 +27,6 @@ void cli_free_common(cli_common *o);
 
 int cli_check(int argc, char **argv);
 int cli_solve(int argc, char **argv);
+int cli_run(int argc, char **argv);
 
 #endif

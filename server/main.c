@@ -12,6 +12,8 @@ static void usage(FILE *f)
             "  rodd check SPEC.json [--set PATH=VALUE]...   validate a spec (exit 2 if invalid)\n"
             "  rodd solve SPEC.json [--set PATH=VALUE]... [--points N]\n"
             "                                            static equilibrium as JSON on stdout\n"
+            "  rodd run SPEC.json --until T [--every DT] [--set PATH=VALUE]... [--points N]\n"
+            "                                            dynamics, one FRAME per line (NDJSON)\n"
             "  rodd --version\n"
             "exit status: 0 ok, 1 failure, 2 bad spec, 3 no convergence, 64 usage\n");
 }
@@ -33,6 +35,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "check") == 0) return cli_check(argc, argv);
     if (strcmp(cmd, "solve") == 0) return cli_solve(argc, argv);
+    if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
     fprintf(stderr, "rodd: unknown command \"%s\"\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

@@ -209,3 +209,63 @@ Test(lie, exp_rotation_is_orthonormal_at_large_angles)
             cr_assert_float_eq(s, i == j ? 1.0 : 0.0, 1e-14);
         }
 }
+
+Test(lie, dexp_apply_matches_the_matrix)
+{
+    const double x[6] = {0.3, -1.1, 0.2, 0.7, 0.1, -0.4};
+    for (size_t t = 0; t < sizeof twists / sizeof *twists; t++) {
+        double T[36], a[6], b[6];
+        lie_dexp(twists[t], T);
+        lie_mat6_apply(T, x, a);
+        lie_dexp_apply(twists[t], x, b);
+        for (int i = 0; i < 6; i++) cr_assert_float_eq(a[i], b[i], 1e-14);
+    }
+}
+
+Test(lie, coefficient_derivatives_match_finite_differences_and_switch_smoothly)
+{
+    const double th[] = {0.0, 1e-3, 0.3, LIE_SERIES_SWITCH * (1 - 1e-12), LIE_SERIES_SWITCH * (1 + 1e-12), 1.7, 3.0};
+    for (size_t i = 0; i < sizeof th / sizeof *th; i++) {
+        double f[6], h[6];
+        lie_coeffs(th[i], f);
+        lie_coeffs_deriv(th[i], f, h);
+        /* d/dx by central differences in x = theta^2 */
+        const double x = th[i] * th[i], e = 1e-5;
+        double fp[6], fm[6];
+        lie_coeffs(sqrt(x + e), fp);
+        lie_coeffs(sqrt(fabs(x - e)) * (x >= e ? 1 : 0), fm);
+        for (int m = 1; m < 6; m++) {
+            double fd = x >= e ? (fp[m] - fm[m]) / (2 * e) : (fp[m] - f[m]) / e;
+            cr_assert_float_eq(h[m], fd, 1e-6 * (fabs(fd) + 1e-3), "h%d at %g: %.12g vs %.12g", m, th[i], h[m], fd);
+        }
+    }
+    double a[6], b[6], fa[6], fb[6];
+    lie_coeffs_series(LIE_SERIES_SWITCH, fa);
+    lie_coeffs_closed(LIE_SERIES_SWITCH, fb);
+    lie_coeffs_deriv(LIE_SERIES_SWITCH * (1 - 1e-15), fa, a);
+    lie_coeffs_deriv(LIE_SERIES_SWITCH, fb, b);
+    for (int m = 1; m < 6; m++) cr_assert_float_eq(a[m], b[m], 1e-11 * fabs(b[m]), "h%d across the switch", m);
+}
+
+Test(lie, tangent_operator_rate_matches_finite_difference)
+{
+    const double dirs[][6] = {{1, 0, 0, 0, 0, 0}, {0, 0.3, -1, 0, 0, 0}, {0, 0, 0, 1, 0, 0},
+                              {0.2, -0.5, 0.1, 0.3, -0.7, 0.4}};
+    const double e = 1e-6;
+    for (size_t t = 0; t < sizeof twists / sizeof *twists; t++)
+        for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+            double Op[6], Om[6], Tp[36], Tm[36], got[6];
+            for (int i = 0; i < 6; i++) {
+                Op[i] = twists[t][i] + e * dirs[d][i];
+                Om[i] = twists[t][i] - e * dirs[d][i];
+            }
+            lie_dexp(Op, Tp);
+            lie_dexp(Om, Tm);
+            lie_dexp_dot_apply(twists[t], dirs[d], got);
+            for (int i = 0; i < 6; i++) {
+                double fd = 0;
+                for (int k = 0; k < 6; k++) fd += (Tp[i + 6 * k] - Tm[i + 6 * k]) / (2 * e) * dirs[d][k];
+                cr_assert_float_eq(got[i], fd, 1e-7, "twist %zu dir %zu: %.12g vs %.12g", t, d, got[i], fd);
+            }
+        }
+}

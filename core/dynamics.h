@@ -1,0 +1,23 @@
+/* Equations of motion (Eqs. 55-56, App. D) and the integrator that advances them. */
+#ifndef ROD_DYNAMICS_H
+#define ROD_DYNAMICS_H
+
+#include "state.h"
+
+struct dyn_solver;
+void dyn_solver_free(struct dyn_solver *d);
+
+/* q_ddot from (t, q, q_dot): assembles M_xi = int J^T M-bar J, the Coriolis/centrifugal
+ * terms J^T (M-bar J_dot q_dot + M-bar_dot eta + ad*_eta M-bar eta), water loads, gravity,
+ * point loads and actuators, the Kelvin-Voigt damping and the rho equation with its
+ * centrifugal term, then solves both blocks. Uses the state's scratch. Returns 0, or -1 with
+ * the state's error set. */
+int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd);
+
+/* The rod's own kinetic energy, (1/2) int eta^T M-bar eta ds + (1/2) q_dot_rho^T M_rho
+ * q_dot_rho (the fluid's added mass excluded). g, J, eta, bias: scratch of the state's sizes. */
+double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
+                          double *J, double *eta, double *bias);
+
+#endif
