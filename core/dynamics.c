@@ -7,18 +7,25 @@
 #include <math.h>
 #include <string.h>
 
-/* The section's inertia M-bar (diagonal): with inflation the area scales with rho^2 and the
- * second moments with rho^4 (Sec. 2.3's A(s,t), I(s,t)); Mdot its rate for rho_dot. */
+/* The section's inertia M-bar (diagonal) and its rate for rho_dot. Conserving: the slice
+ * keeps its mass rho0 A0 and spreads it to radius rho z, so the rotary inertia is rho^2 rho0 I0;
+ * that kinetic energy's rho-derivative is Eq. 28's centrifugal term, which makes the whole
+ * system conservative. Paper: the area scales with rho^2 and the inertia with rho^4
+ * (Eq. 24's A(s,t), I(s,t), and the authors' code), which creates and destroys mass as the
+ * section breathes and does not conserve energy. */
 static void section_inertia(const rod_model *m, const section *c, double rho, double rhod,
                             double Mb[6], double Mdot[6])
 {
-    const double r2 = rho * rho, r4 = r2 * r2;
     const double I[3] = {c->I11, c->I22, c->I33};
+    const int paper = m->spec->inertia_paper;
+    const double ri = paper ? rho * rho * rho * rho : rho * rho;      /* rotary factor */
+    const double dri = paper ? 4 * rho * rho * rho * rhod : 2 * rho * rhod;
+    const double rm = paper ? rho * rho : 1.0, drm = paper ? 2 * rho * rhod : 0.0;
     for (int i = 0; i < 3; i++) {
-        Mb[i] = m->rho0 * r4 * I[i];
-        Mdot[i] = m->rho0 * 4 * r2 * rho * rhod * I[i];
-        Mb[3 + i] = m->rho0 * r2 * c->A0;
-        Mdot[3 + i] = m->rho0 * 2 * rho * rhod * c->A0;
+        Mb[i] = m->rho0 * ri * I[i];
+        Mdot[i] = m->rho0 * dri * I[i];
+        Mb[3 + i] = m->rho0 * rm * c->A0;
+        Mdot[3 + i] = m->rho0 * drm * c->A0;
     }
 }
 

@@ -58,14 +58,15 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
     const int nx = m->n_xi, nr = m->n_rho;
     memset(Q, 0, (size_t)m->n * sizeof *Q);
 
-    /* gravity and buoyancy, f_b = (rho0 - rho_a) A G (Sec. 3.3), A the inflated area */
+    /* gravity and buoyancy, f_b = (rho0 - rho_a) A G (Sec. 3.3); the mass per unit length is
+     * rho0 A0, or rho0 rho^2 A0 under the paper's inertia */
     const double gn = fabs(m->grav[0]) + fabs(m->grav[1]) + fabs(m->grav[2]);
     if (gn > 0) {
         for (int k = 0; k < m->ns; k++) {
             if (m->w[k] == 0) continue;
             double rho = 1.0;
             for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
-            const double mass = (m->rho0 - m->fluid_rho) * m->sec[k].A0 * rho * rho;
+            const double mass = (m->rho0 - m->fluid_rho) * m->sec[k].A0 * model_mass_factor(m, rho);
             double f[3] = {mass * m->grav[0], mass * m->grav[1], mass * m->grav[2]}, W[6] = {0};
             rot_t(st->g[k].R, f, W + 3);
             add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * m->w[k], Q);
@@ -133,6 +134,17 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
             const double u = -val * factor * m->w[k];
             const double *leg = m->leg + (size_t)k * nx;
             for (int j = 0; j < nx; j++) Q[j] += u * leg[j] * W[m->cols[j].comp];
+            if (!nr) continue;
+            /* The cable's work on the inflation: its route r + rho R d moves with rho and rho',
+             * so -T dl/dq_rho = -T int [Phi_rho t.(kappa x d + d') + Phi_rho' t.d] ds. The paper
+             * leaves this out of Eq. 56; without it a pulled cable is not conservative and a
+             * damped rod can flutter instead of settling. */
+            double kd[3];
+            cross3(xi, d, kd);
+            const double t_rho = tv[0] * (kd[0] + dd[0]) + tv[1] * (kd[1] + dd[1]) + tv[2] * (kd[2] + dd[2]);
+            const double t_drho = tv[0] * d[0] + tv[1] * d[1] + tv[2] * d[2];
+            for (int j = 0; j < nr; j++)
+                Q[nx + j] += u * (m->phr[(size_t)k * nr + j] * t_rho + m->dphr[(size_t)k * nr + j] * t_drho);
         }
     }
     return 0;

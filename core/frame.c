@@ -45,7 +45,7 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
         for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
         model_xi(m, m->leg + (size_t)k * nx, q, xi);
         const double A0 = m->sec[k].A0;
-        const double mass = (m->rho0 - m->fluid_rho) * A0 * rho * rho;
+        const double mass = (m->rho0 - m->fluid_rho) * A0 * model_mass_factor(m, rho);
         vg -= m->w[k] * mass *
               (m->grav[0] * g[k].r[0] + m->grav[1] * g[k].r[1] + m->grav[2] * g[k].r[2]);
         const double nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);

@@ -69,5 +69,11 @@ void model_xi(const rod_model *m, const double *colvals, const double *q, double
 /* rho and rho' at s. */
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho);
 section model_section(const rod_model *m, double s);
+/* The mass factor of an inflated section relative to the reference: 1 when mass is
+ * conserved, rho^2 under the paper's scaling. */
+static inline double model_mass_factor(const rod_model *m, double rho)
+{
+    return m->spec->inertia_paper ? rho * rho : 1.0;
+}
 
 #endif

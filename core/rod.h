@@ -116,6 +116,14 @@ int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out);
 /* Makes the current time a restart point of the integrator (what a checkpoint does). */
 void rod_state_mark_restart(rod_state *st);
 
+/* ---- checkpoints ---- */
+/* The state as JSON (t, q, q_dot, the inputs commands have set); malloc'd. The current time
+ * becomes a restart point, so this state and one loaded from the text continue alike. */
+char *rod_state_save(const rod_model *m, rod_state *st);
+/* Loads a checkpoint of the same model into st: all of it, or (on any problem) nothing.
+ * The integrator restarts there; start it first with rod_dynamics_start if it never ran. */
+int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t len);
+
 /* ---- frames ---- */
 typedef struct {
     int n;            /* points, base to tip */

@@ -24,7 +24,7 @@ static const char *const keys_root[] = {"model", "name", "description", "rod", "
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
     NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
-    "poisson_ratio", "shear_viscosity", NULL};
+    "poisson_ratio", "shear_viscosity", "inertia", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
 static const char *const keys_inflation[] = {"pieces", "boundary", NULL};
 static const char *const keys_env[] = {"gravity", "fluid", NULL};
@@ -45,6 +45,7 @@ const char *const spec_known_paths[] = {
     "/model", "/name", "/description",
     "/rod", "/rod/length", "/rod/radius", "/rod/radius/base", "/rod/radius/tip",
     "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_viscosity",
+    "/rod/inertia",
     "/strains", "/strains/bend1", "/strains/bend2", "/strains/twist", "/strains/shear1",
     "/strains/shear2", "/strains/stretch",
     "/inflation", "/inflation/pieces", "/inflation/boundary",
@@ -428,6 +429,8 @@ static void parse_rod(pctx *c, const cJSON *rod)
     get_number(c, rod, "youngs_modulus", "/rod", REQUIRED, R_POS, &s->youngs);
     get_number(c, rod, "poisson_ratio", "/rod", REQUIRED, R_POISSON, &s->poisson);
     get_number(c, rod, "shear_viscosity", "/rod", OPTIONAL, R_NONNEG, &s->eta);
+    static const char *const inertias[] = {"conserving", "paper", NULL};
+    s->inertia_paper = get_enum(c, rod, "inertia", "/rod", OPTIONAL, inertias, 0) == 1;
 }
 
 static void parse_strains(pctx *c, const cJSON *st)

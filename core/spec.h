@@ -46,6 +46,7 @@ typedef struct {
     char *name;
     /* rod */
     double length, radius_base, radius_tip, density, youngs, poisson, eta;
+    int inertia_paper;    /* 1: mass ~ rho^2 A0 and inertia ~ rho^4 I0 as the paper; 0: mass conserved */
     /* strains: Legendre degree per component, -1 when held at its reference */
     int degree[6];
     /* inflation (extended only); pieces == 0 means none */

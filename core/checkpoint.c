@@ -1,0 +1,133 @@
+/* A state as JSON and back: time, coordinates, velocities and the inputs a command has
+ * overwritten. A checkpoint is a restart point of the integrator, in the state saved as in
+ * the state restored, so both go on along the same trajectory. */
+#include "state.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECKPOINT_VERSION 1
+
+/* cJSON prints a double with 15 digits when that reads back within an epsilon, which is not
+ * bit for bit: checkpoints print 17 significant digits so a restored state is the same state. */
+static cJSON *exact_number(double v)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *exact_array(const double *v, int n)
+{
+    size_t cap = (size_t)n * 26 + 3, used = 0;
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    buf[used++] = '[';
+    for (int i = 0; i < n; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%.17g", i ? "," : "", v[i]);
+    buf[used++] = ']';
+    buf[used] = '\0';
+    cJSON *raw = cJSON_CreateRaw(buf);
+    free(buf);
+    return raw;
+}
+
+char *rod_state_save(const rod_model *m, rod_state *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "version", CHECKPOINT_VERSION);
+    cJSON_AddItemToObject(o, "t", exact_number(st->t));
+    cJSON_AddItemToObject(o, "q", exact_array(st->q, m->n));
+    cJSON_AddItemToObject(o, "qdot", exact_array(st->qd, m->n));
+    cJSON *in = cJSON_AddObjectToObject(o, "inputs");
+    for (int i = 0; in && i < m->ninputs; i++) {
+        const profile *p = &st->input[i];
+        const profile *orig = m->inputs[i].kind == INPUT_LOAD ? &m->spec->loads[m->inputs[i].index].scale
+                                                              : &m->spec->acts[m->inputs[i].index].value;
+        /* only values a command set; the spec's own profiles come back with the spec */
+        if (p->kind == PROFILE_CONST && memcmp(p, orig, sizeof *p) != 0)
+            cJSON_AddItemToObject(in, m->inputs[i].name, exact_number(p->v.value));
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (text) st->need_reinit = 1;
+    return text;
+}
+
+static int read_array(const cJSON *a, int n, double *out)
+{
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) return -1;
+    int i = 0;
+    for (const cJSON *e = a->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return -1;
+        out[i] = e->valuedouble;
+    }
+    return 0;
+}
+
+int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t len)
+{
+    cJSON *o = cJSON_ParseWithLength(json, len);
+    if (!o) {
+        state_set_error(st, "checkpoint: not JSON");
+        return ROD_EINVAL;
+    }
+    int rc = ROD_EINVAL;
+    double *q = calloc((size_t)2 * m->n + 1, sizeof *q);
+    profile *in = calloc((size_t)m->ninputs + 1, sizeof *in);
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "version");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "t");
+    const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(o, "inputs");
+    if (!q || !in) {
+        state_set_error(st, "out of memory");
+        rc = ROD_ENOMEM;
+        goto out;
+    }
+    if (!cJSON_IsNumber(ver) || ver->valueint != CHECKPOINT_VERSION) {
+        state_set_error(st, "checkpoint: unknown version");
+        goto out;
+    }
+    if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || t->valuedouble < 0) {
+        state_set_error(st, "checkpoint: t must be a finite time >= 0");
+        goto out;
+    }
+    if (read_array(cJSON_GetObjectItemCaseSensitive(o, "q"), m->n, q) ||
+        read_array(cJSON_GetObjectItemCaseSensitive(o, "qdot"), m->n, q + m->n)) {
+        state_set_error(st, "checkpoint: q and qdot must be %d finite numbers each", m->n);
+        goto out;
+    }
+    for (int i = 0; i < m->ninputs; i++) {
+        const model_input *mi = &m->inputs[i];
+        in[i] = mi->kind == INPUT_LOAD ? m->spec->loads[mi->index].scale : m->spec->acts[mi->index].value;
+    }
+    if (inputs && !cJSON_IsObject(inputs)) {
+        state_set_error(st, "checkpoint: inputs must be an object");
+        goto out;
+    }
+    for (const cJSON *e = inputs ? inputs->child : NULL; e; e = e->next) {
+        int found = -1;
+        for (int i = 0; i < m->ninputs; i++)
+            if (strcmp(m->inputs[i].name, e->string) == 0) found = i;
+        if (found < 0 || !cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            state_set_error(st, "checkpoint: input \"%s\" is unknown or not a number", e->string);
+            goto out;
+        }
+        in[found] = (profile){.kind = PROFILE_CONST, .v = {-1, e->valuedouble}};
+    }
+    /* everything checked: apply it all */
+    st->t = t->valuedouble;
+    memcpy(st->q, q, (size_t)m->n * sizeof *q);
+    memcpy(st->qd, q + m->n, (size_t)m->n * sizeof *q);
+    memcpy(st->input, in, (size_t)m->ninputs * sizeof *in);
+    st->need_reinit = 1;
+    rc = ROD_OK;
+out:
+    free(q);
+    free(in);
+    cJSON_Delete(o);
+    return rc;
+}
