@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,11 +176,91 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
     return o;
 }
 
+/* A frame is thousands of numbers printed 30 times a second: written directly with 10
+ * significant digits (far below any physical uncertainty) instead of cJSON's print-and-verify
+ * per number, which costs several times more. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_reserve(sbuf *b, size_t more)
+{
+    if (b->oom || b->len + more < b->cap) return;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap <= b->len + more) cap *= 2;
+    char *p = realloc(b->buf, cap);
+    if (!p) {
+        b->oom = 1;
+        return;
+    }
+    b->buf = p;
+    b->cap = cap;
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    sb_reserve(b, n + 1);
+    if (b->oom) return;
+    memcpy(b->buf + b->len, s, n + 1);
+    b->len += n;
+}
+
+static void sb_num(sbuf *b, double v)
+{
+    sb_reserve(b, 32);
+    if (b->oom) return;
+    if (!isfinite(v)) { /* JSON has no inf or NaN */
+        memcpy(b->buf + b->len, "null", 5);
+        b->len += 4;
+        return;
+    }
+    b->len += (size_t)snprintf(b->buf + b->len, 32, "%.10g", v);
+}
+
+static void sb_array(sbuf *b, const char *key, const double *v, int n, int w)
+{
+    sb_str(b, ",\"");
+    sb_str(b, key);
+    sb_str(b, "\":[");
+    for (int i = 0; i < n; i++) {
+        if (i) sb_str(b, ",");
+        if (w > 1) sb_str(b, "[");
+        for (int k = 0; k < w; k++) {
+            if (k) sb_str(b, ",");
+            sb_num(b, v[(size_t)w * i + k]);
+        }
+        if (w > 1) sb_str(b, "]");
+    }
+    sb_str(b, "]");
+}
+
 char *rod_frame_to_json(const rod_frame *f)
 {
-    cJSON *o = rod_frame_to_cjson(f);
-    if (!o) return NULL;
-    char *s = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return s;
+    sbuf b = {0};
+    sb_str(&b, "{\"t\":");
+    sb_num(&b, f->t);
+    sb_array(&b, "s", f->s, f->n, 1);
+    sb_array(&b, "position", f->position, f->n, 3);
+    sb_array(&b, "rotation", f->rotation, f->n, 9);
+    sb_array(&b, "rho", f->rho, f->n, 1);
+    sb_array(&b, "radius", f->radius, f->n, 1);
+    sb_array(&b, "kappa", f->kappa, f->n, 3);
+    sb_array(&b, "nu", f->nu, f->n, 3);
+    sb_str(&b, ",\"energy\":{\"kinetic\":");
+    sb_num(&b, f->e_kinetic);
+    sb_str(&b, ",\"elastic\":");
+    sb_num(&b, f->e_elastic);
+    sb_str(&b, ",\"gravity\":");
+    sb_num(&b, f->e_gravity);
+    sb_str(&b, "},\"volume_change\":");
+    sb_num(&b, f->volume_change);
+    sb_str(&b, "}");
+    if (b.oom) {
+        free(b.buf);
+        return NULL;
+    }
+    return b.buf;
 }

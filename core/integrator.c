@@ -187,7 +187,8 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     }
     struct dyn_solver *d = st->dyn;
     st->err[0] = '\0';
-    CVodeSetStopTime(d->mem, t_end);
+    /* no stop time: CVODE steps past t_end as its error control likes and interpolates back,
+     * so frequent frames do not cut its steps short */
     sunrealtype tret = st->t;
     int flag = CVode(d->mem, t_end, d->y, &tret, CV_NORMAL);
     if (flag < 0) {

@@ -15,8 +15,38 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
 
 /* One Zanna step of length h from (g, J) in place: g <- g exp(Omega) and
  * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), where Phi_Omega = dOmega/dq =
- * h/2 (Phi1 + Phi2) + sqrt(3) h^2/12 (ad_xi1 Phi2 - ad_xi2 Phi1). a1, a2: the Phi_xi column
- * values at the two Zanna points. */
+ * h/2 (Phi1 + Phi2) + sqrt(3) h^2/12 (ad_xi1 Phi2 - ad_xi2 Phi1). A column of Phi_xi is one
+ * component c times a scalar, so Ad^{-1} T Phi_Omega's column is a combination of three
+ * vectors per component, Ad^{-1} T e_c, Ad^{-1} T ad_xi1 e_c and Ad^{-1} T ad_xi2 e_c, formed
+ * once per step. a1, a2: the Phi_xi column values at the two Zanna points. */
+static void step_J(const rod_model *m, const double *a1, const double *a2, double h,
+                   const double xi1[6], const double xi2[6], const lie_tangent *tc,
+                   const lie_pose *e, double *J)
+{
+    double w0[6][6], w1[6][6], w2[6][6];
+    for (int c = 0; c < 6; c++) {
+        if (!m->comp_used[c]) continue;
+        double ec[6] = {0}, v[6], Tv[6];
+        ec[c] = 1.0;
+        lie_dexp_apply_tc(tc, ec, Tv);
+        lie_Ad_inv_apply(e, Tv, w0[c]);
+        lie_ad_apply(xi1, ec, v);
+        lie_dexp_apply_tc(tc, v, Tv);
+        lie_Ad_inv_apply(e, Tv, w1[c]);
+        lie_ad_apply(xi2, ec, v);
+        lie_dexp_apply_tc(tc, v, Tv);
+        lie_Ad_inv_apply(e, Tv, w2[c]);
+    }
+    const double cm = MAGNUS_C * h * h;
+    for (int j = 0; j < m->n_xi; j++) {
+        const int c = m->cols[j].comp;
+        const double b0 = 0.5 * h * (a1[j] + a2[j]), b1 = cm * a2[j], b2 = -cm * a1[j];
+        double *Jj = J + 6 * j, t[6];
+        lie_Ad_inv_apply(e, Jj, t);
+        for (int i = 0; i < 6; i++) Jj[i] = t[i] + b0 * w0[c][i] + b1 * w1[c][i] + b2 * w2[c][i];
+    }
+}
+
 static void zanna_step(const rod_model *m, const double *q, const double *a1, const double *a2,
                        double h, lie_pose *g, double *J)
 {
@@ -24,24 +54,12 @@ static void zanna_step(const rod_model *m, const double *q, const double *a1, co
     model_xi(m, a1, q, xi1);
     model_xi(m, a2, q, xi2);
     kin_zanna_omega(xi1, xi2, h, Omega);
+    lie_tangent tc;
+    lie_tangent_init(Omega, &tc);
     lie_pose e;
-    lie_exp(Omega, &e);
+    lie_exp_tc(&tc, &e);
     lie_pose_mul(g, &e, g);
-    if (!J) return;
-    double T[36], ad1[36], ad2[36];
-    lie_dexp(Omega, T);
-    lie_ad(xi1, ad1);
-    lie_ad(xi2, ad2);
-    const double cm = MAGNUS_C * h * h;
-    for (int j = 0; j < m->n_xi; j++) {
-        const int c = m->cols[j].comp;
-        double phiO[6], tmp[6], *Jj = J + 6 * j;
-        for (int i = 0; i < 6; i++) phiO[i] = cm * (a2[j] * ad1[i + 6 * c] - a1[j] * ad2[i + 6 * c]);
-        phiO[c] += 0.5 * h * (a1[j] + a2[j]);
-        lie_mat6_apply(T, phiO, tmp);
-        for (int i = 0; i < 6; i++) tmp[i] += Jj[i];
-        lie_Ad_inv_apply(&e, tmp, Jj);
-    }
+    if (J) step_J(m, a1, a2, h, xi1, xi2, &tc, &e, J);
 }
 
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
@@ -94,6 +112,8 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
             xi_rate(m, a1, qd, xd1);
             xi_rate(m, a2, qd, xd2);
             kin_zanna_omega(xi1, xi2, h, Omega);
+            lie_tangent tc;
+            lie_tangent_init(Omega, &tc);
             /* Omega_dot = h/2 (xd1 + xd2) + sqrt(3) h^2/12 (ad_xi1 xd2 + ad_xd1 xi2) */
             lie_ad_apply(xi1, xd2, c1);
             lie_ad_apply(xd1, xi2, c2);
@@ -102,19 +122,20 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
             double Pd[6], TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
             lie_ad_apply(xd1, xd2, Pd);
             for (int i = 0; i < 6; i++) Pd[i] *= 2.0 * cm;
-            lie_dexp_apply(Omega, Od, TOd);
-            lie_dexp_apply(Omega, Pd, TPd);
-            lie_dexp_dot_apply(Omega, Od, TdOd);
+            lie_dexp_apply_tc(&tc, Od, TOd);
+            lie_dexp_apply_tc(&tc, Pd, TPd);
+            lie_dexp_dot_apply_tc(&tc, Od, TdOd);
             lie_ad_apply(ek, TOd, adeT);
             for (int i = 0; i < 6; i++) {
                 e_new[i] = ek[i] + TOd[i];
                 b_new[i] = bk[i] + adeT[i] + TdOd[i] + TPd[i];
             }
             lie_pose e;
-            lie_exp(Omega, &e);
+            lie_exp_tc(&tc, &e);
             lie_Ad_inv_apply(&e, e_new, ek);
             lie_Ad_inv_apply(&e, b_new, bk);
-            zanna_step(m, q, a1, a2, h, &g[k], Jk);
+            lie_pose_mul(&g[k], &e, &g[k]);
+            step_J(m, a1, a2, h, xi1, xi2, &tc, &e, Jk);
         }
     }
 }

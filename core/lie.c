@@ -106,12 +106,19 @@ void lie_coeffs(double theta, double f[6])
         lie_coeffs_closed(theta, f);
 }
 
+static void exp_from(const double Omega[6], const double f[6], lie_pose *g);
+
 void lie_exp(const double Omega[6], lie_pose *g)
 {
-    const double *k = Omega, *n = Omega + 3;
-    const double theta = sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
+    const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
     double f[6];
     lie_coeffs(theta, f);
+    exp_from(Omega, f, g);
+}
+
+static void exp_from(const double Omega[6], const double f[6], lie_pose *g)
+{
+    const double *k = Omega, *n = Omega + 3;
     double K[9], K2[9];
     lie_skew(k, K);
     for (int j = 0; j < 3; j++)
@@ -243,41 +250,59 @@ void lie_dexp(const double Omega[6], double T[36])
     for (int i = 0; i < 6; i++) T[i + 6 * i] += 1.0;
 }
 
-static void dexp_c(const double Omega[6], double c[5], double f[6], double *theta_out)
+void lie_tangent_init(const double Omega[6], lie_tangent *tc)
 {
-    const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
-    lie_coeffs(theta, f);
+    memcpy(tc->Omega, Omega, sizeof tc->Omega);
+    tc->theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
+    double *f = tc->f, *c = tc->c;
+    lie_coeffs(tc->theta, f);
     c[0] = 1.0;
     c[1] = 0.5 * (4.0 * f[2] - f[1]);
     c[2] = 0.5 * (5.0 * f[3] - f[2]);
     c[3] = 0.5 * (f[3] - 2.0 * f[4]);
     c[4] = 0.5 * (f[4] - 3.0 * f[5]);
-    if (theta_out) *theta_out = theta;
+}
+
+void lie_exp_tc(const lie_tangent *tc, lie_pose *g)
+{
+    exp_from(tc->Omega, tc->f, g);
+}
+
+void lie_dexp_apply_tc(const lie_tangent *tc, const double x[6], double out[6])
+{
+    /* Horner: T x = x + A(c1 x + A(c2 x + A(c3 x + A c4 x))) */
+    const double *c = tc->c;
+    double w[6], t[6];
+    for (int i = 0; i < 6; i++) w[i] = c[4] * x[i];
+    for (int k = 3; k >= 0; k--) {
+        lie_ad_apply(tc->Omega, w, t);
+        for (int i = 0; i < 6; i++) w[i] = c[k] * x[i] + t[i];
+    }
+    memcpy(out, w, sizeof w);
 }
 
 void lie_dexp_apply(const double Omega[6], const double x[6], double out[6])
 {
-    double c[5], f[6], w[6], o[6];
-    dexp_c(Omega, c, f, NULL);
-    memcpy(w, x, sizeof w);
-    memcpy(o, x, sizeof o);
-    for (int k = 1; k <= 4; k++) {
-        double t[6];
-        lie_ad_apply(Omega, w, t);
-        memcpy(w, t, sizeof w);
-        for (int i = 0; i < 6; i++) o[i] += c[k] * w[i];
-    }
-    memcpy(out, o, sizeof o);
+    lie_tangent tc;
+    lie_tangent_init(Omega, &tc);
+    lie_dexp_apply_tc(&tc, x, out);
 }
 
 void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6])
 {
+    lie_tangent tc;
+    lie_tangent_init(Omega, &tc);
+    lie_dexp_dot_apply_tc(&tc, v, out);
+}
+
+void lie_dexp_dot_apply_tc(const lie_tangent *tc, const double v[6], double out[6])
+{
     /* T = sum_k c_k(x) A^k with A = ad_Omega, x = theta^2; along Omega_dot = v,
      * T_dot v = sum_k c_k' x_dot A^k v + sum_k c_k sum_j A^j B A^(k-1-j) v, B = ad_v, and
      * every term ending in B v = ad_v v = 0 drops out. */
-    double c[5], f[6], h[6], theta;
-    dexp_c(Omega, c, f, &theta);
-    lie_coeffs_deriv(theta, f, h);
+    const double *Omega = tc->Omega, *c = tc->c;
+    double h[6];
+    lie_coeffs_deriv(tc->theta, tc->f, h);
     const double xdot = 2.0 * (Omega[0] * v[0] + Omega[1] * v[1] + Omega[2] * v[2]);
     const double dc[5] = {0.0, 0.5 * (4.0 * h[2] - h[1]) * xdot, 0.5 * (5.0 * h[3] - h[2]) * xdot,
                           0.5 * (h[3] - 2.0 * h[4]) * xdot, 0.5 * (h[4] - 3.0 * h[5]) * xdot};

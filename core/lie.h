@@ -39,6 +39,20 @@ void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6]);
  * d/dt exp(Omega) = exp(Omega) (Ad_{exp(Omega)}^{-1} T_Omega Omega_dot)^. */
 void lie_dexp(const double Omega[6], double T[36]);
 
+/* The coefficients of exp and T at one Omega, computed once and reused by the *_tc calls
+ * (the recursion evaluates exp, T and T_dot at the same Omega several times a step). */
+typedef struct {
+    double Omega[6];
+    double theta;
+    double f[6]; /* f_0..f_5 of lie_coeffs */
+    double c[5]; /* T = sum_k c_k ad^k */
+} lie_tangent;
+
+void lie_tangent_init(const double Omega[6], lie_tangent *tc);
+void lie_exp_tc(const lie_tangent *tc, lie_pose *g);
+void lie_dexp_apply_tc(const lie_tangent *tc, const double x[6], double out[6]);
+void lie_dexp_dot_apply_tc(const lie_tangent *tc, const double v[6], double out[6]);
+
 /* T_Omega x without forming the matrix. */
 void lie_dexp_apply(const double Omega[6], const double x[6], double out[6]);
 /* (d/dt T_Omega) v for Omega_dot = v: the derivative of the tangent operator along v, applied

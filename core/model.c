@@ -300,7 +300,10 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     if (!m->cols) goto nomem;
     int j = 0;
     for (int k = 0; k < 6; k++)
-        for (int d = 0; d <= sp->degree[k]; d++) m->cols[j++] = (xi_column){k, d};
+        for (int d = 0; d <= sp->degree[k]; d++) {
+            m->cols[j++] = (xi_column){k, d};
+            m->comp_used[k] = 1;
+        }
 
     if (sp->nguess && sp->nguess != m->n) {
         issues_add(iss, "/solver/guess", "has %d values; this model has %d coordinates "

@@ -38,6 +38,7 @@ struct rod_model {
 
     int n_xi, n_rho, n;          /* n = n_xi + n_rho */
     xi_column *cols;             /* n_xi */
+    int comp_used[6];            /* which strain components have columns */
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to

@@ -54,7 +54,8 @@ static int emit(const rod_model *m, const rod_state *st, int points)
     char *text = rod_frame_to_json(&f);
     rod_frame_free(&f);
     if (!text) return -1;
-    int rc = puts(text) < 0 ? -1 : 0;
+    /* one line per frame, flushed, so a reader of the pipe gets each as it is made */
+    int rc = (puts(text) < 0 || fflush(stdout) != 0) ? -1 : 0;
     free(text);
     return rc;
 }
