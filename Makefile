@@ -34,7 +34,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 EXAMPLE ?= api/examples/stiffness-tuning.json
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema asan valgrind \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching asan valgrind \
         fuzz fuzz-run bench clean
 
 all: $(BUILD)/rodd
@@ -82,15 +82,20 @@ test-cli: $(BUILD)/rodd
 test-schema: $(BUILD)/rodd
 	bash tests/schema/run.sh
 
+test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
+	BUILD=$(BUILD) bash tests/validation/reaching.sh
+
 # The whole suite: unit, validation, command line, schema, a bounded fuzz run, and the
 # sanitizer and valgrind builds of the engine's tests.
-test: test-unit test-validation test-cli test-schema fuzz-run asan valgrind
+test: test-unit test-validation test-cli test-schema test-reaching fuzz-run asan valgrind
 
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 test-unit test-validation test-cli
 
-valgrind: $(BUILD)/tests/unit_tests
+valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/validation_tests
 	bash tests/valgrind.sh $(BUILD)/tests/unit_tests
+	VALGRIND_FILTER='statics*/*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
+	VALGRIND_FILTER='dynamics/[ar]*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
 
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
              -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
@@ -106,7 +111,13 @@ fuzz-run: $(BUILD)/fuzz_spec
 $(BUILD)/bench_statics: tests/bench/bench_statics.c $(BUILD)/librodcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/librodcore.a $(LDLIBS)
 
-bench: $(BUILD)/rodd $(BUILD)/bench_statics
+$(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c $(BUILD)/librodcore.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/librodcore.a $(LDLIBS)
+
+$(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STAMP)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
+
+bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics
 	BUILD=$(BUILD) bash tests/bench/run.sh
 
 clean:

@@ -124,10 +124,10 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 }
 
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
-                          double *J, double *eta_all, double *bias)
+                          double *eta_all)
 {
     const int nx = m->n_xi, nr = m->n_rho;
-    kin_forward_vel(m, q, qd, g, J, eta_all, bias);
+    kin_forward_twist(m, q, qd, g, eta_all);
     double e = 0;
     for (int k = 0; k < m->ns; k++) {
         if (m->w[k] == 0) continue;

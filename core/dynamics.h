@@ -16,8 +16,8 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
               double *qdd);
 
 /* The rod's own kinetic energy, (1/2) int eta^T M-bar eta ds + (1/2) q_dot_rho^T M_rho
- * q_dot_rho (the fluid's added mass excluded). g, J, eta, bias: scratch of the state's sizes. */
+ * q_dot_rho (the fluid's added mass excluded). g, eta: scratch for every station. */
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
-                          double *J, double *eta, double *bias);
+                          double *eta);
 
 #endif

@@ -59,16 +59,9 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     int moving = 0;
     for (int i = 0; i < n; i++) moving |= st->qd[i] != 0.0;
     if (!moving) return 0;
-    const size_t ns = (size_t)m->ns;
-    double *J = malloc(ns * 6 * (size_t)(nx ? nx : 1) * sizeof *J);
-    double *eta = malloc(ns * 12 * sizeof *eta);
-    if (!J || !eta) {
-        free(J);
-        free(eta);
-        return -1;
-    }
-    f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, J, eta, eta + 6 * ns);
-    free(J);
+    double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
+    if (!eta) return -1;
+    f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
     free(eta);
     return 0;
 }

@@ -140,6 +140,41 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
     }
 }
 
+void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
+                       double *eta)
+{
+    const int nx = m->n_xi, sub = m->substeps;
+    lie_pose_identity(&g[0]);
+    memset(eta, 0, 6 * sizeof *eta);
+    for (int k = 1; k < m->ns; k++) {
+        const double h = (m->s[k] - m->s[k - 1]) / sub;
+        const double cm = MAGNUS_C * h * h;
+        g[k] = g[k - 1];
+        double *ek = eta + 6 * k;
+        memcpy(ek, ek - 6, 6 * sizeof *eta);
+        for (int j = 0; j < sub; j++) {
+            const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx, *a2 = a1 + nx;
+            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6], c1[6], c2[6], TOd[6];
+            model_xi(m, a1, q, xi1);
+            model_xi(m, a2, q, xi2);
+            xi_rate(m, a1, qd, xd1);
+            xi_rate(m, a2, qd, xd2);
+            kin_zanna_omega(xi1, xi2, h, Omega);
+            lie_tangent tc;
+            lie_tangent_init(Omega, &tc);
+            lie_ad_apply(xi1, xd2, c1);
+            lie_ad_apply(xd1, xi2, c2);
+            for (int i = 0; i < 6; i++) Od[i] = 0.5 * h * (xd1[i] + xd2[i]) + cm * (c1[i] + c2[i]);
+            lie_dexp_apply_tc(&tc, Od, TOd);
+            for (int i = 0; i < 6; i++) TOd[i] += ek[i];
+            lie_pose e;
+            lie_exp_tc(&tc, &e);
+            lie_Ad_inv_apply(&e, TOd, ek);
+            lie_pose_mul(&g[k], &e, &g[k]);
+        }
+    }
+}
+
 void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g)
 {
     double a1[256], a2[256]; /* n_xi <= 6 * 31 */

@@ -23,6 +23,10 @@ void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J);
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      double *eta, double *bias);
 
+/* Poses and body twists only (no Jacobian): what the kinetic energy needs. */
+void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
+                       double *eta);
+
 /* The same recursion on an arbitrary ascending list of points s[0..n-1] with s[0] = 0,
  * evaluating the bases on the fly (for output frames). Poses only. */
 void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g);

@@ -37,7 +37,7 @@ static const char *const keys_route[] = {"offset", "helix", "relative_to_radius"
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
-    "rtol", "atol", NULL};
+    "rtol", "atol", "jacobian", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
 static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
 
@@ -64,7 +64,7 @@ const char *const spec_known_paths[] = {
     "/actuators/*/span",
     "/discretization", "/discretization/points", "/discretization/substeps",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
-    "/solver/guess", "/solver/rtol", "/solver/atol",
+    "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
     "/initial",
     NULL};
 
@@ -703,6 +703,8 @@ static void parse_solver(pctx *c, const cJSON *sv)
     get_int(c, sv, "load_steps", "/solver", OPTIONAL, 1, 4096, &s->max_load_steps);
     get_number(c, sv, "rtol", "/solver", OPTIONAL, R_POS, &s->rtol);
     get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
+    static const char *const jacs[] = {"difference", "elastic", NULL};
+    s->jacobian_elastic = get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
     const cJSON *g = member(sv, "guess");
     if (!g) return;
     if (!cJSON_IsArray(g) || cJSON_GetArraySize(g) == 0 || cJSON_GetArraySize(g) > 10000) {

@@ -67,6 +67,7 @@ typedef struct {
     int max_iterations;
     int max_load_steps;
     double rtol, atol;    /* dynamics */
+    int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
     int initial_static;
     int nguess;
     double *guess;

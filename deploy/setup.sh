@@ -24,11 +24,13 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# node and npm run the schema and browser tests; any install of them will do (Debian's, or
-# one the machine came with), so they are only asked of apt when absent
+# node and npm run the schema and browser tests, python3 the command-line checks; any install
+# of them will do (Debian's, or one the machine came with), so they are only asked of apt when
+# absent
 if [ "${1:-}" != "--runtime" ]; then
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -5,3 +5,6 @@ build=${BUILD:-build}
 for spec in api/examples/stiffness-tuning.json tests/bench/specs/*.json; do
   [ -f "$spec" ] && "$build/bench_statics" "$spec" "${REPEATS:-50}"
 done
+# the paper reports a real-time factor of 0.45 for the reaching run in MATLAB (Sec. 5.2)
+"$build/bench_dynamics" api/examples/octopus-reaching.json 3.5 0.01 "${DYN_REPEATS:-5}"
+"$build/bench_dynamics" api/examples/octopus-fetching.json 9 0.01 "${DYN_REPEATS:-3}"

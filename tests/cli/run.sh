@@ -77,6 +77,28 @@ expect "no convergence exits 3" 3 "$rodd" solve "$tmp/hard.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["converged"] is False' "$tmp/out" \
   && pass "an unconverged solve still prints its honest result" || fail "unconverged output"
 
+# dynamics: NDJSON frames, the first at t = 0, one per --every
+expect "run the reaching example briefly" 0 "$rodd" run "$top/api/examples/octopus-reaching.json" --until 0.05 --every 0.01 --points 11
+python3 - "$tmp/out" <<'PY' && pass "run prints one FRAME per line from t = 0" || fail "run output"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+frames = [json.loads(l) for l in lines]
+assert len(frames) == 6, len(frames)
+assert abs(frames[0]["t"]) < 1e-12 and abs(frames[-1]["t"] - 0.05) < 1e-9
+assert all(len(f["s"]) == 11 for f in frames)
+assert frames[0]["energy"]["kinetic"] == 0
+PY
+grep -q "real-time factor" "$tmp/err" && pass "run reports its counters on stderr" || fail "run stderr"
+expect "run needs --until" 64 "$rodd" run "$ex"
+expect "run refuses a bad spec with 2" 2 "$rodd" run "$tmp/bad.json" --until 1
+expect "run --set" 0 "$rodd" run "$ex" --until 0.02 --every 0.01 --points 2 --set rod.shear_viscosity=10
+cat >"$tmp/blowup.json" <<'JSON'
+{"model": "classic", "rod": {"length": 0.5, "radius": 0.01, "density": 1000, "youngs_modulus": 1e5, "poisson_ratio": 0.45},
+ "strains": {"bend2": 3}, "actuators": [{"name": "c", "type": "cable", "route": {"offset": [0.005, 0]}, "tension": "t > 0.01 ? 1/0 : 0"}]}
+JSON
+expect "a solver failure exits 1" 1 "$rodd" run "$tmp/blowup.json" --until 0.1 --every 0.005
+grep -q "not finite" "$tmp/err" && pass "the failure says why" || fail "failure message"
+
 expect "usage error" 64 "$rodd" solve
 expect "unknown command" 64 "$rodd" frobnicate
 expect "unknown option" 64 "$rodd" solve "$ex" --bogus

@@ -304,3 +304,23 @@ Test(dynamics, actuator_step_mid_run_works_without_a_solver_failure, .timeout = 
     rod_state_free(st);
     rod_model_free(m);
 }
+
+Test(dynamics, a_solver_failure_returns_the_message_and_aborts_nothing)
+{
+    rod_model *m = tu_model(
+        "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+        "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 3}, "
+        "\"actuators\": [{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, "
+        "\"tension\": \"t > 0.1 ? 1/0 : 0.01\"}]}");
+    rod_state *st = started(m);
+    advance(m, st, 0.05);
+    int rc = rod_dynamics_advance(m, st, 0.5);
+    cr_assert_eq(rc, ROD_ESOLVER);
+    cr_assert(strstr(rod_state_error(st), "not finite"), "message: %s", rod_state_error(st));
+    /* the state still holds the last good step and can be read */
+    rod_frame f = tu_frame(m, st, 3);
+    cr_assert(f.t >= 0.05 && f.t <= 0.1 + 1e-9, "t = %g", f.t);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
