@@ -87,6 +87,24 @@ static void xi_rate(const rod_model *m, const double *colvals, const double *qd,
     for (int j = 0; j < m->n_xi; j++) out[m->cols[j].comp] += colvals[j] * qd[j];
 }
 
+/* The strains, their rates, Omega and Omega_dot of one Zanna step: Omega_dot = h/2 (xd1 + xd2)
+ * + sqrt(3) h^2/12 (ad_xi1 xd2 + ad_xd1 xi2). */
+static void step_rates(const rod_model *m, const double *q, const double *qd, const double *a1,
+                       const double *a2, double h, double xi1[6], double xi2[6], double xd1[6],
+                       double xd2[6], double Omega[6], double Od[6])
+{
+    double c1[6], c2[6];
+    model_xi(m, a1, q, xi1);
+    model_xi(m, a2, q, xi2);
+    xi_rate(m, a1, qd, xd1);
+    xi_rate(m, a2, qd, xd2);
+    kin_zanna_omega(xi1, xi2, h, Omega);
+    lie_ad_apply(xi1, xd2, c1);
+    lie_ad_apply(xd1, xi2, c2);
+    const double cm = MAGNUS_C * h * h;
+    for (int i = 0; i < 6; i++) Od[i] = 0.5 * h * (xd1[i] + xd2[i]) + cm * (c1[i] + c2[i]);
+}
+
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      double *eta, double *bias)
 {
@@ -106,18 +124,10 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
         memcpy(bk, bk - 6, 6 * sizeof *bias);
         for (int j = 0; j < sub; j++) {
             const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx, *a2 = a1 + nx;
-            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6], c1[6], c2[6];
-            model_xi(m, a1, q, xi1);
-            model_xi(m, a2, q, xi2);
-            xi_rate(m, a1, qd, xd1);
-            xi_rate(m, a2, qd, xd2);
-            kin_zanna_omega(xi1, xi2, h, Omega);
+            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6];
+            step_rates(m, q, qd, a1, a2, h, xi1, xi2, xd1, xd2, Omega, Od);
             lie_tangent tc;
             lie_tangent_init(Omega, &tc);
-            /* Omega_dot = h/2 (xd1 + xd2) + sqrt(3) h^2/12 (ad_xi1 xd2 + ad_xd1 xi2) */
-            lie_ad_apply(xi1, xd2, c1);
-            lie_ad_apply(xd1, xi2, c2);
-            for (int i = 0; i < 6; i++) Od[i] = 0.5 * h * (xd1[i] + xd2[i]) + cm * (c1[i] + c2[i]);
             /* Phi_Omega_dot q_dot = sqrt(3) h^2/12 (ad_xd1 xd2 - ad_xd2 xd1) = sqrt(3) h^2/6 ad_xd1 xd2 */
             double Pd[6], TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
             lie_ad_apply(xd1, xd2, Pd);
@@ -148,23 +158,15 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     memset(eta, 0, 6 * sizeof *eta);
     for (int k = 1; k < m->ns; k++) {
         const double h = (m->s[k] - m->s[k - 1]) / sub;
-        const double cm = MAGNUS_C * h * h;
         g[k] = g[k - 1];
         double *ek = eta + 6 * k;
         memcpy(ek, ek - 6, 6 * sizeof *eta);
         for (int j = 0; j < sub; j++) {
             const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx, *a2 = a1 + nx;
-            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6], c1[6], c2[6], TOd[6];
-            model_xi(m, a1, q, xi1);
-            model_xi(m, a2, q, xi2);
-            xi_rate(m, a1, qd, xd1);
-            xi_rate(m, a2, qd, xd2);
-            kin_zanna_omega(xi1, xi2, h, Omega);
+            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6], TOd[6];
+            step_rates(m, q, qd, a1, a2, h, xi1, xi2, xd1, xd2, Omega, Od);
             lie_tangent tc;
             lie_tangent_init(Omega, &tc);
-            lie_ad_apply(xi1, xd2, c1);
-            lie_ad_apply(xd1, xi2, c2);
-            for (int i = 0; i < 6; i++) Od[i] = 0.5 * h * (xd1[i] + xd2[i]) + cm * (c1[i] + c2[i]);
             lie_dexp_apply_tc(&tc, Od, TOd);
             for (int i = 0; i < 6; i++) TOd[i] += ek[i];
             lie_pose e;

@@ -8,6 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void line_col(const char *text, size_t at, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t k = 0; k < at; k++) {
+        if (text[k] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
 cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues)
 {
     size_t i = 0;
@@ -27,15 +41,8 @@ cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues)
     if (!root) {
         size_t at = end ? (size_t)(end - text) : 0;
         if (at > len) at = len;
-        int line = 1, col = 1;
-        for (size_t k = 0; k < at; k++) {
-            if (text[k] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
+        int line, col;
+        line_col(text, at, &line, &col);
         issues_add(issues, "", "malformed JSON at line %d, column %d (byte %zu)", line, col, at);
         return NULL;
     }
@@ -45,15 +52,8 @@ cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues)
                           text[used] == '\r'))
         used++;
     if (used < len && text[used] != '\0') {
-        int line = 1, col = 1;
-        for (size_t k = 0; k < used; k++) {
-            if (text[k] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
+        int line, col;
+        line_col(text, used, &line, &col);
         issues_add(issues, "", "malformed JSON at line %d, column %d (byte %zu): text after the "
                    "document", line, col, used);
         cJSON_Delete(root);

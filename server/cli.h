@@ -24,6 +24,10 @@ typedef struct {
 int cli_parse_common(int argc, char **argv, int first, cli_common *o,
                      int (*extra)(int argc, char **argv, int i, void *data), void *data);
 void cli_free_common(cli_common *o);
+/* Loads o's spec with its overrides; on failure prints every issue as "SPEC: PATH: MESSAGE"
+ * on stderr and returns NULL. */
+struct rod_model;
+struct rod_model *cli_load_model(const cli_common *o);
 
 int cli_check(int argc, char **argv);
 int cli_solve(int argc, char **argv);

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "rod.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,4 +55,16 @@ void cli_free_common(cli_common *o)
 {
     free(o->overrides);
     o->overrides = NULL;
+}
+
+rod_model *cli_load_model(const cli_common *o)
+{
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_load(o->spec_path, o->overrides, o->n_overrides, &iss);
+    for (int i = 0; !m && i < iss.count; i++)
+        fprintf(stderr, "%s: %s%s%s\n", o->spec_path, iss.items[i].path, iss.items[i].path[0] ? ": " : "",
+                iss.items[i].message);
+    rod_issues_free(&iss);
+    return m;
 }

@@ -84,13 +84,7 @@ int cli_run(int argc, char **argv)
         return rc;
     }
     if (ro.every <= 0) ro.every = ro.until / 100;
-    rod_issues iss;
-    rod_issues_init(&iss);
-    rod_model *m = rod_model_load(o.spec_path, o.overrides, o.n_overrides, &iss);
-    for (int i = 0; i < iss.count; i++)
-        fprintf(stderr, "%s: %s%s%s\n", o.spec_path, iss.items[i].path, iss.items[i].path[0] ? ": " : "",
-                iss.items[i].message);
-    rod_issues_free(&iss);
+    rod_model *m = cli_load_model(&o);
     const int points = o.points;
     cli_free_common(&o);
     if (!m) return EXIT_BAD_SPEC;

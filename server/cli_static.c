@@ -7,20 +7,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-static rod_model *load_or_report(const cli_common *o)
-{
-    rod_issues iss;
-    rod_issues_init(&iss);
-    rod_model *m = rod_model_load(o->spec_path, o->overrides, o->n_overrides, &iss);
-    if (!m) {
-        for (int i = 0; i < iss.count; i++)
-            fprintf(stderr, "%s: %s%s%s\n", o->spec_path, iss.items[i].path,
-                    iss.items[i].path[0] ? ": " : "", iss.items[i].message);
-    }
-    rod_issues_free(&iss);
-    return m;
-}
-
 int cli_check(int argc, char **argv)
 {
     cli_common o;
@@ -29,7 +15,7 @@ int cli_check(int argc, char **argv)
         cli_free_common(&o);
         return rc;
     }
-    rod_model *m = load_or_report(&o);
+    rod_model *m = cli_load_model(&o);
     if (!m) {
         cli_free_common(&o);
         return EXIT_BAD_SPEC;
@@ -58,7 +44,7 @@ int cli_solve(int argc, char **argv)
         cli_free_common(&o);
         return rc;
     }
-    rod_model *m = load_or_report(&o);
+    rod_model *m = cli_load_model(&o);
     cli_free_common(&o);
     if (!m) return EXIT_BAD_SPEC;
     char err[256];
