@@ -237,3 +237,62 @@ Test(statics_classic, gravity_cantilever_small_deflection_matches_beam_theory)
     rod_state_free(st);
     rod_model_free(m);
 }
+
+Test(statics_classic, point_force_small_deflection_matches_beam_theory)
+{
+    /* F at s = a on a cantilever: w(a) = F a^3 / (3 EI), tip w(L) = F a^2 (3L - a) / (6 EI) */
+    const double a = 0.3, F = 1e-6 * EI / (L_ROD * L_ROD) * 100;
+    char loads[256];
+    snprintf(loads, sizeof loads,
+             "{\"name\": \"p\", \"type\": \"point_force\", \"force\": [%.17g, 0, 0], \"s\": %g}", F, a);
+    rod_model *m = tu_model(spec_text("\"bend2\": 6", loads, ""));
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 51); /* s = 0.3 is point 30 */
+    const double wa = F * a * a * a / (3 * EI), wL = F * a * a * (3 * L_ROD - a) / (6 * EI);
+    cr_assert_float_eq(f.position[3 * 30], wa, 1e-3 * wa, "%.9g vs %.9g", f.position[90], wa);
+    cr_assert_float_eq(f.position[3 * 50], wL, 1e-3 * wL, "%.9g vs %.9g", f.position[150], wL);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(statics_classic, follower_force_stays_normal_to_the_tip)
+{
+    /* a local force along d1 at the tip turns with it: the internal force at the tip is
+     * perpendicular to d3 there, so the tip curvature is 0 and the shear resultant aligns */
+    const double F = 2 * EI / (L_ROD * L_ROD);
+    char loads[256];
+    snprintf(loads, sizeof loads,
+             "{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [%.17g, 0, 0], \"frame\": \"local\"}", F);
+    rod_model *m = tu_model(spec_text("\"bend2\": 8", loads, ""));
+    rod_state *st = tu_solve(m);
+    rod_frame fl = tu_frame(m, st, 3);
+    rod_state_free(st);
+    rod_model_free(m);
+    snprintf(loads, sizeof loads, "{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [%.17g, 0, 0]}", F);
+    m = tu_model(spec_text("\"bend2\": 8", loads, ""));
+    st = tu_solve(m);
+    rod_frame fd = tu_frame(m, st, 3);
+    /* the follower bends further than the dead load, which loses its lever arm as the tip turns */
+    cr_assert_gt(fl.position[6], fd.position[6] + 1e-3 * L_ROD);
+    cr_assert_float_eq(fl.kappa[3 * 2 + 1], 0.0, 1e-3 * F * L_ROD / EI, "no moment at a free tip");
+    rod_frame_free(&fl);
+    rod_frame_free(&fd);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(statics_classic, a_converged_guess_needs_no_iterations)
+{
+    const double F = 3 * EI / (L_ROD * L_ROD);
+    char loads[256];
+    snprintf(loads, sizeof loads, "{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [%.17g, 0, 0]}", F);
+    rod_model *m = tu_model(spec_text("\"bend2\": 6", loads, ""));
+    rod_state *st = tu_solve(m);
+    rod_statics_result res;
+    cr_assert_eq(rod_statics_solve(m, st, 0.0, &res), ROD_OK);
+    cr_assert_leq(res.iterations, 1, "%d iterations from the solution", res.iterations);
+    cr_assert_eq(res.load_steps, 1);
+    rod_state_free(st);
+    rod_model_free(m);
+}
