@@ -108,10 +108,10 @@ fuzz-run: $(BUILD)/fuzz_spec
 	$(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-20} -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -dict=tests/fuzz/spec.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
 
-$(BUILD)/bench_statics: tests/bench/bench_statics.c $(BUILD)/librodcore.a
+$(BUILD)/bench_statics: tests/bench/bench_statics.c tests/bench/bench_util.h $(BUILD)/librodcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/librodcore.a $(LDLIBS)
 
-$(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c $(BUILD)/librodcore.a
+$(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c tests/bench/bench_util.h $(BUILD)/librodcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/librodcore.a $(LDLIBS)
 
 $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STAMP)

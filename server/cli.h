@@ -28,6 +28,11 @@ void cli_free_common(cli_common *o);
  * on stderr and returns NULL. */
 struct rod_model;
 struct rod_model *cli_load_model(const cli_common *o);
+/* A fresh state for m; on failure prints why, frees m and returns NULL. */
+struct rod_state;
+struct rod_state *cli_new_state(struct rod_model *m);
+/* Monotonic seconds, for the wall times the commands report. */
+double cli_now(void);
 
 int cli_check(int argc, char **argv);
 int cli_solve(int argc, char **argv);

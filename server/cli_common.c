@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int cli_parse_common(int argc, char **argv, int first, cli_common *o,
                      int (*extra)(int argc, char **argv, int i, void *data), void *data)
@@ -67,4 +68,22 @@ rod_model *cli_load_model(const cli_common *o)
                 iss.items[i].message);
     rod_issues_free(&iss);
     return m;
+}
+
+rod_state *cli_new_state(rod_model *m)
+{
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "rodd: %s\n", err);
+        rod_model_free(m);
+    }
+    return st;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }

@@ -40,13 +40,6 @@ static int run_extra(int argc, char **argv, int i, void *data)
     return 0;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 static int emit(const rod_model *m, const rod_state *st, int points)
 {
     rod_frame f;
@@ -88,15 +81,10 @@ int cli_run(int argc, char **argv)
     const int points = o.points;
     cli_free_common(&o);
     if (!m) return EXIT_BAD_SPEC;
-    char err[256];
-    rod_state *st = rod_state_create(m, err, sizeof err);
-    if (!st) {
-        fprintf(stderr, "rodd: %s\n", err);
-        rod_model_free(m);
-        return EXIT_FAILURE_OTHER;
-    }
+    rod_state *st = cli_new_state(m);
+    if (!st) return EXIT_FAILURE_OTHER;
     const int tty = isatty(2);
-    const double t0 = now_seconds();
+    const double t0 = cli_now();
     int status = EXIT_OK;
     rc = rod_dynamics_start(m, st);
     if (rc != ROD_OK) {
@@ -116,9 +104,9 @@ int cli_run(int argc, char **argv)
             break;
         }
         if (emit(m, st, points) != 0) status = EXIT_FAILURE_OTHER;
-        if (tty) progress(t, ro.until, now_seconds() - t0);
+        if (tty) progress(t, ro.until, cli_now() - t0);
     }
-    const double wall = now_seconds() - t0;
+    const double wall = cli_now() - t0;
     if (tty) fputc('\n', stderr);
     rod_dynamics_stats s;
     if (rod_dynamics_get_stats(st, &s) == ROD_OK)

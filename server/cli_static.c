@@ -29,13 +29,6 @@ int cli_check(int argc, char **argv)
     return EXIT_OK;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 int cli_solve(int argc, char **argv)
 {
     cli_common o;
@@ -47,17 +40,12 @@ int cli_solve(int argc, char **argv)
     rod_model *m = cli_load_model(&o);
     cli_free_common(&o);
     if (!m) return EXIT_BAD_SPEC;
-    char err[256];
-    rod_state *st = rod_state_create(m, err, sizeof err);
-    if (!st) {
-        fprintf(stderr, "rodd: %s\n", err);
-        rod_model_free(m);
-        return EXIT_FAILURE_OTHER;
-    }
+    rod_state *st = cli_new_state(m);
+    if (!st) return EXIT_FAILURE_OTHER;
     rod_statics_result res;
-    double t0 = now_seconds();
+    double t0 = cli_now();
     int src = rod_statics_solve(m, st, 0.0, &res);
-    double wall = now_seconds() - t0;
+    double wall = cli_now() - t0;
     if (src != ROD_OK) fprintf(stderr, "rodd: %s\n", rod_state_error(st));
     fprintf(stderr, "rodd: solve %s in %d iterations (%d load steps), residual %.3g, %.3f ms\n",
             res.converged ? "converged" : "did not converge", res.iterations, res.load_steps,

@@ -1,24 +1,13 @@
 /* Times a dynamics run through the stepping API, as a session would take it: frames at a
  * fixed interval are computed but not printed. Prints the median wall time over R runs, the
  * real-time factor (wall / simulated time) and the integrator's counters. */
+#include "bench_util.h"
 #include "rod.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -43,7 +32,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         char err[256];
         rod_state *st = rod_state_create(m, err, sizeof err);
-        double a = now();
+        double a = bench_now();
         if (rod_dynamics_start(m, st) != ROD_OK) {
             fprintf(stderr, "start: %s\n", rod_state_error(st));
             return 1;
@@ -56,12 +45,11 @@ int main(int argc, char **argv)
             rod_frame f;
             if (rod_frame_compute(m, st, 51, &f) == ROD_OK) rod_frame_free(&f);
         }
-        wall[r] = now() - a;
+        wall[r] = bench_now() - a;
         rod_dynamics_get_stats(st, &s);
         rod_state_free(st);
     }
-    qsort(wall, (size_t)reps, sizeof *wall, cmp);
-    const double med = wall[reps / 2];
+    const double med = bench_median(wall, reps);
     printf("dynamics %s: %d coordinates, %d Gauss points, to t = %g s with a 51-point frame every %g s\n",
            argv[1], rod_model_ndof(m), rod_model_quadrature_points(m), T, every);
     printf("  wall median %.3f s (min %.3f, max %.3f, %d runs); real-time factor %.4f\n", med, wall[0],

@@ -1,23 +1,12 @@
 /* Times rodd's static solve of a spec: compile once, then solve from the straight rod R times
  * and print the median, min and max wall time with the solver's iteration count. */
+#include "bench_util.h"
 #include "rod.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -28,9 +17,9 @@ int main(int argc, char **argv)
     const int reps = argc > 2 ? atoi(argv[2]) : 50;
     rod_issues iss;
     rod_issues_init(&iss);
-    double t0 = now();
+    double t0 = bench_now();
     rod_model *m = rod_model_load(argv[1], NULL, 0, &iss);
-    double tcompile = now() - t0;
+    double tcompile = bench_now() - t0;
     if (!m) {
         char buf[2048];
         rod_issues_format(&iss, buf, sizeof buf);
@@ -43,12 +32,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         char err[128];
         rod_state *st = rod_state_create(m, err, sizeof err);
-        double a = now();
+        double a = bench_now();
         rod_statics_solve(m, st, 0.0, &res);
-        t[r] = now() - a;
+        t[r] = bench_now() - a;
         rod_state_free(st);
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp);
+    bench_median(t, reps);
     printf("statics %s: %d coordinates, %d Gauss points; converged %d in %d iterations (%d load "
            "steps), residual %.2e\n",
            argv[1], rod_model_ndof(m), rod_model_quadrature_points(m), res.converged,

@@ -1,0 +1,28 @@
+/* Shared by the benchmark programs: a monotonic clock and a median. */
+#ifndef RODD_BENCH_UTIL_H
+#define RODD_BENCH_UTIL_H
+
+#include <stdlib.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static inline int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts t in place (so t[0] and t[n-1] are the extremes) and returns the median. */
+static inline double bench_median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, bench_cmp);
+    return t[n / 2];
+}
+
+#endif
