@@ -11,6 +11,7 @@ CFLAGS += -std=c11 $(OPT) -Wall -Wextra -Werror -pthread $(SANFLAGS)
 LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
           -lsundials_sunmatrixdense -lsundials_sunlinsoldense -llapacke -lopenblas -lmuparser \
           -lm -pthread
+SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += $(SANFLAGS)
@@ -34,7 +35,8 @@ SETUP_STAMP = $(BUILD)/.setup-done
 EXAMPLE ?= api/examples/stiffness-tuning.json
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching asan valgrind \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-integration \
+        asan valgrind \
         fuzz fuzz-run bench clean
 
 all: $(BUILD)/rodd
@@ -59,7 +61,7 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
@@ -82,15 +84,18 @@ test-cli: $(BUILD)/rodd
 test-schema: $(BUILD)/rodd
 	bash tests/schema/run.sh
 
+test-integration: $(BUILD)/rodd
+	RODD=$(BUILD)/rodd bash tests/integration/run.sh
+
 test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 	BUILD=$(BUILD) bash tests/validation/reaching.sh
 
 # The whole suite: unit, validation, command line, schema, a bounded fuzz run, and the
 # sanitizer and valgrind builds of the engine's tests.
-test: test-unit test-validation test-cli test-schema test-reaching fuzz-run asan valgrind
+test: test-unit test-validation test-cli test-schema test-reaching test-integration fuzz-run asan valgrind
 
 asan:
-	$(MAKE) BUILD=build-asan SAN=1 test-unit test-validation test-cli
+	$(MAKE) BUILD=build-asan SAN=1 test-unit test-validation test-cli test-integration
 
 valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/validation_tests
 	bash tests/valgrind.sh $(BUILD)/tests/unit_tests

@@ -437,3 +437,24 @@ const char *rod_model_input_name(const rod_model *m, int i)
 {
     return i >= 0 && i < m->ninputs ? m->inputs[i].name : NULL;
 }
+
+const char *rod_model_input_type(const rod_model *m, int i)
+{
+    static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment"};
+    if (i < 0 || i >= m->ninputs) return NULL;
+    const model_input *in = &m->inputs[i];
+    if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
+    return m->spec->acts[in->index].type == ACT_CABLE ? "cable" : "transverse";
+}
+
+int rod_model_input_is_actuator(const rod_model *m, int i)
+{
+    return i >= 0 && i < m->ninputs && m->inputs[i].kind == INPUT_ACTUATOR;
+}
+
+int rod_model_input_index(const rod_model *m, const char *name)
+{
+    for (int i = 0; i < m->ninputs; i++)
+        if (strcmp(m->inputs[i].name, name) == 0) return i;
+    return -1;
+}

@@ -68,6 +68,12 @@ const char *rod_model_spec_json(const rod_model *m);
 /* Inputs are the actuators and loads, by name. */
 int rod_model_ninputs(const rod_model *m);
 const char *rod_model_input_name(const rod_model *m, int i);
+/* Its type as the spec names it: "tip_force", ..., "cable", "transverse". */
+const char *rod_model_input_type(const rod_model *m, int i);
+/* 1 for an actuator (value >= 0: tension or pressure), 0 for a load (a scale). */
+int rod_model_input_is_actuator(const rod_model *m, int i);
+/* The index of the input with that name, or -1. */
+int rod_model_input_index(const rod_model *m, const char *name);
 
 /* ---- per-session state ---- */
 typedef struct rod_state rod_state;
@@ -83,6 +89,11 @@ int rod_state_set_q(rod_state *st, const double *q, int n);
  * a load's scale. Fails without changing anything if the name is unknown or the value is
  * out of range. */
 int rod_state_set_input(rod_state *st, const char *name, double value);
+/* Whether input i is a constant now (a number in the spec, or set by a command): 1 and its
+ * value in *v; 0 when it follows a profile (expression or wave). */
+int rod_state_input_constant(const rod_state *st, int i, double *v);
+/* Input i's value at the state's time, at X = s/L (its value at the tip for a load). */
+double rod_state_input_value(rod_state *st, int i, double X);
 
 /* ---- statics (Eqs. 57-58) ---- */
 typedef struct {

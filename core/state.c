@@ -139,3 +139,16 @@ double state_input_value(rod_state *st, int i, double t, double X)
     if (st->m->inputs[i].kind == INPUT_ACTUATOR && !(v > 0)) v = v != v ? v : 0.0;
     return v;
 }
+
+int rod_state_input_constant(const rod_state *st, int i, double *v)
+{
+    if (i < 0 || i >= st->m->ninputs || st->input[i].kind != PROFILE_CONST) return 0;
+    *v = st->input[i].v.value;
+    return 1;
+}
+
+double rod_state_input_value(rod_state *st, int i, double X)
+{
+    if (i < 0 || i >= st->m->ninputs) return 0.0;
+    return state_input_value(st, i, st->t, X);
+}

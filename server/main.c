@@ -1,6 +1,7 @@
 /* rodd: one binary for the daemon and the offline commands. */
 #include "cli.h"
 #include "rod.h"
+#include "serve.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,9 @@ static void usage(FILE *f)
             "                                            static equilibrium as JSON on stdout\n"
             "  rodd run SPEC.json --until T [--every DT] [--set PATH=VALUE]... [--points N]\n"
             "                                            dynamics, one FRAME per line (NDJSON)\n"
+            "  rodd serve [--config FILE] [--listen ADDR:PORT] [--state-dir DIR] [--example NAME]\n"
+            "                                            the daemon: REST, streams, the viewer\n"
+            "  rodd probe [--listen ADDR:PORT] [--path /readyz]   health check of a running daemon\n"
             "  rodd --version\n"
             "exit status: 0 ok, 1 failure, 2 bad spec, 3 no convergence, 64 usage\n");
 }
@@ -36,6 +40,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "check") == 0) return cli_check(argc, argv);
     if (strcmp(cmd, "solve") == 0) return cli_solve(argc, argv);
     if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
+    if (strcmp(cmd, "serve") == 0) return cli_serve(argc, argv);
+    if (strcmp(cmd, "probe") == 0) return cli_probe(argc, argv);
     fprintf(stderr, "rodd: unknown command \"%s\"\n", cmd);
     usage(stderr);
     return EXIT_USAGE;

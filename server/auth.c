@@ -1,0 +1,230 @@
+#include "auth.h"
+
+#include "session.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define MAX_TOKENS 256
+#define MAX_TICKETS 1024
+
+typedef struct {
+    char token[160];
+    role r;
+} token_entry;
+
+typedef struct {
+    char ticket[65];
+    char session[64];
+    role r;
+    double expires;
+} ticket_entry;
+
+struct auth {
+    token_entry tokens[MAX_TOKENS];
+    int ntokens;
+    pthread_mutex_t mu;
+    ticket_entry tickets[MAX_TICKETS];
+    int nticket_next;
+};
+
+const char *role_name(role r)
+{
+    return r == ROLE_OPERATOR ? "operator" : r == ROLE_VIEWER ? "viewer" : "none";
+}
+
+int random_hex(char *out, size_t nbytes)
+{
+    unsigned char b[64];
+    if (nbytes > sizeof b) return -1;
+    size_t got = 0;
+    while (got < nbytes) {
+        ssize_t r = getrandom(b + got, nbytes - got, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    for (size_t i = 0; i < nbytes; i++) sprintf(out + 2 * i, "%02x", b[i]);
+    out[2 * nbytes] = '\0';
+    return 0;
+}
+
+static int parse_role(const char *s, role *r)
+{
+    if (strcmp(s, "operator") == 0) *r = ROLE_OPERATOR;
+    else if (strcmp(s, "viewer") == 0) *r = ROLE_VIEWER;
+    else return -1;
+    return 0;
+}
+
+static int add_token(auth *a, const char *rolename, const char *token, char *err, size_t errlen)
+{
+    role r;
+    if (parse_role(rolename, &r) != 0) {
+        snprintf(err, errlen, "token role \"%s\": must be operator or viewer", rolename);
+        return -1;
+    }
+    size_t n = strlen(token);
+    if (n < 8 || n >= sizeof a->tokens[0].token) {
+        snprintf(err, errlen, "a token must have 8 to %zu characters", sizeof a->tokens[0].token - 1);
+        return -1;
+    }
+    if (a->ntokens == MAX_TOKENS) {
+        snprintf(err, errlen, "more than %d tokens", MAX_TOKENS);
+        return -1;
+    }
+    snprintf(a->tokens[a->ntokens].token, sizeof a->tokens[0].token, "%s", token);
+    a->tokens[a->ntokens++].r = r;
+    return 0;
+}
+
+static int load_file(auth *a, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "tokens file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = buf;
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+    if (*p == '{') {
+        cJSON *o = cJSON_Parse(p);
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "tokens");
+        int rc = cJSON_IsArray(arr) ? 0 : -1;
+        if (rc) snprintf(err, errlen, "tokens file %s: expected {\"tokens\": [...]}", path);
+        for (const cJSON *e = arr ? arr->child : NULL; e && rc == 0; e = e->next) {
+            const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "token");
+            const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "role");
+            if (!cJSON_IsString(t) || !cJSON_IsString(r)) {
+                snprintf(err, errlen, "tokens file %s: each entry needs \"token\" and \"role\"", path);
+                rc = -1;
+            } else {
+                rc = add_token(a, r->valuestring, t->valuestring, err, errlen);
+            }
+        }
+        cJSON_Delete(o);
+        return rc;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char rolename[32], token[256];
+        while (*line == ' ' || *line == '\t') line++;
+        if (!*line || *line == '#') continue;
+        if (sscanf(line, "%31s %255s", rolename, token) != 2) {
+            snprintf(err, errlen, "tokens file %s: lines are \"ROLE TOKEN\"", path);
+            return -1;
+        }
+        if (add_token(a, rolename, token, err, errlen) != 0) return -1;
+    }
+    return 0;
+}
+
+auth *auth_new(const server_config *c, char *err, size_t errlen)
+{
+    auth *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    pthread_mutex_init(&a->mu, NULL);
+    if (c->tokens_file[0] && load_file(a, c->tokens_file, err, errlen) != 0) {
+        auth_free(a);
+        return NULL;
+    }
+    if (c->tokens[0]) {
+        char list[sizeof c->tokens];
+        snprintf(list, sizeof list, "%s", c->tokens);
+        char *save = NULL;
+        for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            char *colon = strchr(item, ':');
+            if (!colon) {
+                snprintf(err, errlen, "RODD_TOKENS: items are ROLE:TOKEN");
+                auth_free(a);
+                return NULL;
+            }
+            *colon = '\0';
+            if (add_token(a, item, colon + 1, err, errlen) != 0) {
+                auth_free(a);
+                return NULL;
+            }
+        }
+    }
+    return a;
+}
+
+void auth_free(auth *a)
+{
+    if (!a) return;
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+}
+
+int auth_enabled(const auth *a)
+{
+    return a->ntokens > 0;
+}
+
+int auth_token_count(const auth *a)
+{
+    return a->ntokens;
+}
+
+/* constant time in the length of the stored token */
+static int same(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned char d = (unsigned char)(la != lb);
+    for (size_t i = 0; i < la; i++) d |= (unsigned char)(a[i] ^ (i < lb ? b[i] : 0));
+    return d == 0;
+}
+
+role auth_bearer(const auth *a, const char *header)
+{
+    if (!header || strncasecmp(header, "Bearer ", 7) != 0) return ROLE_NONE;
+    const char *tok = header + 7;
+    while (*tok == ' ') tok++;
+    role best = ROLE_NONE;
+    for (int i = 0; i < a->ntokens; i++)
+        if (same(a->tokens[i].token, tok) && a->tokens[i].r > best) best = a->tokens[i].r;
+    return best;
+}
+
+int auth_issue_ticket(auth *a, const char *session_id, role r, double ttl, char *out, size_t outlen)
+{
+    char t[65];
+    if (outlen < sizeof t || random_hex(t, 32) != 0) return -1;
+    pthread_mutex_lock(&a->mu);
+    ticket_entry *e = &a->tickets[a->nticket_next++ % MAX_TICKETS];
+    snprintf(e->ticket, sizeof e->ticket, "%s", t);
+    snprintf(e->session, sizeof e->session, "%s", session_id ? session_id : "");
+    e->r = r;
+    e->expires = mono_now() + ttl;
+    pthread_mutex_unlock(&a->mu);
+    snprintf(out, outlen, "%s", t);
+    return 0;
+}
+
+role auth_redeem_ticket(auth *a, const char *ticket, const char *session_id)
+{
+    role r = ROLE_NONE;
+    if (!ticket || strlen(ticket) != 64) return r;
+    pthread_mutex_lock(&a->mu);
+    const double now = mono_now();
+    for (int i = 0; i < MAX_TICKETS; i++) {
+        ticket_entry *e = &a->tickets[i];
+        if (!e->ticket[0] || !same(e->ticket, ticket)) continue;
+        if (e->expires >= now && (!e->session[0] || strcmp(e->session, session_id) == 0)) r = e->r;
+        e->ticket[0] = '\0'; /* single use, valid or not */
+        break;
+    }
+    pthread_mutex_unlock(&a->mu);
+    return r;
+}

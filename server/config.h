@@ -1,0 +1,44 @@
+/* The daemon's configuration: defaults, then a JSON file, then environment variables, then
+ * command-line flags, each overriding the one before. */
+#ifndef RODD_CONFIG_H
+#define RODD_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct {
+    char listen_host[128]; /* "127.0.0.1" */
+    int http_port;         /* REST and the viewer */
+    int ws_port;           /* streams; 0 = http_port + 1 */
+    char state_dir[512];   /* "" = no persistence */
+    char web_root[512];    /* the built viewer */
+    char examples_dir[512];
+    char tokens_file[512];
+    char tokens[2048];     /* "role:token,role:token" */
+    char allowed_origins[1024]; /* comma-separated; "" = same host only */
+    int workers;
+    int max_sessions;
+    int max_dof;
+    int max_points;
+    size_t max_body;
+    int http_threads;
+    int connection_timeout;  /* s */
+    int per_ip_connections;
+    int max_connections;
+    int max_streams;
+    double checkpoint_period; /* s */
+    double ticket_ttl;        /* s */
+    double stream_idle_timeout; /* s */
+    double default_rate;      /* Hz */
+    double max_rate;          /* Hz */
+    double advance_limit;     /* s of wall time one :advance may take */
+    size_t ws_max_message;
+} server_config;
+
+void config_defaults(server_config *c);
+/* Reads a JSON file; returns 0 or -1 with a message. Unknown keys are errors. */
+int config_load_file(server_config *c, const char *path, char *err, size_t errlen);
+int config_from_env(server_config *c, char *err, size_t errlen);
+/* "HOST:PORT", ":PORT" or "PORT" */
+int config_set_listen(server_config *c, const char *addr, char *err, size_t errlen);
+
+#endif

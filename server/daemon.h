@@ -1,0 +1,31 @@
+/* What every part of `rodd serve` shares. */
+#ifndef RODD_DAEMON_H
+#define RODD_DAEMON_H
+
+#include "auth.h"
+#include "config.h"
+#include "idem.h"
+#include "pool.h"
+
+#include <stdatomic.h>
+
+struct stream_server;
+struct http_server;
+
+typedef struct {
+    server_config cfg;
+    pool *pool;
+    auth *auth;
+    idem *idem;
+    struct stream_server *streams;
+    struct http_server *http;
+    atomic_int ready;     /* serving; 0 while starting or draining */
+    char ordinal[32];     /* the prefix of every session id this daemon makes */
+    int ws_port;          /* where streams listen */
+} daemon_ctx;
+
+/* Makes a session from a create request's parts and adds it to the pool (and the state
+ * directory); shared by POST /v1/sessions and the restore at start. */
+int daemon_checkpoint_session(daemon_ctx *d, session *s);
+
+#endif

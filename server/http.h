@@ -1,0 +1,64 @@
+/* The REST API over libmicrohttpd (api/openapi.yaml describes it). */
+#ifndef RODD_HTTP_H
+#define RODD_HTTP_H
+
+#include "auth.h"
+#include "daemon.h"
+
+#include <stddef.h>
+
+struct cJSON;
+
+typedef struct http_server http_server;
+
+http_server *http_start(daemon_ctx *d, char *err, size_t errlen);
+/* Stops accepting new connections (draining). */
+void http_quiesce(http_server *h);
+void http_stop(http_server *h);
+
+/* ---- for the handlers ---- */
+typedef struct {
+    daemon_ctx *d;
+    struct MHD_Connection *conn;
+    const char *method;
+    char path[1024];
+    char *body;
+    size_t len;
+    role role;
+} http_request;
+
+typedef struct {
+    int status;
+    char *body; /* malloc'd */
+    size_t len;
+    const char *content_type;
+    char location[512];
+    char etag[64];
+    char retry_after[16];
+    const char *file;    /* serve this file instead of body */
+} http_response;
+
+void reply_json(http_response *rs, int status, struct cJSON *o);  /* takes o */
+void reply_text(http_response *rs, int status, const char *ctype, const char *text);
+/* application/problem+json: type is a slug under https://rodd.invalid/problems/ */
+void reply_problem(http_response *rs, int status, const char *type, const char *title,
+                   const char *detail, struct cJSON *errors);
+const char *req_header(http_request *rq, const char *name);
+const char *req_query(http_request *rq, const char *name);
+/* Parses the body as a JSON object; on failure replies 400 with the position and returns NULL. */
+struct cJSON *req_json(http_request *rq, http_response *rs);
+/* Requires a role; replies 401/403 and returns 0 when short of it. */
+int req_need(http_request *rq, http_response *rs, role r);
+
+/* Handlers (http_sessions.c, http_misc.c); each fills rs. */
+void h_sessions_collection(http_request *rq, http_response *rs);
+int h_session_route(http_request *rq, http_response *rs); /* 0: no such route */
+void h_solve(http_request *rq, http_response *rs);
+void h_examples(http_request *rq, http_response *rs, const char *name);
+void h_stream_ticket(http_request *rq, http_response *rs);
+void h_static(http_request *rq, http_response *rs);
+
+/* The stream URL clients use for a session, from the request's Host header. */
+void stream_url_for(http_request *rq, const char *id, char *out, size_t len);
+
+#endif

@@ -1,0 +1,534 @@
+/* /v1/sessions: create, list, get, delete, lifecycle, commands, frames, checkpoints. */
+#include "http.h"
+
+#include "log.h"
+#include "persist.h"
+#include "serve.h"
+#include "stream.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Idempotency-Key around any write ---- */
+static const char *idem_begin_or_reply(http_request *rq, http_response *rs)
+{
+    const char *key = req_header(rq, "Idempotency-Key");
+    if (!key || !*key) return NULL;
+    if (strlen(key) > 128) {
+        reply_problem(rs, 400, "invalid-request", "Idempotency-Key too long", "at most 128 characters", NULL);
+        return "";
+    }
+    char fp[17];
+    idem_fingerprint(rq->method, rq->path, rq->body ? rq->body : "", rq->len, fp);
+    idem_response prev = {0};
+    switch (idem_begin(rq->d->idem, key, fp, &prev)) {
+    case IDEM_NEW:
+        return key;
+    case IDEM_REPLAY:
+        rs->status = prev.status;
+        rs->body = prev.body;
+        rs->len = prev.body ? strlen(prev.body) : 0;
+        rs->content_type = prev.content_type && strcmp(prev.content_type, "application/problem+json") == 0
+                               ? "application/problem+json" : "application/json";
+        if (prev.location) snprintf(rs->location, sizeof rs->location, "%s", prev.location);
+        free(prev.content_type);
+        free(prev.location);
+        return "";
+    case IDEM_MISMATCH:
+        reply_problem(rs, 422, "idempotency-mismatch", "Idempotency-Key reused for a different request",
+                      "a key names one request: method, path and body", NULL);
+        return "";
+    default:
+        reply_problem(rs, 409, "idempotency-in-progress", "A request with this Idempotency-Key is in progress",
+                      NULL, NULL);
+        return "";
+    }
+}
+
+static void idem_end(http_request *rq, http_response *rs, const char *key)
+{
+    if (!key || !*key) return;
+    if (rs->status >= 500) {
+        idem_abort(rq->d->idem, key); /* a server-side failure may be retried for real */
+        return;
+    }
+    idem_response r = {rs->status, rs->body, (char *)rs->content_type, rs->location[0] ? rs->location : NULL};
+    idem_finish(rq->d->idem, key, &r);
+}
+
+/* ---- helpers ---- */
+static cJSON *describe_with_url(http_request *rq, session *s)
+{
+    cJSON *o = session_describe(s);
+    char url[512];
+    stream_url_for(rq, s->id, url, sizeof url);
+    cJSON_AddStringToObject(o, "stream_url", url);
+    char self[256];
+    snprintf(self, sizeof self, "/v1/sessions/%s", s->id);
+    cJSON_AddStringToObject(o, "self", self);
+    return o;
+}
+
+static int parse_pace(const cJSON *v, double *pace)
+{
+    if (!v) return 0;
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "max") == 0) {
+        *pace = 0;
+        return 0;
+    }
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "realtime") == 0) {
+        *pace = 1;
+        return 0;
+    }
+    if (cJSON_IsNumber(v) && v->valuedouble > 0 && isfinite(v->valuedouble) && v->valuedouble <= 1e6) {
+        *pace = v->valuedouble;
+        return 0;
+    }
+    return -1;
+}
+
+static cJSON *issue(const char *path, const char *msg)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "path", path);
+    cJSON_AddStringToObject(e, "message", msg);
+    return e;
+}
+
+/* POST /v1/sessions */
+static void create(http_request *rq, http_response *rs)
+{
+    daemon_ctx *d = rq->d;
+    cJSON *body = req_json(rq, rs);
+    if (!body) return;
+    cJSON *errors = cJSON_CreateArray();
+    static const char *const allowed[] = {"spec", "example", "name", "start", "pace", "until", "points",
+                                          "checkpoint", NULL};
+    for (cJSON *it = body->child; it; it = it->next) {
+        int ok = 0;
+        for (int i = 0; allowed[i]; i++) ok |= strcmp(allowed[i], it->string) == 0;
+        if (!ok) {
+            char p[160];
+            snprintf(p, sizeof p, "/%s", it->string);
+            cJSON_AddItemToArray(errors, issue(p, "unknown key"));
+        }
+    }
+    create_request cr = {0};
+    cr.points = 51;
+    cr.pace = 1.0;
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(body, "spec");
+    const cJSON *example = cJSON_GetObjectItemCaseSensitive(body, "example");
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(body, "checkpoint");
+    const int sources = (spec != NULL) + (example != NULL) + (ck != NULL);
+    if (sources != 1)
+        cJSON_AddItemToArray(errors, issue("", "give exactly one of \"spec\", \"example\" or \"checkpoint\""));
+    if (spec && !cJSON_IsObject(spec)) cJSON_AddItemToArray(errors, issue("/spec", "must be an object"));
+    if (example && !cJSON_IsString(example)) cJSON_AddItemToArray(errors, issue("/example", "must be a string"));
+    if (ck && !cJSON_IsObject(ck)) cJSON_AddItemToArray(errors, issue("/checkpoint", "must be an object"));
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(body, "name");
+    if (name && (!cJSON_IsString(name) || strlen(name->valuestring) > 200))
+        cJSON_AddItemToArray(errors, issue("/name", "must be a string of at most 200 characters"));
+    else if (name)
+        cr.name = name->valuestring;
+    const cJSON *start = cJSON_GetObjectItemCaseSensitive(body, "start");
+    if (start && !cJSON_IsBool(start)) cJSON_AddItemToArray(errors, issue("/start", "must be true or false"));
+    cr.start = cJSON_IsTrue(start);
+    if (parse_pace(cJSON_GetObjectItemCaseSensitive(body, "pace"), &cr.pace) != 0)
+        cJSON_AddItemToArray(errors, issue("/pace", "must be a factor of real time > 0, \"realtime\" or \"max\""));
+    const cJSON *until = cJSON_GetObjectItemCaseSensitive(body, "until");
+    if (until && !cJSON_IsNull(until)) {
+        if (!cJSON_IsNumber(until) || !(until->valuedouble > 0) || !isfinite(until->valuedouble))
+            cJSON_AddItemToArray(errors, issue("/until", "must be a simulated time > 0 (s)"));
+        else
+            cr.until = until->valuedouble;
+    }
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(body, "points");
+    if (points) {
+        if (!cJSON_IsNumber(points) || points->valuedouble != floor(points->valuedouble) ||
+            points->valuedouble < 2 || points->valuedouble > d->cfg.max_points) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "must be an integer in [2, %d]", d->cfg.max_points);
+            cJSON_AddItemToArray(errors, issue("/points", msg));
+        } else {
+            cr.points = (int)points->valuedouble;
+        }
+    }
+    if (cJSON_GetArraySize(errors)) {
+        reply_problem(rs, 422, "invalid-request", "The request is invalid", NULL, errors);
+        cJSON_Delete(body);
+        return;
+    }
+    cJSON_Delete(errors);
+    char *spec_text = NULL;
+    if (spec) spec_text = cJSON_PrintUnformatted(spec);
+    if (ck) {
+        cr.checkpoint = ck;
+    }
+    if (example) {
+        spec_text = read_example(d, example->valuestring);
+        if (!spec_text) {
+            reply_problem(rs, 422, "invalid-request", "No such example", example->valuestring,
+                          cJSON_CreateArray());
+            cJSON_Delete(body);
+            return;
+        }
+    }
+    cr.spec_text = spec_text;
+    session *s = NULL;
+    create_result res = daemon_create_session(d, &cr, &s);
+    free(spec_text);
+    cJSON_Delete(body);
+    switch (res.status) {
+    case 201: {
+        snprintf(rs->location, sizeof rs->location, "/v1/sessions/%s", s->id);
+        reply_json(rs, 201, describe_with_url(rq, s));
+        log_event(LOG_INFO, "session_created", "id=%s state=%s", s->id, session_status_name(s->status));
+        session_release(s);
+        break;
+    }
+    case 422:
+        reply_problem(rs, 422, "invalid-spec", "The spec is invalid", res.detail, res.errors);
+        break;
+    case 503:
+        reply_problem(rs, 503, "too-many-sessions", "The session pool is full", res.detail, NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "10");
+        break;
+    default:
+        reply_problem(rs, res.status, "internal", "Could not create the session", res.detail, res.errors);
+    }
+}
+
+static void list(http_request *rq, http_response *rs)
+{
+    session **all;
+    int n = pool_list(rq->d->pool, &all);
+    long size = 50, offset = 0;
+    const char *ps = req_query(rq, "page_size"), *pt = req_query(rq, "page_token");
+    char *end;
+    if (ps) {
+        size = strtol(ps, &end, 10);
+        if (*end || size < 1 || size > 1000) {
+            reply_problem(rs, 400, "invalid-request", "page_size must be an integer in [1, 1000]", ps, NULL);
+            goto out;
+        }
+    }
+    if (pt && *pt) {
+        offset = strtol(pt, &end, 10);
+        if (*end || offset < 0) {
+            reply_problem(rs, 400, "invalid-request", "Bad page_token", pt, NULL);
+            goto out;
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(o, "sessions");
+    for (long i = offset; i < n && i < offset + size; i++) cJSON_AddItemToArray(arr, describe_with_url(rq, all[i]));
+    if (offset + size < n) {
+        char tok[32];
+        snprintf(tok, sizeof tok, "%ld", offset + size);
+        cJSON_AddStringToObject(o, "next_page_token", tok);
+    } else {
+        cJSON_AddNullToObject(o, "next_page_token");
+    }
+    cJSON_AddNumberToObject(o, "total", n);
+    reply_json(rs, 200, o);
+out:
+    for (int i = 0; i < n; i++) session_release(all[i]);
+    free(all);
+}
+
+void h_sessions_collection(http_request *rq, http_response *rs)
+{
+    if (strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0) {
+        if (req_need(rq, rs, ROLE_VIEWER)) list(rq, rs);
+    } else if (strcmp(rq->method, "POST") == 0) {
+        if (!req_need(rq, rs, ROLE_OPERATOR)) return;
+        const char *key = idem_begin_or_reply(rq, rs);
+        if (key && !*key) return;
+        create(rq, rs);
+        idem_end(rq, rs, key);
+    } else {
+        reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET or POST /v1/sessions", NULL);
+    }
+}
+
+static void wrong_state(http_response *rs, session *s, const char *what)
+{
+    char detail[256];
+    pthread_mutex_lock(&s->mu);
+    snprintf(detail, sizeof detail, "the session is %s; %s", session_status_name(s->status), what);
+    pthread_mutex_unlock(&s->mu);
+    reply_problem(rs, 409, "wrong-state", "The session is not in a state that allows this", detail, NULL);
+}
+
+static void lifecycle(http_request *rq, http_response *rs, session *s, const char *verb)
+{
+    daemon_ctx *d = rq->d;
+    int rc;
+    if (strcmp(verb, "start") == 0) {
+        rc = session_start(s);
+        if (rc == SESSION_OK) pool_wake(d->pool);
+        else {
+            wrong_state(rs, s, ":start needs it created or paused (reset a finished one)");
+            return;
+        }
+    } else if (strcmp(verb, "pause") == 0) {
+        rc = session_pause(s);
+        if (rc != SESSION_OK) {
+            wrong_state(rs, s, ":pause needs it running");
+            return;
+        }
+    } else if (strcmp(verb, "reset") == 0) {
+        session_reset(s);
+    } else if (strcmp(verb, "advance") == 0) {
+        cJSON *b = rq->len ? req_json(rq, rs) : cJSON_CreateObject();
+        if (!b) return;
+        const cJSON *until = cJSON_GetObjectItemCaseSensitive(b, "until");
+        const cJSON *by = cJSON_GetObjectItemCaseSensitive(b, "by");
+        double target = NAN;
+        if (cJSON_IsNumber(until) && !by) target = until->valuedouble;
+        else if (cJSON_IsNumber(by) && !until) {
+            pthread_mutex_lock(&s->mu);
+            target = s->t + by->valuedouble;
+            pthread_mutex_unlock(&s->mu);
+        }
+        cJSON_Delete(b);
+        if (!isfinite(target) || target < 0) {
+            cJSON *e = cJSON_CreateArray();
+            cJSON_AddItemToArray(e, issue("", "give {\"until\": t} or {\"by\": dt}, in simulated seconds"));
+            reply_problem(rs, 422, "invalid-request", "What to advance to is missing", NULL, e);
+            return;
+        }
+        double t_out = 0;
+        char err[512];
+        rc = session_advance(s, target, d->cfg.advance_limit, &t_out, err, sizeof err);
+        if (rc == SESSION_ESTATE) {
+            wrong_state(rs, s, ":advance needs it paused or created");
+            return;
+        }
+    } else {
+        reply_problem(rs, 404, "not-found", "No such method", verb, NULL);
+        return;
+    }
+    daemon_checkpoint_session(d, s);
+    reply_json(rs, 200, describe_with_url(rq, s));
+}
+
+/* The inputs of a PUT .../actuators/NAME or PATCH .../actuators body. */
+static void set_inputs(http_request *rq, http_response *rs, session *s, const char *one)
+{
+    cJSON *b = req_json(rq, rs);
+    if (!b) return;
+    const char *names[128];
+    double values[128];
+    int n = 0;
+    cJSON *errors = cJSON_CreateArray();
+    if (one) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, "value");
+        if (!cJSON_IsNumber(v)) cJSON_AddItemToArray(errors, issue("/value", "must be a number"));
+        else {
+            names[0] = one;
+            values[n++] = v->valuedouble;
+        }
+        for (cJSON *it = b->child; it; it = it->next)
+            if (strcmp(it->string, "value") != 0) {
+                char p[160];
+                snprintf(p, sizeof p, "/%s", it->string);
+                cJSON_AddItemToArray(errors, issue(p, "unknown key"));
+            }
+    } else {
+        for (cJSON *it = b->child; it; it = it->next) {
+            char p[160];
+            snprintf(p, sizeof p, "/%s", it->string);
+            if (n == 128) {
+                cJSON_AddItemToArray(errors, issue(p, "at most 128 values at once"));
+                break;
+            }
+            if (!cJSON_IsNumber(it)) cJSON_AddItemToArray(errors, issue(p, "must be a number"));
+            else {
+                names[n] = it->string;
+                values[n++] = it->valuedouble;
+            }
+        }
+        if (!n && !cJSON_GetArraySize(errors)) cJSON_AddItemToArray(errors, issue("", "name at least one input"));
+    }
+    if (cJSON_GetArraySize(errors)) {
+        reply_problem(rs, 422, "invalid-request", "The command is invalid", NULL, errors);
+        cJSON_Delete(b);
+        return;
+    }
+    cJSON_Delete(errors);
+    double t = 0;
+    char err[512];
+    int rc = session_set_inputs(s, n, names, values, 2.0, &t, err, sizeof err);
+    if (rc == SESSION_ENOTFOUND) {
+        reply_problem(rs, 404, "not-found", "No such actuator or load", err, NULL);
+    } else if (rc == SESSION_EINVAL) {
+        cJSON *e = cJSON_CreateArray();
+        cJSON_AddItemToArray(e, issue("", err));
+        reply_problem(rs, 422, "invalid-request", "The value is out of range", err, e);
+    } else if (rc == SESSION_ESTATE) {
+        reply_problem(rs, 409, "wrong-state", "The session has failed", err, NULL);
+    } else {
+        cJSON *o = cJSON_CreateObject();
+        cJSON *vals = cJSON_AddObjectToObject(o, "values");
+        for (int i = 0; i < n; i++) cJSON_AddNumberToObject(vals, names[i], values[i]);
+        if (rc == SESSION_OK) {
+            cJSON_AddNumberToObject(o, "t", t);
+            cJSON_AddStringToObject(o, "status", "applied");
+            reply_json(rs, 200, o);
+        } else {
+            cJSON_AddNullToObject(o, "t");
+            cJSON_AddStringToObject(o, "status", "queued");
+            reply_json(rs, 202, o);
+        }
+    }
+    cJSON_Delete(b);
+}
+
+static void actuators_list(http_request *rq, http_response *rs, session *s)
+{
+    (void)rq;
+    cJSON *d = session_describe(s);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "actuators", cJSON_DetachItemFromObject(d, "inputs"));
+    cJSON_AddNumberToObject(o, "t", cJSON_GetObjectItem(d, "t")->valuedouble);
+    cJSON_Delete(d);
+    reply_json(rs, 200, o);
+}
+
+static void frame(http_request *rq, http_response *rs, session *s)
+{
+    published_frame *f = session_latest(s);
+    if (!f) {
+        reply_problem(rs, 404, "not-found", "No frame yet", NULL, NULL);
+        return;
+    }
+    snprintf(rs->etag, sizeof rs->etag, "\"%llu\"", (unsigned long long)f->seq);
+    const char *inm = req_header(rq, "If-None-Match");
+    if (inm && strcmp(inm, rs->etag) == 0) {
+        rs->status = 304;
+        frame_release(f);
+        return;
+    }
+    rs->status = 200;
+    rs->content_type = "application/json";
+    rs->body = malloc(f->json_len + 1);
+    if (rs->body) {
+        memcpy(rs->body, f->json, f->json_len + 1);
+        rs->len = f->json_len;
+    }
+    frame_release(f);
+}
+
+static void patch_session(http_request *rq, http_response *rs, session *s)
+{
+    cJSON *b = req_json(rq, rs);
+    if (!b) return;
+    cJSON *errors = cJSON_CreateArray();
+    double pace = -1;
+    for (cJSON *it = b->child; it; it = it->next) {
+        if (strcmp(it->string, "pace") == 0) {
+            if (parse_pace(it, &pace) != 0)
+                cJSON_AddItemToArray(errors, issue("/pace", "must be a factor of real time > 0, \"realtime\" or \"max\""));
+        } else if (strcmp(it->string, "name") == 0) {
+            if (!cJSON_IsString(it) || strlen(it->valuestring) > 200)
+                cJSON_AddItemToArray(errors, issue("/name", "must be a string of at most 200 characters"));
+        } else {
+            char p[160];
+            snprintf(p, sizeof p, "/%s", it->string);
+            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace and name may change)"));
+        }
+    }
+    if (cJSON_GetArraySize(errors)) {
+        reply_problem(rs, 422, "invalid-request", "The change is invalid", NULL, errors);
+        cJSON_Delete(b);
+        return;
+    }
+    cJSON_Delete(errors);
+    if (pace >= 0) session_set_pace(s, pace);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
+    if (cJSON_IsString(name)) {
+        pthread_mutex_lock(&s->mu);
+        snprintf(s->name, sizeof s->name, "%s", name->valuestring);
+        pthread_mutex_unlock(&s->mu);
+    }
+    cJSON_Delete(b);
+    daemon_checkpoint_session(rq->d, s);
+    reply_json(rs, 200, describe_with_url(rq, s));
+}
+
+int h_session_route(http_request *rq, http_response *rs)
+{
+    /* /v1/sessions/{id}[:verb][/sub[/name]] */
+    char id[80] = "", verb[32] = "", sub[32] = "", name[80] = "";
+    const char *p = rq->path + 13;
+    size_t i = 0;
+    while (*p && *p != '/' && *p != ':' && i < sizeof id - 1) id[i++] = *p++;
+    id[i] = '\0';
+    if (*p == ':') {
+        snprintf(verb, sizeof verb, "%s", p + 1);
+        if (strchr(verb, '/')) return 0;
+    } else if (*p == '/') {
+        p++;
+        i = 0;
+        while (*p && *p != '/' && i < sizeof sub - 1) sub[i++] = *p++;
+        sub[i] = '\0';
+        if (*p == '/') snprintf(name, sizeof name, "%s", p + 1);
+    }
+    if (!id[0]) return 0;
+    const char *m = rq->method;
+    const int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+    if (!req_need(rq, rs, get ? ROLE_VIEWER : ROLE_OPERATOR)) return 1;
+    session *s = pool_find(rq->d->pool, id);
+    if (!s) {
+        reply_problem(rs, 404, "not-found", "No such session", id, NULL);
+        return 1;
+    }
+    const char *key = NULL;
+    if (!get) {
+        key = idem_begin_or_reply(rq, rs);
+        if (key && !*key) {
+            session_release(s);
+            return 1;
+        }
+    }
+    int found = 1;
+    if (verb[0]) {
+        if (strcmp(m, "POST") == 0) lifecycle(rq, rs, s, verb);
+        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "lifecycle methods are POST", NULL);
+    } else if (!sub[0]) {
+        if (get) reply_json(rs, 200, describe_with_url(rq, s));
+        else if (strcmp(m, "DELETE") == 0) {
+            pool_remove(rq->d->pool, id);
+            if (rq->d->cfg.state_dir[0]) persist_delete(rq->d->cfg.state_dir, id);
+            stream_session_gone(rq->d->streams, s);
+            log_event(LOG_INFO, "session_deleted", "id=%s", id);
+            rs->status = 204;
+        } else if (strcmp(m, "PATCH") == 0) patch_session(rq, rs, s);
+        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET, PATCH or DELETE", NULL);
+    } else if (strcmp(sub, "frame") == 0 && !name[0]) {
+        if (get) frame(rq, rs, s);
+        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET", NULL);
+    } else if (strcmp(sub, "checkpoint") == 0 && !name[0]) {
+        if (get) {
+            char *text = session_checkpoint(s);
+            reply_text(rs, text ? 200 : 500, "application/json", text ? text : "{}");
+            free(text);
+        } else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET", NULL);
+    } else if (strcmp(sub, "actuators") == 0) {
+        if (!name[0] && get) actuators_list(rq, rs, s);
+        else if (!name[0] && strcmp(m, "PATCH") == 0) set_inputs(rq, rs, s, NULL);
+        else if (name[0] && strcmp(m, "PUT") == 0) set_inputs(rq, rs, s, name);
+        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed",
+                           "GET or PATCH .../actuators, PUT .../actuators/NAME", NULL);
+    } else {
+        found = 0;
+    }
+    if (found) idem_end(rq, rs, key);
+    else if (key && *key) idem_abort(rq->d->idem, key);
+    session_release(s);
+    return found;
+}

@@ -1,0 +1,107 @@
+#include "metrics.h"
+
+#include "pool.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_long http_by_code[600];
+static atomic_long steps_total, rhs_total, frames_sent, frames_dropped, checkpoints_ok, checkpoints_failed;
+static atomic_int stream_clients;
+/* the step (slice) duration histogram, seconds */
+static const double step_bounds[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1};
+#define NB (sizeof step_bounds / sizeof *step_bounds)
+static atomic_long step_buckets[NB + 1];
+static _Atomic double step_sum;
+
+void metrics_http(int status)
+{
+    if (status >= 100 && status < 600) atomic_fetch_add(&http_by_code[status], 1);
+}
+
+void metrics_step(double wall, long rhs)
+{
+    atomic_fetch_add(&steps_total, 1);
+    atomic_fetch_add(&rhs_total, rhs);
+    size_t b = 0;
+    while (b < NB && wall > step_bounds[b]) b++;
+    atomic_fetch_add(&step_buckets[b], 1);
+    double old = atomic_load(&step_sum);
+    while (!atomic_compare_exchange_weak(&step_sum, &old, old + wall)) {
+    }
+}
+
+void metrics_frames_sent(long n)
+{
+    atomic_fetch_add(&frames_sent, n);
+}
+
+void metrics_frames_dropped(long n)
+{
+    atomic_fetch_add(&frames_dropped, n);
+}
+
+void metrics_stream_clients(int delta)
+{
+    atomic_fetch_add(&stream_clients, delta);
+}
+
+void metrics_checkpoint(int ok)
+{
+    atomic_fetch_add(ok ? &checkpoints_ok : &checkpoints_failed, 1);
+}
+
+char *metrics_render(pool *p)
+{
+    size_t cap = 16384, len = 0;
+    char *b = malloc(cap);
+    if (!b) return NULL;
+#define OUT(...) len += (size_t)snprintf(b + len, len < cap ? cap - len : 0, __VA_ARGS__)
+    int by_state[5] = {0};
+    session **all;
+    int n = pool_list(p, &all);
+    for (int i = 0; i < n; i++) {
+        pthread_mutex_lock(&all[i]->mu);
+        by_state[all[i]->status]++;
+        pthread_mutex_unlock(&all[i]->mu);
+        session_release(all[i]);
+    }
+    free(all);
+    OUT("# HELP rodd_sessions Sessions by state.\n# TYPE rodd_sessions gauge\n");
+    for (int s = 0; s < 5; s++) OUT("rodd_sessions{state=\"%s\"} %d\n", session_status_name((session_status)s), by_state[s]);
+    OUT("# HELP rodd_session_capacity The most sessions this daemon keeps.\n# TYPE rodd_session_capacity gauge\n");
+    OUT("rodd_session_capacity %d\n", pool_capacity(p));
+    OUT("# HELP rodd_steps_total Simulation slices run by the workers.\n# TYPE rodd_steps_total counter\n");
+    OUT("rodd_steps_total %ld\n", atomic_load(&steps_total));
+    OUT("# HELP rodd_rhs_evaluations_total Right-hand-side evaluations, Jacobians included.\n");
+    OUT("# TYPE rodd_rhs_evaluations_total counter\nrodd_rhs_evaluations_total %ld\n", atomic_load(&rhs_total));
+    OUT("# HELP rodd_step_duration_seconds Wall time of one simulation slice.\n");
+    OUT("# TYPE rodd_step_duration_seconds histogram\n");
+    long cum = 0;
+    for (size_t i = 0; i < NB; i++) {
+        cum += atomic_load(&step_buckets[i]);
+        OUT("rodd_step_duration_seconds_bucket{le=\"%g\"} %ld\n", step_bounds[i], cum);
+    }
+    cum += atomic_load(&step_buckets[NB]);
+    OUT("rodd_step_duration_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
+    OUT("rodd_step_duration_seconds_sum %.9g\nrodd_step_duration_seconds_count %ld\n", atomic_load(&step_sum), cum);
+    OUT("# HELP rodd_stream_clients Connected stream clients.\n# TYPE rodd_stream_clients gauge\n");
+    OUT("rodd_stream_clients %d\n", atomic_load(&stream_clients));
+    OUT("# HELP rodd_frames_sent_total Frames sent to stream clients.\n# TYPE rodd_frames_sent_total counter\n");
+    OUT("rodd_frames_sent_total %ld\n", atomic_load(&frames_sent));
+    OUT("# HELP rodd_frames_dropped_total Frames a slow stream client never got (latest wins).\n");
+    OUT("# TYPE rodd_frames_dropped_total counter\nrodd_frames_dropped_total %ld\n", atomic_load(&frames_dropped));
+    OUT("# HELP rodd_checkpoints_total Checkpoints written, by result.\n# TYPE rodd_checkpoints_total counter\n");
+    OUT("rodd_checkpoints_total{result=\"ok\"} %ld\n", atomic_load(&checkpoints_ok));
+    OUT("rodd_checkpoints_total{result=\"error\"} %ld\n", atomic_load(&checkpoints_failed));
+    OUT("# HELP rodd_http_requests_total HTTP requests by status code.\n# TYPE rodd_http_requests_total counter\n");
+    for (int c = 100; c < 600; c++) {
+        long v = atomic_load(&http_by_code[c]);
+        if (v) OUT("rodd_http_requests_total{code=\"%d\"} %ld\n", c, v);
+    }
+#undef OUT
+    if (len >= cap) b[cap - 1] = '\0';
+    return b;
+}

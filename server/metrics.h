@@ -1,0 +1,18 @@
+/* Process-wide counters for /metrics (Prometheus text format). No session ids as labels. */
+#ifndef RODD_METRICS_H
+#define RODD_METRICS_H
+
+#include <stddef.h>
+
+struct pool;
+
+void metrics_http(int status);
+void metrics_step(double wall_seconds, long rhs_evals);
+void metrics_frames_sent(long n);
+void metrics_frames_dropped(long n);
+void metrics_stream_clients(int delta);
+void metrics_checkpoint(int ok);
+/* The exposition text (malloc'd), sessions by state read from the pool. */
+char *metrics_render(struct pool *p);
+
+#endif

@@ -1,0 +1,121 @@
+#include "persist.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int mkdir_p(const char *path)
+{
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int persist_init(const char *dir, char *err, size_t errlen)
+{
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%s/sessions", dir);
+    if (mkdir_p(sub) != 0) {
+        snprintf(err, errlen, "state directory %s: %s", sub, strerror(errno));
+        return -1;
+    }
+    if (access(sub, W_OK) != 0) {
+        snprintf(err, errlen, "state directory %s is not writable: %s", sub, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int persist_write(const char *dir, const char *id, const char *text, size_t len, char *err, size_t errlen)
+{
+    char final[1200], tmp[1300], sub[1024];
+    snprintf(sub, sizeof sub, "%s/sessions", dir);
+    snprintf(final, sizeof final, "%s/%s.json", sub, id);
+    snprintf(tmp, sizeof tmp, "%s/.%s.json.tmp", sub, id);
+    int fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+            close(fd);
+            unlink(tmp);
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, final) != 0) {
+        snprintf(err, errlen, "rename to %s: %s", final, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    int dfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd); /* the rename itself is durable only once the directory is */
+        close(dfd);
+    }
+    return 0;
+}
+
+int persist_delete(const char *dir, const char *id)
+{
+    char final[1200];
+    snprintf(final, sizeof final, "%s/sessions/%s.json", dir, id);
+    return unlink(final) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+int persist_load_all(const char *dir, int (*cb)(void *ctx, const char *file, const char *text, size_t len),
+                     void *ctx)
+{
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%s/sessions", dir);
+    DIR *d = opendir(sub);
+    if (!d) return -1;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t nl = strlen(e->d_name);
+        if (e->d_name[0] == '.' || nl < 6 || strcmp(e->d_name + nl - 5, ".json") != 0) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        if (n < 0 || n > (64L << 20)) {
+            fclose(f);
+            continue;
+        }
+        char *buf = malloc((size_t)n + 1);
+        if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+            buf[n] = '\0';
+            if (cb(ctx, path, buf, (size_t)n) == 0) count++;
+        }
+        free(buf);
+        fclose(f);
+    }
+    closedir(d);
+    return count;
+}

@@ -1,0 +1,189 @@
+#include "pool.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    session **s;
+    int n, cap, max;
+    pthread_t *threads;
+    int nthreads;
+    int stop;
+};
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        session *best = NULL;
+        const double now = mono_now();
+        for (int i = 0; i < p->n; i++) {
+            session *s = p->s[i];
+            if (s->busy || !session_is_running(s)) continue;
+            if (!best || s->next_due < best->next_due) best = s;
+        }
+        if (!best) {
+            pthread_cond_wait(&p->cv, &p->mu);
+            continue;
+        }
+        if (best->next_due > now) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            double wake = ts.tv_sec + 1e-9 * ts.tv_nsec + (best->next_due - now);
+            ts.tv_sec = (time_t)wake;
+            ts.tv_nsec = (long)((wake - (double)ts.tv_sec) * 1e9);
+            pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+            continue;
+        }
+        best->busy = 1;
+        session_retain(best);
+        pthread_mutex_unlock(&p->mu);
+        double due = session_step(best, now);
+        pthread_mutex_lock(&p->mu);
+        best->busy = 0;
+        best->next_due = due < 0 ? 0 : due;
+        session_release(best);
+        pthread_cond_broadcast(&p->cv); /* others may have waited on this session */
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+pool *pool_new(int workers, int max_sessions)
+{
+    pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->max = max_sessions;
+    p->threads = calloc((size_t)(workers > 0 ? workers : 1), sizeof *p->threads);
+    if (!p->threads) {
+        free(p);
+        return NULL;
+    }
+    for (int i = 0; i < (workers > 0 ? workers : 1); i++)
+        if (pthread_create(&p->threads[i], NULL, worker, p) == 0) p->nthreads++;
+    return p;
+}
+
+void pool_stop(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++) pthread_join(p->threads[i], NULL);
+    p->nthreads = 0;
+}
+
+void pool_free(pool *p)
+{
+    if (!p) return;
+    pool_stop(p);
+    for (int i = 0; i < p->n; i++) session_release(p->s[i]);
+    free(p->s);
+    free(p->threads);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}
+
+int pool_add(pool *p, session *s)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = POOL_OK;
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->s[i]->id, s->id) == 0) rc = POOL_EEXIST;
+    if (rc == POOL_OK && p->n >= p->max) rc = POOL_EFULL;
+    if (rc == POOL_OK && p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        session **ns = realloc(p->s, (size_t)cap * sizeof *ns);
+        if (!ns) rc = POOL_EFULL;
+        else {
+            p->s = ns;
+            p->cap = cap;
+        }
+    }
+    if (rc == POOL_OK) {
+        session_retain(s);
+        s->next_due = 0;
+        p->s[p->n++] = s;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+session *pool_find(pool *p, const char *id)
+{
+    session *found = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->n && !found; i++)
+        if (strcmp(p->s[i]->id, id) == 0) {
+            found = p->s[i];
+            session_retain(found);
+        }
+    pthread_mutex_unlock(&p->mu);
+    return found;
+}
+
+int pool_remove(pool *p, const char *id)
+{
+    session *gone = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->s[i]->id, id) == 0) {
+            gone = p->s[i];
+            memmove(p->s + i, p->s + i + 1, (size_t)(p->n - i - 1) * sizeof *p->s);
+            p->n--;
+            break;
+        }
+    pthread_mutex_unlock(&p->mu);
+    if (!gone) return -1;
+    session_release(gone); /* a worker still stepping it holds its own reference */
+    return 0;
+}
+
+int pool_list(pool *p, session ***out)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = p->n;
+    session **a = malloc((size_t)(n ? n : 1) * sizeof *a);
+    if (!a) {
+        pthread_mutex_unlock(&p->mu);
+        *out = NULL;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        a[i] = p->s[i];
+        session_retain(a[i]);
+    }
+    pthread_mutex_unlock(&p->mu);
+    *out = a;
+    return n;
+}
+
+int pool_count(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = p->n;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+int pool_capacity(pool *p)
+{
+    return p->max;
+}
+
+void pool_wake(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}

@@ -1,0 +1,23 @@
+/* Streams over libwebsockets: a client connects to /v1/sessions/{id}/stream, gets a hello
+ * and the session's description, then frames (JSON text, or binary little-endian float32
+ * with a fixed header) at the rate and with the fields it asked for; latest wins.
+ * libwebsockets runs on its own service thread; other threads only call stream_notify and
+ * stream_session_gone, which reach it through lws_cancel_service(). */
+#ifndef RODD_STREAM_H
+#define RODD_STREAM_H
+
+#include "daemon.h"
+
+#include <stddef.h>
+
+typedef struct stream_server stream_server;
+
+stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen);
+/* Closes every stream (going away) and stops the service thread. */
+void stream_stop(stream_server *ss);
+/* A session published a frame or changed state (from any thread). */
+void stream_notify(void *ctx, session *s);
+/* A session is deleted: its clients are told and closed. */
+void stream_session_gone(stream_server *ss, session *s);
+
+#endif

@@ -1,0 +1,124 @@
+// Starts the real rodd daemon on free loopback ports for a test, and small HTTP/WS helpers.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import WebSocket from "ws";
+
+const top = path.resolve(new URL("../..", import.meta.url).pathname);
+export const rodd = process.env.RODD ? path.resolve(process.env.RODD) : path.join(top, "build/rodd");
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
+  const http = await freePort();
+  let ws = await freePort();
+  while (ws === http) ws = await freePort();
+  const dir = stateDir ?? mkdtempSync(path.join(os.tmpdir(), "rodd-it-"));
+  const proc = spawn(rodd, ["serve", "--listen", `127.0.0.1:${http}`, "--ws-port", String(ws), "--state-dir", dir, ...args], {
+    cwd: top,
+    env: { ...process.env, RODD_WORKERS: "2", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  proc.stderr.on("data", (d) => (log += d.toString()));
+  const exited = new Promise((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal })));
+  const base = `http://127.0.0.1:${http}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(`${base}/readyz`);
+      if (r.status === 200) break;
+    } catch {}
+    await sleep(50);
+  }
+  const d = {
+    proc, http, ws, dir, base, exited,
+    log: () => log,
+    url: (p) => `${base}${p}`,
+    wsUrl: (p) => `ws://127.0.0.1:${ws}${p}`,
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return d;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function api(d, method, p, body, headers = {}) {
+  const r = await fetch(d.url(p), {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await r.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {}
+  return { status: r.status, json, text, headers: r.headers };
+}
+
+// A stream client that records what it gets.
+export function openStream(url, opts = {}) {
+  const ws = new WebSocket(url, opts);
+  const c = { ws, messages: [], frames: [], binary: [], statuses: [], open: false, closed: null };
+  c.ready = new Promise((resolve, reject) => {
+    ws.on("open", () => {
+      c.open = true;
+      resolve(c);
+    });
+    ws.on("error", reject);
+    ws.on("unexpected-response", (req, res) => reject(new Error(`refused with HTTP ${res.statusCode}`)));
+  });
+  ws.on("message", (data, isBinary) => {
+    const at = Date.now();
+    if (isBinary) {
+      c.binary.push({ at, data: Buffer.from(data) });
+      return;
+    }
+    const m = JSON.parse(data.toString());
+    m._at = at;
+    c.messages.push(m);
+    if (m.op === "frame") c.frames.push(m);
+    if (m.op === "status") c.statuses.push(m);
+  });
+  ws.on("close", (code, reason) => (c.closed = { code, reason: reason.toString() }));
+  c.waitFor = async (pred, ms = 5000) => {
+    const t0 = Date.now();
+    while (Date.now() - t0 < ms) {
+      if (pred(c)) return true;
+      await sleep(20);
+    }
+    return false;
+  };
+  c.send = (o) => ws.send(JSON.stringify(o));
+  c.close = () => ws.close();
+  return c;
+}
+
+export const cableSpec = (extra = {}) => ({
+  model: "extended",
+  rod: { length: 0.5, radius: { base: 0.015, tip: 0.006 }, density: 1000, youngs_modulus: 5000, poisson_ratio: 0.49, shear_viscosity: 200 },
+  strains: { bend2: 4, stretch: 2 },
+  inflation: { pieces: 2, boundary: "neumann" },
+  actuators: [
+    { name: "LM1", type: "cable", route: { offset: [0.8, 0], relative_to_radius: true }, tension: 0 },
+    { name: "TM", type: "transverse", pressure: 0 },
+  ],
+  ...extra,
+});

@@ -1,0 +1,396 @@
+// The real daemon over real sockets: lifecycle, commands, streams, failures, persistence,
+// errors, limits and access.
+import { spawnSync } from "node:child_process";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { api, cableSpec, openStream, rodd, sleep, startDaemon } from "./daemon.mjs";
+
+const tipX = (frame) => frame.position[frame.position.length - 1][0];
+
+test("full lifecycle over REST", async () => {
+  const d = await startDaemon();
+  try {
+    let r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), name: "lifecycle" });
+    assert.equal(r.status, 201, r.text);
+    const id = r.json.id;
+    assert.equal(r.json.state, "created");
+    assert.match(r.json.stream_url, new RegExp(`^ws://127\\.0\\.0\\.1:${d.ws}/v1/sessions/${id}/stream$`));
+    assert.equal(r.headers.get("location"), `/v1/sessions/${id}`);
+    r = await api(d, "GET", `/v1/sessions/${id}`);
+    assert.equal(r.status, 200);
+    assert.equal(r.json.name, "lifecycle");
+    r = await api(d, "POST", `/v1/sessions/${id}:start`);
+    assert.equal(r.status, 200);
+    assert.equal(r.json.state, "running");
+    await sleep(600);
+    r = await api(d, "POST", `/v1/sessions/${id}:pause`);
+    assert.equal(r.json.state, "paused");
+    const t1 = r.json.t;
+    assert.ok(t1 > 0.3 && t1 < 1.5, `about real time: t = ${t1} after 0.6 s`);
+    r = await api(d, "POST", `/v1/sessions/${id}:advance`, { by: 0.25 });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(Math.abs(r.json.t - (t1 + 0.25)) < 1e-9, `advanced to ${r.json.t}`);
+    r = await api(d, "POST", `/v1/sessions/${id}:pause`);
+    assert.equal(r.status, 409, "pause a paused session");
+    assert.equal(r.headers.get("content-type"), "application/problem+json");
+    assert.equal(r.json.type, "https://rodd.invalid/problems/wrong-state");
+    r = await api(d, "GET", `/v1/sessions/${id}/frame`);
+    assert.equal(r.status, 200);
+    for (const k of ["t", "s", "position", "rotation", "rho", "radius", "kappa", "nu", "energy", "volume_change", "seq"])
+      assert.ok(k in r.json, `frame has ${k}`);
+    const etag = r.headers.get("etag");
+    r = await fetch(d.url(`/v1/sessions/${id}/frame`), { headers: { "if-none-match": etag } });
+    assert.equal(r.status, 304);
+    r = await api(d, "POST", `/v1/sessions/${id}:reset`);
+    assert.equal(r.json.state, "created");
+    assert.equal(r.json.t, 0);
+    r = await api(d, "GET", "/v1/sessions?page_size=1");
+    assert.equal(r.json.sessions.length, 1);
+    assert.equal(r.json.total, 1);
+    r = await api(d, "DELETE", `/v1/sessions/${id}`);
+    assert.equal(r.status, 204);
+    r = await api(d, "GET", `/v1/sessions/${id}`);
+    assert.equal(r.status, 404);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("commands change the rod's shape, and say when they apply", async () => {
+  const d = await startDaemon();
+  try {
+    let r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true });
+    const id = r.json.id;
+    await sleep(300);
+    r = await api(d, "GET", `/v1/sessions/${id}/frame`);
+    const x0 = tipX(r.json);
+    r = await api(d, "PUT", `/v1/sessions/${id}/actuators/LM1`, { value: 0.05 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.status, "applied");
+    assert.ok(r.json.t > 0, "the simulated time it applied at");
+    await sleep(1500);
+    r = await api(d, "GET", `/v1/sessions/${id}/frame`);
+    assert.ok(tipX(r.json) > x0 + 0.01, `tip moved toward the cable: ${x0} -> ${tipX(r.json)}`);
+    r = await api(d, "PATCH", `/v1/sessions/${id}/actuators`, { LM1: 0.02, TM: 300 });
+    assert.equal(r.status, 200);
+    const t = r.json.t;
+    r = await api(d, "GET", `/v1/sessions/${id}/actuators`);
+    const byName = Object.fromEntries(r.json.actuators.map((a) => [a.name, a.value]));
+    assert.equal(byName.LM1, 0.02);
+    assert.equal(byName.TM, 300);
+    // atomic: one bad value, nothing applied
+    r = await api(d, "PATCH", `/v1/sessions/${id}/actuators`, { LM1: 0.9, TM: -5 });
+    assert.equal(r.status, 422);
+    r = await api(d, "GET", `/v1/sessions/${id}/actuators`);
+    assert.equal(Object.fromEntries(r.json.actuators.map((a) => [a.name, a.value])).LM1, 0.02);
+    r = await api(d, "PUT", `/v1/sessions/${id}/actuators/nope`, { value: 1 });
+    assert.equal(r.status, 404);
+    assert.ok(t > 0);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("streams: description, then JSON frames at 30 Hz to a client that sends nothing", async () => {
+  const d = await startDaemon();
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true });
+    const c = openStream(r.json.stream_url);
+    await c.ready;
+    assert.ok(await c.waitFor((k) => k.frames.length >= 45, 4000), `frames: ${c.frames.length}`);
+    assert.equal(c.messages[0].op, "hello");
+    assert.equal(c.messages[1].op, "description");
+    assert.equal(c.messages[1].session.id, r.json.id);
+    const f = c.frames;
+    const rate = (f.length - 1) / ((f[f.length - 1]._at - f[0]._at) / 1000);
+    assert.ok(rate > 22 && rate < 36, `default rate ${rate.toFixed(1)} Hz`);
+    for (let i = 1; i < f.length; i++) assert.ok(f[i].seq > f[i - 1].seq && f[i].t >= f[i - 1].t);
+    assert.ok("position" in f[0] && "rho" in f[0] && "energy" in f[0]);
+    c.close();
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("streams: a subscription picks the rate, the fields and binary frames", async () => {
+  const d = await startDaemon();
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true, points: 21 });
+    const c = openStream(r.json.stream_url);
+    await c.ready;
+    c.send({ op: "subscribe", rate: 10, fields: ["position", "rho"] });
+    await c.waitFor((k) => k.messages.some((m) => m.op === "subscribed"));
+    const startAt = Date.now();
+    await sleep(2000);
+    const after = c.frames.filter((m) => m._at > startAt + 200);
+    const rate = after.length / 1.8;
+    assert.ok(rate > 7 && rate <= 11, `10 Hz asked, ${rate.toFixed(1)} Hz got`);
+    const last = after[after.length - 1];
+    assert.deepEqual(Object.keys(last).filter((k) => !k.startsWith("_")).sort(), ["op", "position", "rho", "seq", "t"]);
+    assert.equal(last.position.length, 21);
+    c.send({ op: "subscribe", rate: 20, format: "binary", fields: ["rho", "energy"] });
+    assert.ok(await c.waitFor((k) => k.binary.length >= 5, 3000));
+    const b = c.binary[c.binary.length - 1].data;
+    assert.equal(b.toString("latin1", 0, 4), "RODF");
+    assert.equal(b.readUInt16LE(4), 1);
+    assert.equal(b.readUInt16LE(6), 32);
+    const n = b.readUInt32LE(24), mask = b.readUInt32LE(28);
+    assert.equal(n, 21);
+    assert.equal(mask, (1 << 3) | (1 << 7));
+    assert.equal(b.length, 32 + 4 * (n + 3));
+    const rho0 = b.readFloatLE(32);
+    assert.ok(rho0 > 0.5 && rho0 < 1.5, `rho ${rho0}`);
+    c.send({ op: "ping" });
+    assert.ok(await c.waitFor((k) => k.messages.some((m) => m.op === "pong")));
+    c.send({ op: "subscribe", fields: ["bogus"] });
+    assert.ok(await c.waitFor((k) => k.statuses.some((m) => m.level === "error" && /bogus/.test(m.message))));
+    c.close();
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("a slow reader drops frames while the session keeps real time", async () => {
+  const d = await startDaemon();
+  try {
+    // big frames fill the socket buffers quickly
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true, points: 2001 });
+    const id = r.json.id;
+    const c = openStream(r.json.stream_url);
+    await c.ready;
+    c.send({ op: "subscribe", rate: 60 });
+    await c.waitFor((k) => k.frames.length > 5);
+    const rss0 = Number((await api(d, "GET", "/metrics")).text.match(/rodd_frames_dropped_total (\d+)/)[1]);
+    const s0 = await api(d, "GET", `/v1/sessions/${id}`);
+    c.ws._socket.pause(); // stop reading: TCP fills, the server cannot write
+    await sleep(3000);
+    const s1 = await api(d, "GET", `/v1/sessions/${id}`);
+    c.ws._socket.resume();
+    const dt = s1.json.t - s0.json.t;
+    assert.ok(dt > 2.4 && dt < 3.6, `the session kept real time while the client stalled: ${dt} s in 3 s`);
+    assert.ok(await c.waitFor((k) => k.statuses.some((m) => m.level === "warning" && m.dropped > 0), 5000),
+      "told the client it dropped frames");
+    const dropped = Number((await api(d, "GET", "/metrics")).text.match(/rodd_frames_dropped_total (\d+)/)[1]);
+    assert.ok(dropped > rss0, "counted in /metrics");
+    c.close();
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("a failed session leaves the daemon and the other sessions untouched", async () => {
+  const d = await startDaemon();
+  try {
+    const good = (await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true })).json.id;
+    const bad = cableSpec();
+    bad.actuators[0].tension = "t > 0.2 ? 1/0 : 0.01";
+    let r = await api(d, "POST", "/v1/sessions", { spec: bad, start: true });
+    assert.equal(r.status, 201);
+    const id = r.json.id;
+    let st = null;
+    for (let i = 0; i < 50 && st?.state !== "failed"; i++) {
+      await sleep(100);
+      st = (await api(d, "GET", `/v1/sessions/${id}`)).json;
+    }
+    assert.equal(st.state, "failed");
+    assert.match(st.failure, /not finite/);
+    r = await api(d, "POST", `/v1/sessions/${id}:start`);
+    assert.equal(r.status, 409);
+    r = await api(d, "GET", `/v1/sessions/${good}`);
+    assert.equal(r.json.state, "running");
+    const t0 = r.json.t;
+    await sleep(400);
+    assert.ok((await api(d, "GET", `/v1/sessions/${good}`)).json.t > t0 + 0.2, "the good one goes on");
+    assert.equal((await fetch(d.url("/livez"))).status, 200);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("kill -9, then restart: every session comes back from the state directory", async () => {
+  let d = await startDaemon({ env: { RODD_CHECKPOINT_PERIOD: "0.3" } });
+  const dir = d.dir;
+  let ids;
+  try {
+    const a = (await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true, name: "runner" })).json.id;
+    const b = (await api(d, "POST", "/v1/sessions", { spec: cableSpec(), name: "idle" })).json.id;
+    await api(d, "PUT", `/v1/sessions/${b}/actuators/TM`, { value: 123 });
+    ids = [a, b];
+    await sleep(1200);
+    await d.stop("SIGKILL");
+  } catch (e) {
+    await d.stop("SIGKILL");
+    throw e;
+  }
+  d = await startDaemon({ stateDir: dir });
+  try {
+    const list = (await api(d, "GET", "/v1/sessions")).json.sessions;
+    assert.deepEqual(list.map((s) => s.id).sort(), ids.slice().sort());
+    const runner = list.find((s) => s.name === "runner"), idle = list.find((s) => s.name === "idle");
+    assert.equal(runner.state, "running");
+    assert.ok(runner.t > 0.3, `restored at t = ${runner.t}`);
+    assert.equal(idle.state, "created");
+    assert.equal(idle.inputs.find((i) => i.name === "TM").value, 123, "commanded values kept");
+    const t0 = runner.t;
+    await sleep(500);
+    assert.ok((await api(d, "GET", `/v1/sessions/${runner.id}`)).json.t > t0, "and it runs on");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("SIGTERM drains: checkpoints, closes streams going away, exits 0", async () => {
+  const d = await startDaemon({ env: { RODD_CHECKPOINT_PERIOD: "1000" } });
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true });
+    const c = openStream(r.json.stream_url);
+    await c.ready;
+    await sleep(500);
+    const { code } = await d.stop("SIGTERM");
+    assert.equal(code, 0);
+    await sleep(100);
+    assert.equal(c.closed?.code, 1001, `close code ${JSON.stringify(c.closed)}`);
+    const d2 = await startDaemon({ stateDir: d.dir });
+    const s = (await api(d2, "GET", `/v1/sessions/${r.json.id}`)).json;
+    assert.ok(s.t > 0.3, `the drain's checkpoint kept t = ${s.t}`);
+    await d2.stop();
+  } finally {
+    d.cleanup();
+  }
+});
+
+test("errors are problem+json with stable types", async () => {
+  const d = await startDaemon({ env: { RODD_MAX_BODY: "20000", RODD_MAX_SESSIONS: "2", RODD_MAX_DOF: "40" } });
+  try {
+    let r = await api(d, "POST", "/v1/sessions", '{"spec": {"model": ');
+    assert.equal(r.status, 400);
+    assert.equal(r.json.type, "https://rodd.invalid/problems/malformed-json");
+    assert.match(r.json.detail, /line 1, column \d+/);
+    const bad = cableSpec();
+    bad.rod.poisson_ratio = 0.7;
+    bad.colour = "red";
+    r = await api(d, "POST", "/v1/sessions", { spec: bad });
+    assert.equal(r.status, 422);
+    assert.equal(r.json.type, "https://rodd.invalid/problems/invalid-spec");
+    const paths = r.json.errors.map((e) => e.path);
+    assert.ok(paths.includes("/spec/rod/poisson_ratio") && paths.includes("/spec/colour"), JSON.stringify(paths));
+    r = await api(d, "GET", "/v1/sessions/nope");
+    assert.equal(r.status, 404);
+    assert.equal(r.json.type, "https://rodd.invalid/problems/not-found");
+    r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), padding: "x".repeat(30000) });
+    assert.equal(r.status, 413);
+    assert.equal(r.json.type, "https://rodd.invalid/problems/body-too-large");
+    assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 201);
+    assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 201);
+    r = await api(d, "POST", "/v1/sessions", { spec: cableSpec() });
+    assert.equal(r.status, 503);
+    assert.equal(r.json.type, "https://rodd.invalid/problems/too-many-sessions");
+    assert.equal((await fetch(d.url("/readyz"))).status, 503, "not ready while full");
+    const big = cableSpec();
+    big.strains = { bend1: 30, bend2: 30, twist: 30, stretch: 30 };
+    r = await api(d, "POST", "/v1/solve", { spec: big });
+    assert.equal(r.status, 422, "the degrees-of-freedom cap");
+    r = await api(d, "DELETE", "/v1/sessions");
+    assert.equal(r.status, 405);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("Idempotency-Key makes a retried create or command safe", async () => {
+  const d = await startDaemon();
+  try {
+    const h = { "idempotency-key": "create-1" };
+    const a = await api(d, "POST", "/v1/sessions", { spec: cableSpec() }, h);
+    const b = await api(d, "POST", "/v1/sessions", { spec: cableSpec() }, h);
+    assert.equal(a.status, 201);
+    assert.equal(b.status, 201);
+    assert.equal(a.json.id, b.json.id);
+    assert.equal((await api(d, "GET", "/v1/sessions")).json.total, 1);
+    const c = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), name: "other" }, h);
+    assert.equal(c.status, 422);
+    assert.equal(c.json.type, "https://rodd.invalid/problems/idempotency-mismatch");
+    const k = { "idempotency-key": "cmd-1" };
+    const p1 = await api(d, "PUT", `/v1/sessions/${a.json.id}/actuators/TM`, { value: 5 }, k);
+    const p2 = await api(d, "PUT", `/v1/sessions/${a.json.id}/actuators/TM`, { value: 5 }, k);
+    assert.deepEqual(p1.json, p2.json);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("one-shot static solve", async () => {
+  const d = await startDaemon();
+  try {
+    const spec = cableSpec();
+    spec.actuators[0].tension = 0.02;
+    const r = await api(d, "POST", "/v1/solve", { spec, points: 11 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.converged, true);
+    assert.equal(r.json.frame.s.length, 11);
+    assert.ok(tipX(r.json.frame) > 0);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("tokens: viewers read and stream, operators act; browsers use a ticket", async () => {
+  const d = await startDaemon({ env: { RODD_TOKENS: "operator:op-secret-1,viewer:view-secret-1" } });
+  try {
+    const op = { authorization: "Bearer op-secret-1" }, view = { authorization: "Bearer view-secret-1" };
+    assert.equal((await api(d, "GET", "/v1/sessions")).status, 401);
+    assert.equal((await api(d, "GET", "/v1/sessions", undefined, { authorization: "Bearer wrong-token" })).status, 401);
+    assert.equal((await api(d, "GET", "/v1/sessions", undefined, view)).status, 200);
+    assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() }, view)).status, 403);
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true }, op);
+    assert.equal(r.status, 201);
+    assert.equal((await fetch(d.url("/livez"))).status, 200, "health stays open");
+    await assert.rejects(openStream(r.json.stream_url).ready, "no ticket, no stream");
+    const t = await api(d, "POST", "/v1/stream-tickets", { session: r.json.id }, view);
+    assert.equal(t.status, 201);
+    const c = openStream(t.json.stream_url);
+    await c.ready;
+    assert.ok(await c.waitFor((k) => k.frames.length > 2));
+    c.close();
+    await assert.rejects(openStream(t.json.stream_url).ready, "a ticket is good once");
+    const withHeader = openStream(r.json.stream_url, { headers: view });
+    await withHeader.ready;
+    withHeader.close();
+    const evil = openStream(t.json.stream_url, { headers: { origin: "http://evil.example" } });
+    await assert.rejects(evil.ready, "a foreign origin is refused");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("rodd probe and /metrics", async () => {
+  const d = await startDaemon();
+  try {
+    let p = spawnSync(rodd, ["probe", "--listen", `127.0.0.1:${d.http}`]);
+    assert.equal(p.status, 0, p.stderr.toString());
+    await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true });
+    await sleep(300);
+    const m = (await api(d, "GET", "/metrics")).text;
+    for (const name of ["rodd_sessions{state=\"running\"} 1", "rodd_steps_total", "rodd_rhs_evaluations_total",
+      "rodd_step_duration_seconds_bucket", "rodd_stream_clients", "rodd_frames_sent_total",
+      "rodd_frames_dropped_total", "rodd_http_requests_total{code=\"201\"}"])
+      assert.ok(m.includes(name), `metrics has ${name}`);
+    assert.ok(!/r0-[0-9a-f]{12}/.test(m), "no session ids as labels");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+  const p = spawnSync(rodd, ["probe", "--listen", `127.0.0.1:${d.http}`]);
+  assert.notEqual(p.status, 0, "a stopped daemon fails the probe");
+});
