@@ -179,7 +179,7 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
 
 void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g)
 {
-    double a1[256], a2[256]; /* n_xi <= 6 * 31 */
+    double a1[MODEL_MAX_XI], a2[MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
     for (int k = 1; k < n; k++) {
         g[k] = g[k - 1];

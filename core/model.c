@@ -31,7 +31,7 @@ section model_section(const rod_model *m, double s)
 
 void model_eval_xi_columns(const rod_model *m, double s, double *out)
 {
-    double P[64];
+    double P[SPEC_MAX_DEGREE + 1];
     int maxdeg = 0;
     for (int k = 0; k < 6; k++)
         if (m->spec->degree[k] > maxdeg) maxdeg = m->spec->degree[k];
@@ -51,7 +51,7 @@ void model_rho(const rod_model *m, double s, const double *q, double *rho, doubl
     *rho = 1.0;
     if (drho) *drho = 0.0;
     if (!m->n_rho) return;
-    double phi[2 * 64], dphi[2 * 64];
+    double phi[MODEL_MAX_RHO], dphi[MODEL_MAX_RHO];
     basis_hermite(m->spec->pieces, m->spec->bc, m->L, s, phi, dphi);
     for (int j = 0; j < m->n_rho; j++) {
         *rho += phi[j] * q[m->n_xi + j];
@@ -208,7 +208,7 @@ static int build_matrices(rod_model *m)
         if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
     const int nq = (maxdeg + 3 > 5 ? maxdeg + 3 : 5) + 1;
     const int pieces = sp->pieces > 0 ? sp->pieces : 1;
-    double xq[64], wq[64], P[64], phi[128], dphi[128];
+    double xq[64], wq[64], P[MODEL_MAX_XI], phi[MODEL_MAX_RHO], dphi[MODEL_MAX_RHO];
     const double E = m->E, mu = m->mu, lam = m->lambda, eta = m->eta;
     for (int e = 0; e < pieces; e++) {
         quad_gauss_legendre(nq, m->L * e / pieces, m->L * (e + 1) / pieces, xq, wq);

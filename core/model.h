@@ -7,6 +7,10 @@
 #include "rod.h"
 #include "spec.h"
 
+/* The most Phi_xi columns a model can have: every component at the highest degree. */
+#define MODEL_MAX_XI (6 * (SPEC_MAX_DEGREE + 1))
+#define MODEL_MAX_RHO (2 * SPEC_MAX_PIECES)
+
 /* One column of Phi_xi: a Legendre polynomial of one strain component (Eq. 42). */
 typedef struct {
     int comp;   /* 0..5 in xi = (kappa; nu) */

@@ -13,8 +13,8 @@
 
 const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "shear2", "stretch"};
 
-#define MAX_DEGREE 30
-#define MAX_PIECES 50
+#define MAX_DEGREE SPEC_MAX_DEGREE
+#define MAX_PIECES SPEC_MAX_PIECES
 #define MAX_POINTS 5000
 #define MAX_INPUTS 64
 #define MAX_NAME 64

@@ -9,6 +9,9 @@
 
 struct cJSON;
 
+#define SPEC_MAX_DEGREE 30 /* highest Legendre degree of a strain component */
+#define SPEC_MAX_PIECES 50 /* most Hermite pieces */
+
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
 enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };
 extern const char *const spec_strain_names[6];

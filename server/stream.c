@@ -53,6 +53,13 @@ struct stream_server {
     lws_retry_bo_t retry;
 };
 
+typedef struct {
+    char *b;
+    size_t len, cap;
+} buf;
+
+static buf frame_out; /* the service thread's reusable frame buffer, freed at stop */
+
 static stream_server *the_server; /* lws callbacks find it through the context user */
 
 /* ---- messages ---- */
@@ -134,10 +141,6 @@ static char *state_msg(session *s)
 }
 
 /* ---- frames ---- */
-typedef struct {
-    char *b;
-    size_t len, cap;
-} buf;
 
 static int bput(buf *b, const void *p, size_t n)
 {
@@ -483,11 +486,11 @@ static int write_one(stream_server *ss, client *c)
         frame_release(pf);
         return 0;
     }
-    static __thread buf out; /* reused across writes on the service thread */
-    int rc = frame_payload(c, pf, &out);
+    buf *out = &frame_out;
+    int rc = frame_payload(c, pf, out);
     if (rc == 0) {
-        size_t n = out.len - LWS_PRE;
-        rc = lws_write(c->wsi, (unsigned char *)out.b + LWS_PRE, n, c->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) <
+        size_t n = out->len - LWS_PRE;
+        rc = lws_write(c->wsi, (unsigned char *)out->b + LWS_PRE, n, c->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT) <
                      (int)n ? -1 : 0;
     }
     const double now = mono_now();
@@ -722,6 +725,8 @@ void stream_stop(stream_server *ss)
     pthread_mutex_unlock(&ss->mu);
     pthread_mutex_destroy(&ss->mu);
     the_server = NULL;
+    free(frame_out.b);
+    memset(&frame_out, 0, sizeof frame_out);
     free(ss);
 }
 

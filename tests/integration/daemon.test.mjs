@@ -171,7 +171,8 @@ test("a slow reader drops frames while the session keeps real time", async () =>
     const s1 = await api(d, "GET", `/v1/sessions/${id}`);
     c.ws._socket.resume();
     const dt = s1.json.t - s0.json.t;
-    assert.ok(dt > 2.4 && dt < 3.6, `the session kept real time while the client stalled: ${dt} s in 3 s`);
+    // real time, give or take the two REST reads' own latency (wider in a sanitizer build)
+    assert.ok(dt > 2.2 && dt < 4.0, `the session kept real time while the client stalled: ${dt} s in 3 s`);
     assert.ok(await c.waitFor((k) => k.statuses.some((m) => m.level === "warning" && m.dropped > 0), 5000),
       "told the client it dropped frames");
     const dropped = Number((await api(d, "GET", "/metrics")).text.match(/rodd_frames_dropped_total (\d+)/)[1]);

@@ -223,3 +223,26 @@ Test(spec, oversized_text_refused)
     rod_issues_free(&iss);
     free(big);
 }
+
+Test(spec, the_largest_model_the_parser_allows_compiles_and_runs)
+{
+    /* every component at the highest degree and the most Hermite pieces: the fixed-size
+     * scratch of the bases must hold them (an ASan run once caught it too small) */
+    const char *json =
+        "{\"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+        "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 30, \"bend2\": 30, "
+        "\"twist\": 30, \"shear1\": 30, \"shear2\": 30, \"stretch\": 30}, \"inflation\": {\"pieces\": 50, "
+        "\"boundary\": \"mixed\"}}";
+    rod_model *m = tu_model(json);
+    cr_assert_eq(rod_model_ndof(m), 6 * 31 + 100);
+    char err[128];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK);
+    rod_frame f;
+    cr_assert_eq(rod_frame_compute(m, st, 5, &f), ROD_OK);
+    cr_assert_float_eq(f.position[3 * 4 + 2], 0.5, 1e-9);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
