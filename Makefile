@@ -32,7 +32,7 @@ TEST_SUPPORT_SRC = $(wildcard tests/support/*.c)
 TEST_SUPPORT_OBJ = $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 SETUP_STAMP = $(BUILD)/.setup-done
-EXAMPLE ?= api/examples/stiffness-tuning.json
+RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-integration \
@@ -69,8 +69,11 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
+# The daemon with the octopus reaching example running (unless the state directory already
+# holds sessions); open the URL it prints. The viewer is built first when npm can.
 run: $(BUILD)/rodd
-	$(BUILD)/rodd solve $(EXAMPLE)
+	@if [ -x web/build.sh ] && [ ! -f web/dist/index.html ]; then bash web/build.sh || echo "viewer not built; the API still works"; fi
+	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(BUILD)/state --web-root web/dist
 
 test-unit: $(BUILD)/tests/unit_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)

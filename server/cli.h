@@ -37,5 +37,6 @@ double cli_now(void);
 int cli_check(int argc, char **argv);
 int cli_solve(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 
 #endif

@@ -308,7 +308,9 @@ int cli_serve(int argc, char **argv)
     }
     d.http = http_start(&d, err, sizeof err);
     if (!d.http) goto fail;
-    if (example) {
+    if (example && pool_count(d.pool) > 0) {
+        log_event(LOG_INFO, "example_skipped", "example=%s reason=\"sessions restored from the state directory\"", example);
+    } else if (example) {
         char *text = read_example(&d, example);
         if (!text) {
             snprintf(err, sizeof err, "no example named %.64s in %.400s", example, d.cfg.examples_dir);

@@ -99,6 +99,36 @@ JSON
 expect "a solver failure exits 1" 1 "$rodd" run "$tmp/blowup.json" --until 0.1 --every 0.005
 grep -q "not finite" "$tmp/err" && pass "the failure says why" || fail "failure message"
 
+# sweeps: the whole grid locally, the same points one task at a time, one CSV row per point
+grid=(--grid 'rod.youngs_modulus=5e4,1e5,2e5' --grid 'actuators.4.pressure=0,1000,2000,4000')
+expect "sweep a 12-point grid on all cores" 0 "$rodd" sweep "$ex" "${grid[@]}" --out "$tmp/sweep-all"
+cp "$tmp/out" "$tmp/sweep-stdout.csv"
+[ "$(wc -l < "$tmp/sweep-all/results.csv")" -eq 13 ] && pass "the collected CSV has a header and 12 rows" || fail "CSV rows"
+cmp -s "$tmp/sweep-stdout.csv" "$tmp/sweep-all/results.csv" && pass "the CSV is printed too" || fail "sweep stdout"
+ok=1
+for i in $(seq 0 11); do
+  "$rodd" sweep "$ex" "${grid[@]}" --out "$tmp/sweep-one" --index "$i" >/dev/null 2>&1 || ok=0
+done
+[ "$ok" -eq 1 ] && pass "every --index point runs" || fail "--index runs"
+ok=1
+for f in "$tmp"/sweep-all/point-*.json; do cmp -s "$f" "$tmp/sweep-one/$(basename "$f")" || ok=0; done
+[ "$ok" -eq 1 ] && pass "--index points are identical to the local run's" || fail "--index results differ"
+expect "collect a directory" 0 "$rodd" sweep --collect "$tmp/sweep-one"
+cmp -s "$tmp/out" "$tmp/sweep-all/results.csv" && pass "collecting the tasks gives the same CSV" || fail "collect CSV"
+python3 - "$tmp/sweep-all/results.csv" <<'PY' && pass "the sweep's numbers follow the bar's law" || fail "sweep values"
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12 and [int(r["index"]) for r in rows] == list(range(12))
+for r in rows:
+    E, P = float(r["rod.youngs_modulus"]), float(r["actuators.4.pressure"])
+    A = math.pi * 0.0075**2
+    want = 0.5 - 0.5 * (1.0 / A - 2 * 0.4999 * P) / E   # 1 N of cables, the squeeze's elongation
+    assert r["status"] == "ok" and abs(float(r["tip_z"]) - want) < 1e-9, (r, want)
+PY
+expect "a sweep point past the grid" 64 "$rodd" sweep "$ex" "${grid[@]}" --out "$tmp/sweep-x" --index 12
+expect "a dynamics sweep" 0 "$rodd" sweep "$ex" --grid 'rod.shear_viscosity=100,300' --until 0.05 --out "$tmp/sweep-dyn"
+grep -q '"ok"' "$tmp/sweep-dyn/results.csv" && pass "dynamics points have results" || fail "dynamics sweep"
+
 expect "usage error" 64 "$rodd" solve
 expect "unknown command" 64 "$rodd" frobnicate
 expect "unknown option" 64 "$rodd" solve "$ex" --bogus
