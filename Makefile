@@ -9,7 +9,7 @@ OPT ?= -O2 -g
 CPPFLAGS += -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS += -std=c11 $(OPT) -Wall -Wextra -Werror -pthread $(SANFLAGS)
 LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
-          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -llapacke -lopenblas -lmuparser \
+          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lmuparser \
           -lm -pthread
 SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap
 ifeq ($(SAN),1)
@@ -36,6 +36,7 @@ RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-integration \
+        test-deploy test-container \
         asan valgrind \
         fuzz fuzz-run bench clean
 
@@ -90,12 +91,20 @@ test-schema: $(BUILD)/rodd
 test-integration: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/integration/run.sh
 
+test-deploy: | $(SETUP_STAMP)
+	bash tests/deploy/run.sh
+
+# The image built and run with podman (about 5 to 10 minutes on a fresh machine).
+test-container:
+	bash tests/container/run.sh
+
 test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 	BUILD=$(BUILD) bash tests/validation/reaching.sh
 
 # The whole suite: unit, validation, command line, schema, a bounded fuzz run, and the
 # sanitizer and valgrind builds of the engine's tests.
-test: test-unit test-validation test-cli test-schema test-reaching test-integration fuzz-run asan valgrind
+test: test-unit test-validation test-cli test-schema test-reaching test-integration test-deploy fuzz-run asan \
+      valgrind
 
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 test-unit test-validation test-cli test-integration

@@ -1,35 +1,46 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rodd builds, tests and runs with. Idempotent: a machine that
-# already has every package does nothing (no apt-get update, no network). Used by the README
-# (through `make`), by .ci/run and by the Dockerfile's build stage.
-#   deploy/setup.sh            build + test dependencies
-#   deploy/setup.sh --runtime  only the shared libraries the binary links (container runtime)
+# already has every package asks apt for nothing. Used by the README (through make), by
+# .ci/run and by the Dockerfile.
+#   deploy/setup.sh             build and test dependencies (a developer machine, CI)
+#   deploy/setup.sh --build     only what building the binary and the viewer needs (image build stage)
+#   deploy/setup.sh --runtime   only the shared libraries the binary links (image runtime stage)
+#   deploy/setup.sh --container podman, runc and debootstrap for the image test
+#   deploy/setup.sh --list-runtime   print the runtime packages and exit
 set -euo pipefail
 
 build_pkgs=(
-  build-essential pkg-config clang libclang-rt-14-dev valgrind
+  build-essential pkg-config ca-certificates
   libcjson-dev libsundials-dev libopenblas-dev liblapacke-dev libmuparser-dev
-  libcriterion-dev libmicrohttpd-dev libwebsockets-dev
+  libmicrohttpd-dev libwebsockets-dev
 )
-runtime_pkgs=(
-  libcjson1 libsundials-cvode6 libsundials-kinsol6 libsundials-nvecserial6
-  libsundials-sunmatrix4 libsundials-sunlinsol3 libopenblas0-pthread liblapacke
-  libmuparser2v5 libmicrohttpd12 libwebsockets17
-)
+test_pkgs=(clang libclang-rt-14-dev valgrind libcriterion-dev chromium curl yamllint docker-compose shellcheck)
+# exactly the packages of the binary's NEEDED libraries (deploy/check-runtime-libs.sh checks it)
+runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libmicrohttpd12 libwebsockets17)
+container_pkgs=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns)
 
-pkgs=("${build_pkgs[@]}")
-[ "${1:-}" = "--runtime" ] && pkgs=("${runtime_pkgs[@]}")
+mode=${1:-all}
+case "$mode" in
+  all) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  --build) pkgs=("${build_pkgs[@]}") ;;
+  --runtime) pkgs=("${runtime_pkgs[@]}") ;;
+  --container) pkgs=("${container_pkgs[@]}") ;;
+  --list-runtime) printf '%s\n' "${runtime_pkgs[@]}"; exit 0 ;;
+  *) echo "setup.sh: unknown option $mode" >&2; exit 64 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# node and npm run the schema and browser tests, python3 the command-line checks; any install
-# of them will do (Debian's, or one the machine came with), so they are only asked of apt when
-# absent
-if [ "${1:-}" != "--runtime" ]; then
+# node and npm build the viewer and run the schema, integration and browser tests; python3
+# runs the command-line checks; any install of them will do (Debian's, or one the machine
+# came with), so apt is asked only when they are absent
+if [ "$mode" = all ] || [ "$mode" = --build ]; then
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
+fi
+if [ "$mode" = all ]; then
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -1,0 +1,47 @@
+# rodd: the daemon, the viewer and the examples in one image a group shares.
+#   podman build --format docker -t rodd .      (or docker build -t rodd .)
+#   docker run -p 8080:8080 -p 8081:8081 -v rodd-state:/var/lib/rodd \
+#     -e RODD_TOKENS=operator:CHANGE-ME rodd
+# Ports: 8080 REST and the viewer, 8081 streams (WebSocket). Without tokens the daemon listens
+# on loopback only, which inside a container means host networking; give tokens (RODD_TOKENS,
+# or a file at RODD_TOKENS_FILE, e.g. a mounted secret) to serve a network.
+# BASE lets a build use a locally made Debian bookworm instead of the public image.
+ARG BASE=debian:bookworm-slim
+
+FROM ${BASE} AS build
+WORKDIR /src
+COPY deploy/setup.sh deploy/setup.sh
+RUN bash deploy/setup.sh --build && rm -rf /var/lib/apt/lists/*
+COPY . .
+RUN rm -rf build build-asan \
+ && make -j"$(nproc)" all \
+ && bash deploy/check-runtime-libs.sh build/rodd \
+ && if [ -f web/build.sh ]; then bash web/build.sh; fi \
+ && mkdir -p web/dist
+
+FROM ${BASE} AS runtime
+COPY deploy/setup.sh /tmp/setup.sh
+RUN bash /tmp/setup.sh --runtime \
+ && rm -rf /var/lib/apt/lists/* /tmp/setup.sh \
+ && useradd --system --uid 10001 --user-group --home-dir /var/lib/rodd --shell /usr/sbin/nologin rodd \
+ && mkdir -p /var/lib/rodd /etc/rodd \
+ && chown rodd:rodd /var/lib/rodd
+COPY --from=build /src/build/rodd /usr/local/bin/rodd
+COPY --from=build /src/web/dist /usr/share/rodd/web
+COPY api/examples /usr/share/rodd/examples
+COPY api/openapi.yaml* api/spec.schema.json /usr/share/rodd/
+# every library the binary needs is here (the build stage checked the list)
+RUN ! ldd /usr/local/bin/rodd | grep -q "not found" && rodd --version
+ENV RODD_LISTEN=0.0.0.0:8080 \
+    RODD_WS_PORT=8081 \
+    RODD_STATE_DIR=/var/lib/rodd \
+    RODD_WEB_ROOT=/usr/share/rodd/web \
+    RODD_EXAMPLES_DIR=/usr/share/rodd/examples
+EXPOSE 8080 8081
+VOLUME /var/lib/rodd
+USER rodd
+WORKDIR /var/lib/rodd
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 CMD ["/usr/local/bin/rodd", "probe"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/rodd"]
+CMD ["serve"]

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The runtime image carries exactly the libraries the binary links: the Debian packages that
+# own its NEEDED libraries (base libc aside) must be the list `setup.sh --runtime` installs.
+# Run where the binary was built (the packages' files are known there).
+set -euo pipefail
+bin=${1:?usage: check-runtime-libs.sh BINARY}
+here=$(cd "$(dirname "$0")" && pwd)
+needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+pkgs=()
+for lib in $needed; do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && !f {print $NF; f = 1}')
+  [ -n "$path" ] || { echo "check-runtime-libs: $lib not found" >&2; exit 1; }
+  pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path")
+  pkgs+=("${pkg%%:*}")
+done
+have=$(printf '%s\n' "${pkgs[@]}" | grep -vx 'libc6' | sort -u)
+want=$(bash "$here/setup.sh" --list-runtime | sort -u)
+if [ "$have" != "$want" ]; then
+  echo "check-runtime-libs: the binary links the packages" >&2
+  echo "$have" | sed 's/^/  /' >&2
+  echo "but setup.sh --runtime installs" >&2
+  echo "$want" | sed 's/^/  /' >&2
+  exit 1
+fi
+echo "check-runtime-libs: $(echo "$have" | wc -l) runtime packages match the binary's libraries"
