@@ -395,3 +395,58 @@ test("rodd probe and /metrics", async () => {
   const p = spawnSync(rodd, ["probe", "--listen", `127.0.0.1:${d.http}`]);
   assert.notEqual(p.status, 0, "a stopped daemon fails the probe");
 });
+
+test("a config file, with the environment over it; a bad config is refused", async () => {
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "rodd-cfg-"));
+  const cfg = path.join(dir, "rodd.json");
+  writeFileSync(cfg, JSON.stringify({ max_sessions: 1, checkpoint_period: 5, max_points: 101 }));
+  const d = await startDaemon({ args: ["--config", cfg], env: { RODD_MAX_SESSIONS: "2" } });
+  try {
+    assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 201);
+    assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 201, "the environment's 2 wins");
+    assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 503);
+    assert.equal((await api(d, "POST", "/v1/solve", { spec: cableSpec(), points: 500 })).status, 422, "the file's max_points");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+  writeFileSync(cfg, JSON.stringify({ max_sesions: 1 }));
+  const p = spawnSync(rodd, ["serve", "--config", cfg, "--listen", "127.0.0.1:1"]);
+  assert.equal(p.status, 64);
+  assert.match(p.stderr.toString(), /unknown key "max_sesions"/);
+});
+
+test("inbound stream messages are bounded, and so are connections per address", async () => {
+  const net = await import("node:net");
+  const d = await startDaemon({ env: { RODD_WS_MAX_MESSAGE: "1024", RODD_PER_IP_CONNECTIONS: "3" } });
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec() });
+    const c = openStream(r.json.stream_url);
+    await c.ready;
+    c.ws.send(JSON.stringify({ op: "ping", pad: "x".repeat(5000) }));
+    assert.ok(await c.waitFor((k) => k.closed, 3000), "closed");
+    assert.equal(c.closed.code, 1009, `close ${JSON.stringify(c.closed)}`);
+    // connections that never finish a request: past the limit they are turned away (this
+    // process's keep-alive fetch connections count too, so only bounds are checked)
+    const socks = [];
+    for (let i = 0; i < 5; i++) {
+      const s = net.connect(d.http, "127.0.0.1");
+      s.closedEarly = false;
+      s.on("close", () => (s.closedEarly = true));
+      s.on("error", () => {});
+      s.write("GET /livez HTTP/1.1\r\nHost: x\r\n");
+      socks.push(s);
+      await sleep(50);
+    }
+    await sleep(300);
+    const open = socks.filter((s) => !s.closedEarly).length;
+    assert.ok(open <= 3 && open >= 1, `${open} of 5 held open with a limit of 3`);
+    socks.forEach((s) => s.destroy());
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
