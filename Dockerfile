@@ -5,7 +5,9 @@
 # Ports: 8080 REST and the viewer, 8081 streams (WebSocket). Without tokens the daemon listens
 # on loopback only, which inside a container means host networking; give tokens (RODD_TOKENS,
 # or a file at RODD_TOKENS_FILE, e.g. a mounted secret) to serve a network.
-# BASE lets a build use a locally made Debian bookworm instead of the public image.
+# BASE lets a build use a locally made Debian bookworm instead of the public image. A viewer
+# already built in web/dist (make web) is used as is; otherwise the build stage builds it
+# (which needs the npm registry).
 ARG BASE=debian:bookworm-slim
 
 FROM ${BASE} AS build
@@ -14,9 +16,9 @@ COPY deploy/setup.sh deploy/setup.sh
 RUN bash deploy/setup.sh --build && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN rm -rf build build-asan \
- && make -j"$(nproc)" all \
+ && make -j"$(nproc)" all SETUP_MODE=--build \
  && bash deploy/check-runtime-libs.sh build/rodd \
- && if [ -f web/build.sh ]; then bash web/build.sh; fi \
+ && if [ ! -f web/dist/index.html ] && [ -f web/build.sh ]; then bash web/build.sh; fi \
  && mkdir -p web/dist
 
 FROM ${BASE} AS runtime

@@ -42,10 +42,12 @@ CRITERION_JOBS ?= 2
 
 all: $(BUILD)/rodd
 
-# The setup script is idempotent and cheap when everything is installed.
+# The setup script is idempotent and cheap when everything is installed. The image's build
+# stage passes SETUP_MODE=--build: it needs the compilers, not the test tools.
+SETUP_MODE ?=
 $(SETUP_STAMP): deploy/setup.sh
 	@mkdir -p $(BUILD)
-	bash deploy/setup.sh
+	bash deploy/setup.sh $(SETUP_MODE)
 	@touch $@
 setup: $(SETUP_STAMP)
 
