@@ -61,6 +61,14 @@ void reply_problem(http_response *rs, int status, const char *type, const char *
     rs->content_type = "application/problem+json";
 }
 
+void reply_not_allowed(http_response *rs, const char *allow)
+{
+    char detail[96];
+    snprintf(detail, sizeof detail, "this resource takes %s", allow);
+    reply_problem(rs, 405, "method-not-allowed", "Method not allowed", detail, NULL);
+    snprintf(rs->allow, sizeof rs->allow, "%s", allow);
+}
+
 const char *req_header(http_request *rq, const char *name)
 {
     return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
@@ -79,6 +87,16 @@ cJSON *req_json(http_request *rq, http_response *rs)
     }
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, 0);
+    if (o && end) {
+        /* only whitespace may follow the object */
+        const char *p = end, *stop = rq->body + rq->len;
+        while (p < stop && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+        if (p < stop) {
+            cJSON_Delete(o);
+            o = NULL;
+            end = p;
+        }
+    }
     if (!o || !cJSON_IsObject(o)) {
         size_t at = end ? (size_t)(end - rq->body) : 0;
         int line = 1, col = 1;
@@ -141,6 +159,11 @@ static void route(http_request *rq, http_response *rs)
 {
     const char *p = rq->path, *m = rq->method;
     const int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+    if (!get && (strcmp(p, "/livez") == 0 || strcmp(p, "/readyz") == 0 || strcmp(p, "/metrics") == 0 ||
+                 strcmp(p, "/v1") == 0)) {
+        reply_not_allowed(rs, "GET, HEAD");
+        return;
+    }
     if (strcmp(p, "/livez") == 0) {
         reply_text(rs, 200, "text/plain; charset=utf-8", "ok\n");
         return;
@@ -156,7 +179,8 @@ static void route(http_request *rq, http_response *rs)
     }
     if (strcmp(p, "/metrics") == 0) {
         char *text = metrics_render(rq->d->pool);
-        reply_text(rs, 200, "text/plain; version=0.0.4", text ? text : "");
+        if (text) reply_text(rs, 200, "text/plain; version=0.0.4", text);
+        else reply_problem(rs, 500, "internal", "Out of memory", NULL, NULL);
         free(text);
         return;
     }
@@ -165,7 +189,7 @@ static void route(http_request *rq, http_response *rs)
             h_static(rq, rs);
             return;
         }
-        reply_problem(rs, 405, "method-not-allowed", "Method not allowed", NULL, NULL);
+        reply_not_allowed(rs, "GET, HEAD");
         return;
     }
     if (strcmp(p, "/v1/sessions") == 0) {
@@ -179,7 +203,7 @@ static void route(http_request *rq, http_response *rs)
     }
     if (strcmp(p, "/v1/solve") == 0) {
         if (strcmp(m, "POST") != 0) {
-            reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "POST /v1/solve", NULL);
+            reply_not_allowed(rs, "POST");
             return;
         }
         h_solve(rq, rs);
@@ -187,7 +211,7 @@ static void route(http_request *rq, http_response *rs)
     }
     if (strcmp(p, "/v1/stream-tickets") == 0) {
         if (strcmp(m, "POST") != 0) {
-            reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "POST /v1/stream-tickets", NULL);
+            reply_not_allowed(rs, "POST");
             return;
         }
         h_stream_ticket(rq, rs);
@@ -195,7 +219,7 @@ static void route(http_request *rq, http_response *rs)
     }
     if (strcmp(p, "/v1/examples") == 0 || strncmp(p, "/v1/examples/", 13) == 0) {
         if (!get) {
-            reply_problem(rs, 405, "method-not-allowed", "Method not allowed", NULL, NULL);
+            reply_not_allowed(rs, "GET, HEAD");
             return;
         }
         h_examples(rq, rs, p[12] == '/' ? p + 13 : NULL);
@@ -298,6 +322,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     if (rs.location[0]) MHD_add_response_header(r, "Location", rs.location);
     if (rs.etag[0]) MHD_add_response_header(r, "ETag", rs.etag);
     if (rs.retry_after[0]) MHD_add_response_header(r, "Retry-After", rs.retry_after);
+    if (rs.allow[0]) MHD_add_response_header(r, "Allow", rs.allow);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     if (rs.status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs.status, r);
@@ -351,12 +376,15 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
         free(h);
         return NULL;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+    /* a thread per connection: a slow handler (:advance, a command waiting for its step, a
+     * read waiting out a slice) holds only its own connection; the connection cap bounds the
+     * threads */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
     h->mhd = MHD_start_daemon(flags, (uint16_t)d->cfg.http_port, NULL, NULL, handler, h,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                               MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                              MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(d->cfg.http_threads > 0 ? d->cfg.http_threads : 1),
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)d->cfg.connection_timeout,
                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)d->cfg.per_ip_connections,
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)d->cfg.max_connections,

@@ -35,6 +35,7 @@ typedef struct {
     char location[512];
     char etag[64];
     char retry_after[16];
+    char allow[64];      /* with a 405: the methods the resource takes */
     const char *file;    /* serve this file instead of body */
 } http_response;
 
@@ -43,6 +44,8 @@ void reply_text(http_response *rs, int status, const char *ctype, const char *te
 /* application/problem+json: type is a slug under https://rodd.invalid/problems/ */
 void reply_problem(http_response *rs, int status, const char *type, const char *title,
                    const char *detail, struct cJSON *errors);
+/* 405 with the Allow header. */
+void reply_not_allowed(http_response *rs, const char *allow);
 const char *req_header(http_request *rq, const char *name);
 const char *req_query(http_request *rq, const char *name);
 /* Parses the body as a JSON object; on failure replies 400 with the position and returns NULL. */

@@ -144,6 +144,18 @@ void h_stream_ticket(http_request *rq, http_response *rs)
     if (!req_need(rq, rs, ROLE_VIEWER)) return;
     cJSON *b = rq->len ? req_json(rq, rs) : cJSON_CreateObject();
     if (!b) return;
+    for (const cJSON *it = b->child; it; it = it->next)
+        if (strcmp(it->string, "session") != 0) {
+            cJSON *e = cJSON_CreateArray(), *x = cJSON_CreateObject();
+            char pth[160];
+            snprintf(pth, sizeof pth, "/%s", it->string);
+            cJSON_AddStringToObject(x, "path", pth);
+            cJSON_AddStringToObject(x, "message", "unknown key");
+            cJSON_AddItemToArray(e, x);
+            reply_problem(rs, 422, "invalid-request", "The request is invalid", NULL, e);
+            cJSON_Delete(b);
+            return;
+        }
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive(b, "session");
     const char *id = cJSON_IsString(sid) ? sid->valuestring : "";
     if (sid && !cJSON_IsString(sid)) {
@@ -202,9 +214,9 @@ void h_static(http_request *rq, http_response *rs)
         reply_problem(rs, 404, "not-found", "No such file", NULL, NULL);
         return;
     }
-    if (strcmp(p, "/openapi.yaml") == 0) {
-        /* the contract, from beside the examples */
-        snprintf(path, sizeof path, "%s/../openapi.yaml", rq->d->cfg.examples_dir);
+    if (strcmp(p, "/openapi.yaml") == 0 || strcmp(p, "/spec.schema.json") == 0) {
+        /* the contract and the spec's schema it refers to, from beside the examples */
+        snprintf(path, sizeof path, "%s/..%s", rq->d->cfg.examples_dir, p);
     } else {
         snprintf(path, sizeof path, "%s%s%s", rq->d->cfg.web_root, p, p[strlen(p) - 1] == '/' ? "index.html" : "");
     }

@@ -31,8 +31,10 @@ static const char *idem_begin_or_reply(http_request *rq, http_response *rs)
         rs->status = prev.status;
         rs->body = prev.body;
         rs->len = prev.body ? strlen(prev.body) : 0;
-        rs->content_type = prev.content_type && strcmp(prev.content_type, "application/problem+json") == 0
-                               ? "application/problem+json" : "application/json";
+        /* rs->content_type must outlive prev, so it points at a literal */
+        rs->content_type = !prev.content_type ? NULL
+                           : strcmp(prev.content_type, "application/problem+json") == 0 ? "application/problem+json"
+                                                                                         : "application/json";
         if (prev.location) snprintf(rs->location, sizeof rs->location, "%s", prev.location);
         free(prev.content_type);
         free(prev.location);
@@ -136,6 +138,9 @@ static void create(http_request *rq, http_response *rs)
     const cJSON *start = cJSON_GetObjectItemCaseSensitive(body, "start");
     if (start && !cJSON_IsBool(start)) cJSON_AddItemToArray(errors, issue("/start", "must be true or false"));
     cr.start = cJSON_IsTrue(start);
+    cr.has_pace = cJSON_GetObjectItemCaseSensitive(body, "pace") != NULL;
+    cr.has_until = cJSON_GetObjectItemCaseSensitive(body, "until") != NULL;
+    cr.has_points = cJSON_GetObjectItemCaseSensitive(body, "points") != NULL;
     if (parse_pace(cJSON_GetObjectItemCaseSensitive(body, "pace"), &cr.pace) != 0)
         cJSON_AddItemToArray(errors, issue("/pace", "must be a factor of real time > 0, \"realtime\" or \"max\""));
     const cJSON *until = cJSON_GetObjectItemCaseSensitive(body, "until");
@@ -170,8 +175,9 @@ static void create(http_request *rq, http_response *rs)
     if (example) {
         spec_text = read_example(d, example->valuestring);
         if (!spec_text) {
-            reply_problem(rs, 422, "invalid-request", "No such example", example->valuestring,
-                          cJSON_CreateArray());
+            cJSON *e = cJSON_CreateArray();
+            cJSON_AddItemToArray(e, issue("/example", "no example of this name (GET /v1/examples lists them)"));
+            reply_problem(rs, 422, "invalid-request", "No such example", example->valuestring, e);
             cJSON_Delete(body);
             return;
         }
@@ -250,7 +256,7 @@ void h_sessions_collection(http_request *rq, http_response *rs)
         create(rq, rs);
         idem_end(rq, rs, key);
     } else {
-        reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET or POST /v1/sessions", NULL);
+        reply_not_allowed(rs, "GET, HEAD, POST");
     }
 }
 
@@ -271,7 +277,11 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
         rc = session_start(s);
         if (rc == SESSION_OK) pool_wake(d->pool);
         else {
-            wrong_state(rs, s, ":start needs it created or paused (reset a finished one)");
+            pthread_mutex_lock(&s->mu);
+            const int advancing = s->advancing;
+            pthread_mutex_unlock(&s->mu);
+            wrong_state(rs, s, advancing ? "an :advance is stepping it; :start after that answers"
+                                         : ":start needs it created or paused (reset a finished one)");
             return;
         }
     } else if (strcmp(verb, "pause") == 0) {
@@ -287,6 +297,19 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
         if (!b) return;
         const cJSON *until = cJSON_GetObjectItemCaseSensitive(b, "until");
         const cJSON *by = cJSON_GetObjectItemCaseSensitive(b, "by");
+        cJSON *unknown = cJSON_CreateArray();
+        for (const cJSON *it = b->child; it; it = it->next) {
+            if (strcmp(it->string, "until") == 0 || strcmp(it->string, "by") == 0) continue;
+            char p[160];
+            snprintf(p, sizeof p, "/%s", it->string);
+            cJSON_AddItemToArray(unknown, issue(p, "unknown key (give until or by)"));
+        }
+        if (cJSON_GetArraySize(unknown)) {
+            cJSON_Delete(b);
+            reply_problem(rs, 422, "invalid-request", "The advance request is invalid", NULL, unknown);
+            return;
+        }
+        cJSON_Delete(unknown);
         double target = NAN;
         if (cJSON_IsNumber(until) && !by) target = until->valuedouble;
         else if (cJSON_IsNumber(by) && !until) {
@@ -399,6 +422,24 @@ static void actuators_list(http_request *rq, http_response *rs, session *s)
     reply_json(rs, 200, o);
 }
 
+/* If-None-Match compares weakly (RFC 9110 13.1.2): "*", a list, W/ prefixes. */
+static int etag_listed(const char *header, const char *etag)
+{
+    const size_t n = strlen(etag);
+    for (const char *p = header; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        if (*p == '*') return 1;
+        if (strncmp(p, "W/", 2) == 0) p += 2;
+        const char *end = p;
+        while (*end && *end != ',') end++;
+        const char *last = end;
+        while (last > p && (last[-1] == ' ' || last[-1] == '\t')) last--;
+        if ((size_t)(last - p) == n && strncmp(p, etag, n) == 0) return 1;
+        p = end;
+    }
+    return 0;
+}
+
 static void frame(http_request *rq, http_response *rs, session *s)
 {
     published_frame *f = session_latest(s);
@@ -408,7 +449,7 @@ static void frame(http_request *rq, http_response *rs, session *s)
     }
     snprintf(rs->etag, sizeof rs->etag, "\"%llu\"", (unsigned long long)f->seq);
     const char *inm = req_header(rq, "If-None-Match");
-    if (inm && strcmp(inm, rs->etag) == 0) {
+    if (inm && etag_listed(inm, rs->etag)) {
         rs->status = 304;
         frame_release(f);
         return;
@@ -476,29 +517,32 @@ int h_session_route(http_request *rq, http_response *rs)
         i = 0;
         while (*p && *p != '/' && i < sizeof sub - 1) sub[i++] = *p++;
         sub[i] = '\0';
-        if (*p == '/') snprintf(name, sizeof name, "%s", p + 1);
+        if (!sub[0]) return 0; /* a trailing slash names nothing */
+        if (*p == '/') {
+            snprintf(name, sizeof name, "%s", p + 1);
+            if (!name[0] || strchr(name, '/')) return 0;
+        }
     }
     if (!id[0]) return 0;
     const char *m = rq->method;
     const int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
     if (!req_need(rq, rs, get ? ROLE_VIEWER : ROLE_OPERATOR)) return 1;
-    session *s = pool_find(rq->d->pool, id);
-    if (!s) {
-        reply_problem(rs, 404, "not-found", "No such session", id, NULL);
-        return 1;
-    }
+    /* The key is looked up before the session: a retried DELETE must replay its 204. */
     const char *key = NULL;
     if (!get) {
         key = idem_begin_or_reply(rq, rs);
-        if (key && !*key) {
-            session_release(s);
-            return 1;
-        }
+        if (key && !*key) return 1;
+    }
+    session *s = pool_find(rq->d->pool, id);
+    if (!s) {
+        reply_problem(rs, 404, "not-found", "No such session", id, NULL);
+        idem_end(rq, rs, key);
+        return 1;
     }
     int found = 1;
     if (verb[0]) {
         if (strcmp(m, "POST") == 0) lifecycle(rq, rs, s, verb);
-        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "lifecycle methods are POST", NULL);
+        else reply_not_allowed(rs, "POST");
     } else if (!sub[0]) {
         if (get) reply_json(rs, 200, describe_with_url(rq, s));
         else if (strcmp(m, "DELETE") == 0) {
@@ -508,22 +552,22 @@ int h_session_route(http_request *rq, http_response *rs)
             log_event(LOG_INFO, "session_deleted", "id=%s", id);
             rs->status = 204;
         } else if (strcmp(m, "PATCH") == 0) patch_session(rq, rs, s);
-        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET, PATCH or DELETE", NULL);
+        else reply_not_allowed(rs, "GET, HEAD, PATCH, DELETE");
     } else if (strcmp(sub, "frame") == 0 && !name[0]) {
         if (get) frame(rq, rs, s);
-        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET", NULL);
+        else reply_not_allowed(rs, "GET, HEAD");
     } else if (strcmp(sub, "checkpoint") == 0 && !name[0]) {
         if (get) {
             char *text = session_checkpoint(s);
-            reply_text(rs, text ? 200 : 500, "application/json", text ? text : "{}");
+            if (text) reply_text(rs, 200, "application/json", text);
+            else reply_problem(rs, 500, "internal", "The checkpoint could not be written", "out of memory", NULL);
             free(text);
-        } else reply_problem(rs, 405, "method-not-allowed", "Method not allowed", "GET", NULL);
+        } else reply_not_allowed(rs, "GET, HEAD");
     } else if (strcmp(sub, "actuators") == 0) {
         if (!name[0] && get) actuators_list(rq, rs, s);
         else if (!name[0] && strcmp(m, "PATCH") == 0) set_inputs(rq, rs, s, NULL);
         else if (name[0] && strcmp(m, "PUT") == 0) set_inputs(rq, rs, s, name);
-        else reply_problem(rs, 405, "method-not-allowed", "Method not allowed",
-                           "GET or PATCH .../actuators, PUT .../actuators/NAME", NULL);
+        else reply_not_allowed(rs, name[0] ? "PUT" : "GET, HEAD, PATCH");
     } else {
         found = 0;
     }

@@ -2,6 +2,7 @@
 
 #include "pool.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +54,45 @@ void metrics_checkpoint(int ok)
     atomic_fetch_add(ok ? &checkpoints_ok : &checkpoints_failed, 1);
 }
 
+typedef struct {
+    char *b;
+    size_t len, cap;
+    int failed;
+} text_out;
+
+static void out(text_out *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(text_out *t, const char *fmt, ...)
+{
+    if (t->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        const int n = vsnprintf(t->b + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = 1;
+            return;
+        }
+        if ((size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        char *nb = realloc(t->b, 2 * t->cap + (size_t)n);
+        if (!nb) {
+            t->failed = 1;
+            return;
+        }
+        t->b = nb;
+        t->cap = 2 * t->cap + (size_t)n;
+    }
+}
+
 char *metrics_render(pool *p)
 {
-    size_t cap = 16384, len = 0;
-    char *b = malloc(cap);
-    if (!b) return NULL;
-#define OUT(...) len += (size_t)snprintf(b + len, len < cap ? cap - len : 0, __VA_ARGS__)
+    text_out t = {malloc(4096), 0, 4096, 0};
+    if (!t.b) return NULL;
+    t.b[0] = '\0';
+#define OUT(...) out(&t, __VA_ARGS__)
     int by_state[5] = {0};
     session **all;
     int n = pool_list(p, &all);
@@ -102,6 +136,9 @@ char *metrics_render(pool *p)
         if (v) OUT("rodd_http_requests_total{code=\"%d\"} %ld\n", c, v);
     }
 #undef OUT
-    if (len >= cap) b[cap - 1] = '\0';
-    return b;
+    if (t.failed) {
+        free(t.b);
+        return NULL;
+    }
+    return t.b;
 }

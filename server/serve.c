@@ -116,6 +116,11 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
         r.status = 422;
         snprintf(r.detail, sizeof r.detail, "%s", spec_copy ? err : "out of memory");
         r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        /* session_new fails on the engine state only (a spec that compiled is fine) */
+        cJSON_AddStringToObject(e, "path", o->checkpoint ? "/checkpoint/state" : prefix);
+        cJSON_AddStringToObject(e, "message", r.detail);
+        cJSON_AddItemToArray(r.errors, e);
         return r;
     }
     s->notify = stream_notify;
@@ -154,6 +159,17 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
         snprintf(r.detail, sizeof r.detail, "not a session checkpoint");
         return r;
     }
+    /* what the request leaves out, the checkpoint says */
+    const cJSON *v;
+    if (!cr->name && cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(ck, "name"))) o.name = v->valuestring;
+    if (!cr->has_pace && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "pace")) && v->valuedouble >= 0)
+        o.pace = v->valuedouble;
+    if (!cr->has_until && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "until")) && v->valuedouble > 0)
+        o.until = v->valuedouble;
+    if (!cr->has_points && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "points")) &&
+        v->valuedouble >= 2 && v->valuedouble <= d->cfg.max_points)
+        o.points = (int)v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(ck, "failure"))) o.failure = v->valuestring;
     char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);
     o.checkpoint = state_text;
     o.status = SESSION_PAUSED;
@@ -316,7 +332,7 @@ int cli_serve(int argc, char **argv)
             snprintf(err, sizeof err, "no example named %.64s in %.400s", example, d.cfg.examples_dir);
             goto fail;
         }
-        create_request cr = {text, NULL, example, 1, 1.0, 0, 51};
+        create_request cr = {.spec_text = text, .name = example, .start = 1, .pace = 1.0, .points = 51};
         session *s = NULL;
         create_result r = daemon_create_session(&d, &cr, &s);
         free(text);

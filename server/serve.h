@@ -13,6 +13,8 @@ typedef struct {
     int start;
     double pace, until;
     int points;
+    /* which of pace, until and points the request gave: the rest come from a checkpoint */
+    int has_pace, has_until, has_points;
 } create_request;
 
 typedef struct {

@@ -145,7 +145,7 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
         snprintf(s->failure, sizeof s->failure, "%s", rod_state_error(s->state));
     } else if (o->checkpoint) {
         if (rod_state_load(model, s->state, o->checkpoint, strlen(o->checkpoint)) != ROD_OK) {
-            snprintf(err, errlen, "checkpoint: %s", rod_state_error(s->state));
+            snprintf(err, errlen, "%s", rod_state_error(s->state)); /* it names the checkpoint */
             session_release(s);
             return NULL;
         }
@@ -220,13 +220,14 @@ int session_start(session *s)
 {
     pthread_mutex_lock(&s->mu);
     int rc = SESSION_ESTATE;
-    if (s->status == SESSION_CREATED || s->status == SESSION_PAUSED) {
+    if ((s->status == SESSION_CREATED || s->status == SESSION_PAUSED) && !s->advancing) {
         s->status = SESSION_RUNNING;
         s->anchor_sim = s->t;
         s->anchor_wall = mono_now();
         rc = SESSION_OK;
     }
     pthread_mutex_unlock(&s->mu);
+    if (rc == SESSION_OK) notify(s);
     return rc;
 }
 
@@ -242,6 +243,7 @@ int session_pause(session *s)
     pthread_mutex_unlock(&s->mu);
     if (rc == SESSION_OK) drain_mailbox(s);
     pthread_mutex_unlock(&s->state_mu);
+    if (rc == SESSION_OK) notify(s);
     return rc;
 }
 
@@ -270,6 +272,8 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     pthread_mutex_lock(&s->state_mu);
     pthread_mutex_lock(&s->mu);
     const session_status st = s->status;
+    /* :start must wait until this is done: it would leave a "running" session with no worker */
+    if (st == SESSION_PAUSED || st == SESSION_CREATED) s->advancing = 1;
     pthread_mutex_unlock(&s->mu);
     if (st != SESSION_PAUSED && st != SESSION_CREATED) {
         pthread_mutex_unlock(&s->state_mu);
@@ -281,6 +285,7 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     int rc = ROD_OK;
     double t = rod_state_time(s->state);
     while (t < t_end && mono_now() - w0 < wall_limit) {
+        drain_mailbox(s); /* commands sent meanwhile apply at the next 10 ms piece */
         double next = fmin(t_end, t + 0.01);
         rc = rod_dynamics_advance(s->model, s->state, next);
         if (rc != ROD_OK) break;
@@ -297,7 +302,16 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
         if (s->status == SESSION_CREATED) s->status = SESSION_PAUSED;
         pthread_mutex_unlock(&s->mu);
     }
+    /* a command queued after the last piece is applied here: set_inputs saw advancing set */
+    for (;;) {
+        drain_mailbox(s);
+        pthread_mutex_lock(&s->mu);
+        if (!s->mail_head) break;
+        pthread_mutex_unlock(&s->mu);
+    }
+    s->advancing = 0;
     rod_dynamics_get_stats(s->state, &s->stats);
+    pthread_mutex_unlock(&s->mu);
     publish(s);
     *t_out = rod_state_time(s->state);
     pthread_mutex_unlock(&s->state_mu);
@@ -366,9 +380,9 @@ int session_set_inputs(session *s, int n, const char *const *names, const double
     else
         s->mail_head = c;
     s->mail_tail = c;
-    const int running = s->status == SESSION_RUNNING;
+    const int stepped = s->status == SESSION_RUNNING || s->advancing;
     pthread_mutex_unlock(&s->mu);
-    if (!running) {
+    if (!stepped) {
         /* nobody steps it: apply now, on this thread */
         pthread_mutex_lock(&s->state_mu);
         drain_mailbox(s);
@@ -437,18 +451,17 @@ double session_step(session *s, double now)
     drain_mailbox(s);
     int rc = ROD_OK;
     const double w0 = mono_now();
-    if (pace > 0) {
-        if (until > 0 && target > until) target = until;
-        if (target > t) rc = rod_dynamics_advance(s->model, s->state, target);
-    } else {
-        /* as fast as possible: chunks of 10 ms of simulated time for one frame period */
-        do {
-            double next = t + 0.01;
-            if (until > 0 && next > until) next = until;
-            if (next <= t) break;
-            rc = rod_dynamics_advance(s->model, s->state, next);
-            t = next;
-        } while (rc == ROD_OK && mono_now() - w0 < FRAME_PERIOD);
+    /* In 10 ms pieces of simulated time for at most one frame period of wall time, so that a
+     * slow model (or a high pace) still publishes frames and lets pause and commands in; the
+     * lag this leaves is what the anchor slip above absorbs. */
+    double goal = pace > 0 ? target : INFINITY;
+    if (until > 0 && goal > until) goal = until;
+    while (t < goal) {
+        const double next = fmin(goal, t + 0.01);
+        rc = rod_dynamics_advance(s->model, s->state, next);
+        if (rc != ROD_OK) break;
+        t = next;
+        if (mono_now() - w0 >= FRAME_PERIOD) break;
     }
     const double t_now = rod_state_time(s->state), wall = mono_now() - w0;
     rod_dynamics_stats stats;

@@ -48,6 +48,7 @@ typedef struct session {
     pthread_cond_t cv;
     /* guarded by mu */
     session_status status;
+    int advancing; /* an :advance holds the state */
     char failure[512];
     double pace;  /* 0: as fast as possible; else simulated seconds per wall second */
     double until; /* 0: no end */

@@ -336,7 +336,9 @@ static void handle_message(stream_server *ss, client *c, const char *text, size_
             for (int i = 0; i < 9; i++)
                 if (mask & (1u << i)) cJSON_AddItemToArray(fl, cJSON_CreateString(field_names[i]));
             queue_ctl(c, json_text(a));
-            c->last_seq = 0; /* send the latest frame in the new form right away */
+            /* send the latest frame in the new form right away, even from an idle session */
+            c->last_seq = 0;
+            c->writable_requested = 1;
         }
     } else if (strcmp(op->valuestring, "unsubscribe") == 0) {
         c->subscribed = 0;
@@ -580,6 +582,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (!c || !c->wsi) return 0;
         if (c->closing) {
+            if (c->nctl) { /* the status that says why goes out before the close */
+                if (write_one(ss, c) != 0) return -1;
+                lws_callback_on_writable(wsi);
+                return 0;
+            }
             lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)"session gone", 12);
             return -1;
         }
