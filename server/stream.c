@@ -513,6 +513,13 @@ static int write_one(stream_server *ss, client *c)
     return rc;
 }
 
+/* The handshake is still HTTP here, so a refusal can say why with a status (lws issue #478). */
+static int refuse(struct lws *wsi, unsigned int status, const char *why)
+{
+    lws_return_http_status(wsi, status, why);
+    return 1;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     stream_server *ss = the_server;
@@ -522,15 +529,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         char uri[512] = "", id[80];
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || session_id_of(uri, id, sizeof id) != 0) {
             log_event(LOG_WARN, "stream_refused", "reason=\"not a stream path\" uri=%s", log_q(uri));
-            return 1;
+            return refuse(wsi, HTTP_STATUS_NOT_FOUND, "not a stream path");
         }
         if (ss->nclients >= ss->d->cfg.max_streams) {
             log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\"");
-            return 1;
+            return refuse(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many streams");
         }
         if (!origin_ok(ss, wsi)) {
             log_event(LOG_WARN, "stream_refused", "reason=\"origin not allowed\" session=%s", id);
-            return 1;
+            return refuse(wsi, HTTP_STATUS_FORBIDDEN, "origin not allowed");
         }
         if (auth_enabled(ss->d->auth)) {
             char hdr[300] = "", ticket[80] = "";
@@ -541,13 +548,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (tv) r = auth_redeem_ticket(ss->d->auth, tv, id);
             if (r < ROLE_VIEWER) {
                 log_event(LOG_WARN, "stream_refused", "reason=unauthorized session=%s", id);
-                return 1;
+                return refuse(wsi, HTTP_STATUS_UNAUTHORIZED, "a viewer token or ticket is needed");
             }
         }
         session *s = pool_find(ss->d->pool, id);
         if (!s) {
             log_event(LOG_WARN, "stream_refused", "reason=\"no such session\" session=%s", id);
-            return 1;
+            return refuse(wsi, HTTP_STATUS_NOT_FOUND, "no such session");
         }
         session_release(s);
         return 0;

@@ -356,19 +356,19 @@ test("tokens: viewers read and stream, operators act; browsers use a ticket", as
     const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true }, op);
     assert.equal(r.status, 201);
     assert.equal((await fetch(d.url("/livez"))).status, 200, "health stays open");
-    await assert.rejects(openStream(r.json.stream_url).ready, "no ticket, no stream");
+    await assert.rejects(openStream(r.json.stream_url).ready, /refused with HTTP 401/, "no ticket, no stream");
     const t = await api(d, "POST", "/v1/stream-tickets", { session: r.json.id }, view);
     assert.equal(t.status, 201);
     const c = openStream(t.json.stream_url);
     await c.ready;
     assert.ok(await c.waitFor((k) => k.frames.length > 2));
     c.close();
-    await assert.rejects(openStream(t.json.stream_url).ready, "a ticket is good once");
+    await assert.rejects(openStream(t.json.stream_url).ready, /refused with HTTP 401/, "a ticket is good once");
     const withHeader = openStream(r.json.stream_url, { headers: view });
     await withHeader.ready;
     withHeader.close();
     const evil = openStream(t.json.stream_url, { headers: { origin: "http://evil.example" } });
-    await assert.rejects(evil.ready, "a foreign origin is refused");
+    await assert.rejects(evil.ready, /refused with HTTP 403/, "a foreign origin is refused");
   } finally {
     await d.stop();
     d.cleanup();
