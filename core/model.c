@@ -431,6 +431,11 @@ int rod_model_ndof_rho(const rod_model *m) { return m->n_rho; }
 double rod_model_length(const rod_model *m) { return m->L; }
 int rod_model_is_extended(const rod_model *m) { return m->extended; }
 int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
+void rod_model_gravity(const rod_model *m, double g[3])
+{
+    for (int i = 0; i < 3; i++) g[i] = m->grav[i];
+}
+double rod_model_base_radius(const rod_model *m) { return m->sec[0].z; }
 const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
 int rod_model_ninputs(const rod_model *m) { return m->ninputs; }
 const char *rod_model_input_name(const rod_model *m, int i)

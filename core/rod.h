@@ -62,6 +62,8 @@ int rod_model_ndof_rho(const rod_model *m);
 double rod_model_length(const rod_model *m);
 int rod_model_is_extended(const rod_model *m);
 int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
+void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the base frame */
+double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 

@@ -30,8 +30,9 @@ void config_defaults(server_config *c)
     c->ticket_ttl = 60.0;
     c->stream_idle_timeout = 60.0;
     c->default_rate = 30.0;
-    c->max_rate = 120.0;
+    c->max_rate = 60.0; /* a running session publishes at most 60 frames per second */
     c->advance_limit = 10.0;
+    c->drain_timeout = 20.0; /* inside the 30 s an orchestrator gives by default */
     c->ws_max_message = 4096;
 }
 
@@ -93,6 +94,7 @@ static const field fields[] = {
     F(default_rate, "RODD_DEFAULT_RATE", K_DBL),
     F(max_rate, "RODD_MAX_RATE", K_DBL),
     F(advance_limit, "RODD_ADVANCE_LIMIT", K_DBL),
+    F(drain_timeout, "RODD_DRAIN_TIMEOUT", K_DBL),
     F(ws_max_message, "RODD_WS_MAX_MESSAGE", K_SIZE),
 };
 #undef F

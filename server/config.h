@@ -31,6 +31,7 @@ typedef struct {
     double default_rate;      /* Hz */
     double max_rate;          /* Hz */
     double advance_limit;     /* s of wall time one :advance may take */
+    double drain_timeout;     /* s a drain waits for a worker's step to end */
     size_t ws_max_message;
 } server_config;
 

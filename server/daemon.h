@@ -24,8 +24,8 @@ typedef struct {
     int ws_port;          /* where streams listen */
 } daemon_ctx;
 
-/* Makes a session from a create request's parts and adds it to the pool (and the state
- * directory); shared by POST /v1/sessions and the restore at start. */
+/* Writes the session's checkpoint to the state directory: 0, -1 on failure, 1 when deferred
+ * (a step held the state for over 2 s; the periodic checkpoint writes it later). */
 int daemon_checkpoint_session(daemon_ctx *d, session *s);
 
 #endif

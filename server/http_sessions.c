@@ -558,9 +558,14 @@ int h_session_route(http_request *rq, http_response *rs)
         else reply_not_allowed(rs, "GET, HEAD");
     } else if (strcmp(sub, "checkpoint") == 0 && !name[0]) {
         if (get) {
-            char *text = session_checkpoint(s);
+            int busy;
+            char *text = session_checkpoint(s, 5.0, &busy);
             if (text) reply_text(rs, 200, "application/json", text);
-            else reply_problem(rs, 500, "internal", "The checkpoint could not be written", "out of memory", NULL);
+            else if (busy) {
+                reply_problem(rs, 503, "not-ready", "The session is in a long step",
+                              "a step has held the engine state for over 5 s; try again", NULL);
+                snprintf(rs->retry_after, sizeof rs->retry_after, "5");
+            } else reply_problem(rs, 500, "internal", "The checkpoint could not be written", "out of memory", NULL);
             free(text);
         } else reply_not_allowed(rs, "GET, HEAD");
     } else if (strcmp(sub, "actuators") == 0) {

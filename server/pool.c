@@ -12,6 +12,7 @@ struct pool {
     int n, cap, max;
     pthread_t *threads;
     int nthreads;
+    int live; /* workers not yet returned */
     int stop;
 };
 
@@ -50,6 +51,8 @@ static void *worker(void *arg)
         session_release(best);
         pthread_cond_broadcast(&p->cv); /* others may have waited on this session */
     }
+    p->live--;
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
@@ -68,17 +71,36 @@ pool *pool_new(int workers, int max_sessions)
     }
     for (int i = 0; i < (workers > 0 ? workers : 1); i++)
         if (pthread_create(&p->threads[i], NULL, worker, p) == 0) p->nthreads++;
+    pthread_mutex_lock(&p->mu);
+    p->live += p->nthreads;
+    pthread_mutex_unlock(&p->mu);
     return p;
+}
+
+int pool_stop_within(pool *p, double wait)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    const double deadline = until.tv_sec + 1e-9 * until.tv_nsec + wait;
+    until.tv_sec = (time_t)deadline;
+    until.tv_nsec = (long)((deadline - (double)until.tv_sec) * 1e9);
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->cv);
+    while (p->live > 0 && wait >= 0)
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
+    while (p->live > 0 && wait < 0) pthread_cond_wait(&p->cv, &p->mu);
+    const int stuck = p->live;
+    pthread_mutex_unlock(&p->mu);
+    if (stuck) return stuck; /* left running: joining would wait for their step */
+    for (int i = 0; i < p->nthreads; i++) pthread_join(p->threads[i], NULL);
+    p->nthreads = 0;
+    return 0;
 }
 
 void pool_stop(pool *p)
 {
-    pthread_mutex_lock(&p->mu);
-    p->stop = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->nthreads; i++) pthread_join(p->threads[i], NULL);
-    p->nthreads = 0;
+    pool_stop_within(p, -1);
 }
 
 void pool_free(pool *p)

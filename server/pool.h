@@ -10,6 +10,9 @@ typedef struct pool pool;
 pool *pool_new(int workers, int max_sessions);
 /* Stops the workers, each after its slice; the sessions stay. */
 void pool_stop(pool *p);
+/* Stops the workers, waiting at most `wait` seconds for their steps to end; returns how
+ * many are still in a step (not joined; the pool must then not be freed). */
+int pool_stop_within(pool *p, double wait);
 /* Stops the workers if still running and drops the pool's references. */
 void pool_free(pool *p);
 

@@ -55,7 +55,13 @@ char *read_example(daemon_ctx *d, const char *name)
 int daemon_checkpoint_session(daemon_ctx *d, session *s)
 {
     if (!d->cfg.state_dir[0]) return 0;
-    char *text = session_checkpoint(s);
+    int busy;
+    char *text = session_checkpoint(s, 2.0, &busy);
+    if (busy) {
+        /* a long step holds the state; the periodic checkpoint gets it later */
+        log_event(LOG_WARN, "checkpoint_deferred", "id=%s reason=\"a step holds the state\"", s->id);
+        return 1;
+    }
     char err[512];
     int rc = text ? persist_write(d->cfg.state_dir, s->id, text, strlen(text), err, sizeof err) : -1;
     if (rc != 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", s->id, log_q(text ? err : "no memory"));
@@ -366,10 +372,19 @@ int cli_serve(int argc, char **argv)
      * flight, close the streams; nothing may call into the streams once they are gone */
     atomic_store(&d.ready, 0);
     http_quiesce(d.http);
-    pool_stop(d.pool);
+    /* a worker stuck in one long step (a model driven past what it can solve) must not hold
+     * the drain past an orchestrator's grace period: its session keeps its last checkpoint */
+    const int stuck = pool_stop_within(d.pool, d.cfg.drain_timeout);
     checkpoint_all(&d);
     http_stop(d.http);
     stream_stop(d.streams);
+    if (stuck) {
+        log_event(LOG_WARN, "stopped", "version=%s stuck_workers=%d", ROD_VERSION, stuck);
+        fflush(NULL);
+        /* ends the stuck threads at once; exit() would run atexit work (and the leak
+         * checker) under their feet, with the pool they still use deliberately not freed */
+        _exit(EXIT_OK);
+    }
     pool_free(d.pool);
     idem_free(d.idem);
     auth_free(d.auth);

@@ -67,9 +67,29 @@ void frame_release(published_frame *f)
     free(f);
 }
 
+/* Copies the inputs' current values to the readers' cache (state_mu held). */
+static void cache_inputs(session *s)
+{
+    const int n = rod_model_ninputs(s->model);
+    double v[n > 0 ? n : 1];
+    unsigned char prof[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) {
+        prof[i] = !rod_state_input_constant(s->state, i, &v[i]);
+        /* a profile: its value now, at the base for an actuator */
+        if (prof[i]) v[i] = rod_state_input_value(s->state, i, 0.0);
+    }
+    pthread_mutex_lock(&s->mu);
+    if (n > 0) {
+        memcpy(s->input_value, v, (size_t)n * sizeof *v);
+        memcpy(s->input_profile, prof, (size_t)n);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
 /* Publishes the state's frame (state_mu held). Returns 0 or -1 on no memory. */
 static int publish(session *s)
 {
+    cache_inputs(s);
     published_frame *pf = calloc(1, sizeof *pf);
     if (!pf) return -1;
     atomic_init(&pf->refs, 1);
@@ -133,7 +153,11 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
     pthread_mutex_init(&s->state_mu, NULL);
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
-    s->state = rod_state_create(model, err, errlen);
+    const int nin = rod_model_ninputs(model);
+    s->input_value = calloc((size_t)(nin > 0 ? nin : 1), sizeof *s->input_value);
+    s->input_profile = calloc((size_t)(nin > 0 ? nin : 1), 1);
+    s->state = s->input_value && s->input_profile ? rod_state_create(model, err, errlen) : NULL;
+    if (!s->input_value || !s->input_profile) snprintf(err, errlen, "out of memory");
     if (!s->state) {
         session_release(s);
         return NULL;
@@ -180,6 +204,8 @@ void session_release(session *s)
     rod_state_free(s->state);
     rod_model_free(s->model);
     free(s->spec_json);
+    free(s->input_value);
+    free(s->input_profile);
     pthread_mutex_destroy(&s->state_mu);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
@@ -193,6 +219,7 @@ static void drain_mailbox(session *s)
     command *c = s->mail_head;
     s->mail_head = s->mail_tail = NULL;
     pthread_mutex_unlock(&s->mu);
+    const int applied = c != NULL;
     while (c) {
         command *next = c->next;
         for (int i = 0; i < c->n; i++)
@@ -206,6 +233,7 @@ static void drain_mailbox(session *s)
         if (abandoned) free(c);
         c = next;
     }
+    if (applied) cache_inputs(s);
 }
 
 int session_is_running(session *s)
@@ -233,17 +261,24 @@ int session_start(session *s)
 
 int session_pause(session *s)
 {
-    pthread_mutex_lock(&s->state_mu); /* waits out a worker's slice */
     pthread_mutex_lock(&s->mu);
     int rc = SESSION_ESTATE;
     if (s->status == SESSION_RUNNING) {
-        s->status = SESSION_PAUSED;
+        s->status = SESSION_PAUSED; /* a worker's slice stops at its next 10 ms piece */
         rc = SESSION_OK;
     }
     pthread_mutex_unlock(&s->mu);
-    if (rc == SESSION_OK) drain_mailbox(s);
-    pthread_mutex_unlock(&s->state_mu);
-    if (rc == SESSION_OK) notify(s);
+    if (rc != SESSION_OK) return rc;
+    /* Wait for that slice to end, so that the answer shows where the session stopped; but
+     * not for long: one piece of a model driven past what it can solve may take minutes. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    if (pthread_mutex_timedlock(&s->state_mu, &until) == 0) {
+        drain_mailbox(s);
+        pthread_mutex_unlock(&s->state_mu);
+    }
+    notify(s);
     return rc;
 }
 
@@ -462,6 +497,10 @@ double session_step(session *s, double now)
         if (rc != ROD_OK) break;
         t = next;
         if (mono_now() - w0 >= FRAME_PERIOD) break;
+        pthread_mutex_lock(&s->mu);
+        const int paused = s->status != SESSION_RUNNING;
+        pthread_mutex_unlock(&s->mu);
+        if (paused) break;
     }
     const double t_now = rod_state_time(s->state), wall = mono_now() - w0;
     rod_dynamics_stats stats;
@@ -537,36 +576,42 @@ cJSON *session_describe(session *s)
         cJSON_AddNumberToObject(mo, "q_xi", rod_model_ndof_xi(m));
         cJSON_AddNumberToObject(mo, "q_rho", rod_model_ndof_rho(m));
         cJSON_AddNumberToObject(mo, "quadrature_points", rod_model_quadrature_points(m));
+        cJSON_AddNumberToObject(mo, "base_radius", rod_model_base_radius(m));
+        double g[3];
+        rod_model_gravity(m, g);
+        cJSON *ga = cJSON_AddArrayToObject(mo, "gravity");
+        for (int i = 0; ga && i < 3; i++) cJSON_AddItemToArray(ga, cJSON_CreateNumber(g[i]));
     }
     cJSON *in = cJSON_AddArrayToObject(o, "inputs");
-    /* the inputs' current values need the state: a short wait behind a running slice */
-    pthread_mutex_lock(&s->state_mu);
+    pthread_mutex_lock(&s->mu);
     for (int i = 0; in && i < rod_model_ninputs(m); i++) {
         cJSON *e = cJSON_CreateObject();
         if (!e) break;
         cJSON_AddStringToObject(e, "name", rod_model_input_name(m, i));
         cJSON_AddStringToObject(e, "kind", rod_model_input_is_actuator(m, i) ? "actuator" : "load");
         cJSON_AddStringToObject(e, "type", rod_model_input_type(m, i));
-        double v;
-        if (rod_state_input_constant(s->state, i, &v)) {
-            cJSON_AddNumberToObject(e, "value", v);
-            cJSON_AddFalseToObject(e, "profile");
-        } else {
-            /* a profile: its value now, at the base for an actuator */
-            cJSON_AddNumberToObject(e, "value", rod_state_input_value(s->state, i, 0.0));
-            cJSON_AddTrueToObject(e, "profile");
-        }
+        cJSON_AddNumberToObject(e, "value", s->input_value[i]);
+        cJSON_AddBoolToObject(e, "profile", s->input_profile[i]);
         cJSON_AddStringToObject(e, "unit", !rod_model_input_is_actuator(m, i) ? ""
                                 : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N" : "Pa");
         cJSON_AddItemToArray(in, e);
     }
-    pthread_mutex_unlock(&s->state_mu);
+    pthread_mutex_unlock(&s->mu);
     return o;
 }
 
-char *session_checkpoint(session *s)
+char *session_checkpoint(session *s, double wait, int *busy)
 {
-    pthread_mutex_lock(&s->state_mu);
+    *busy = 0;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    const double deadline = until.tv_sec + 1e-9 * until.tv_nsec + wait;
+    until.tv_sec = (time_t)deadline;
+    until.tv_nsec = (long)((deadline - (double)until.tv_sec) * 1e9);
+    if (pthread_mutex_timedlock(&s->state_mu, &until) != 0) {
+        *busy = 1;
+        return NULL;
+    }
     char *state = rod_state_save(s->model, s->state);
     pthread_mutex_unlock(&s->state_mu);
     if (!state) return NULL;

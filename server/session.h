@@ -61,6 +61,10 @@ typedef struct session {
     double anchor_sim, anchor_wall;
     double rtf;          /* wall seconds per simulated second, smoothed */
     rod_dynamics_stats stats;
+    /* the inputs' values as of the last step or command, so that readers never wait for
+     * the state (a slow step would stall REST and the streaming thread) */
+    double *input_value;      /* ninputs */
+    unsigned char *input_profile;
     /* guarded by the pool's lock */
     int busy;
     double next_due;
@@ -111,8 +115,9 @@ int session_set_pace(session *s, double pace);
 published_frame *session_latest(session *s);
 /* A cJSON object describing the session (state, time, inputs, model sizes, stats). */
 struct cJSON *session_describe(session *s);
-/* The whole session as JSON text for persistence (spec, options, status, engine state). */
-char *session_checkpoint(session *s);
+/* The whole session as JSON text for persistence (spec, options, status, engine state).
+ * Waits at most `wait` seconds for the state; NULL with *busy set when a step holds it longer. */
+char *session_checkpoint(session *s, double wait, int *busy);
 
 /* For workers: one slice of simulation. Returns the monotonic time it is next due, or a
  * negative value when it is no longer running. */

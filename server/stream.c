@@ -32,6 +32,7 @@ typedef struct client {
     int subscribed;     /* frames flow (on by default, off after unsubscribe) */
     uint64_t last_seq, pending_seq;
     int writable_requested, timer_set, closing;
+    const char *close_reason; /* with the 1001 close: the session was deleted, or the daemon stops */
     double last_sent, last_status;
     long dropped, dropped_reported;
     session_status last_state;
@@ -594,7 +595,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 lws_callback_on_writable(wsi);
                 return 0;
             }
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)"session gone", 12);
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)c->close_reason,
+                             strlen(c->close_reason));
             return -1;
         }
         return write_one(ss, c);
@@ -643,10 +645,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 if (k->s == gone[i] && !k->closing) {
                     queue_ctl(k, status_msg("error", "the session was deleted", -1));
                     k->closing = 1;
+                    k->close_reason = "session deleted";
                     lws_callback_on_writable(k->wsi);
                 }
             if (atomic_load(&ss->stop) && !k->closing) {
                 k->closing = 1;
+                k->close_reason = "server shutting down";
                 lws_callback_on_writable(k->wsi);
             }
         }

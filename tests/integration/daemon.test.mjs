@@ -184,6 +184,49 @@ test("a slow reader drops frames while the session keeps real time", async () =>
   }
 });
 
+test("a step stuck on a model driven past what it can solve blocks nobody else", async () => {
+  // 1 MN on a 5 kPa rod: the integrator takes tiny steps for a long time before it gives up
+  // (about a minute here). Meanwhile REST, the other session's stream, :pause and the drain
+  // must go on: only the stuck session's own state waits.
+  const d = await startDaemon({ env: { RODD_DRAIN_TIMEOUT: "2", RODD_CHECKPOINT_PERIOD: "1000" } });
+  let exited = false;
+  try {
+    const good = (await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true })).json;
+    const stuck = (await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true })).json;
+    const c = openStream(good.stream_url);
+    await c.ready;
+    await sleep(300);
+    assert.equal((await api(d, "PUT", `/v1/sessions/${stuck.id}/actuators/LM1`, { value: 1e6 })).status, 200);
+    await sleep(500);
+    const timed = async (what) => {
+      const t0 = Date.now();
+      const r = await what();
+      return { r, ms: Date.now() - t0 };
+    };
+    for (const url of [`/v1/sessions/${stuck.id}`, "/v1/sessions", `/v1/sessions/${stuck.id}/frame`]) {
+      const { r, ms } = await timed(() => api(d, "GET", url));
+      assert.equal(r.status, 200, url);
+      assert.ok(ms < 1000, `GET ${url} answered in ${ms} ms`);
+    }
+    const late = openStream(stuck.stream_url); // its description must not wait for the state
+    await late.ready;
+    assert.ok(await late.waitFor((k) => k.messages.some((m) => m.op === "description"), 2000));
+    const n0 = c.frames.length;
+    await sleep(2000);
+    assert.ok(c.frames.length - n0 > 20, `the other session streamed ${c.frames.length - n0} frames in 2 s`);
+    const { r: paused, ms } = await timed(() => api(d, "POST", `/v1/sessions/${stuck.id}:pause`));
+    assert.ok([200, 409].includes(paused.status), `pause: ${paused.status}`);
+    assert.ok(ms < 6000, `:pause answered in ${ms} ms`);
+    const { r: stop, ms: stopMs } = await timed(() => d.stop("SIGTERM"));
+    exited = true;
+    assert.equal(stop.code, 0);
+    assert.ok(stopMs < 10000, `the drain took ${stopMs} ms with RODD_DRAIN_TIMEOUT=2`);
+  } finally {
+    if (!exited) await d.stop();
+    d.cleanup();
+  }
+});
+
 test("a failed session leaves the daemon and the other sessions untouched", async () => {
   const d = await startDaemon();
   try {
@@ -258,6 +301,7 @@ test("SIGTERM drains: checkpoints, closes streams going away, exits 0", async ()
     assert.equal(code, 0);
     await sleep(100);
     assert.equal(c.closed?.code, 1001, `close code ${JSON.stringify(c.closed)}`);
+    assert.equal(c.closed.reason, "server shutting down");
     const d2 = await startDaemon({ stateDir: d.dir });
     const s = (await api(d2, "GET", `/v1/sessions/${r.json.id}`)).json;
     assert.ok(s.t > 0.3, `the drain's checkpoint kept t = ${s.t}`);

@@ -680,6 +680,7 @@ test("stream messages match x-websocket", async (t) => {
     await call(d, "DELETE", `/v1/sessions/${id}`, { expect: 204 });
     assert.ok(await c.waitFor((k) => k.closed !== null));
     assert.equal(c.closed.code, 1001);
+    assert.equal(c.closed.reason, "session deleted");
     await t.test("the \"session was deleted\" status goes out before the 1001 close", () => {
         assert.ok(c.statuses.slice(nStatus).some((m) => /deleted/.test(m.message)));
       });
