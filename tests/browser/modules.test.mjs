@@ -1,0 +1,177 @@
+// The viewer's pure modules in node (no browser): frame decoding (binary and JSON alike),
+// derived quantities, the history's window and scrubbing, spec error placement, the colour range.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ColorRange, viridis } from "../../web/src/colormap.js";
+import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition } from "../../web/src/frame.js";
+import { History } from "../../web/src/history.js";
+import { poller } from "../../web/src/poller.js";
+import { linesWithPaths, placeErrors } from "../../web/src/specmap.js";
+
+/** A JSON FRAME of a straight rod of length L stretched by (1 + e), n points. */
+function jsonFrame({ n = 5, L = 0.5, e = 0, t = 0, seq = 1 } = {}) {
+  const s = Array.from({ length: n }, (_, i) => (L * i) / (n - 1));
+  return {
+    op: "frame",
+    seq,
+    t,
+    s,
+    position: s.map((x) => [0, 0, (1 + e) * x]),
+    rotation: s.map(() => [1, 0, 0, 0, 1, 0, 0, 0, 1]),
+    rho: s.map(() => 1),
+    radius: s.map(() => 0.01),
+    kappa: s.map((x) => [0, 2 * x, 0]),
+    nu: s.map(() => [0, 0, 1 + e]),
+    energy: { kinetic: 1, elastic: 2, gravity: null },
+    volume_change: -0.01,
+  };
+}
+
+/** The same frame in the daemon's binary layout (stream.c, frame_payload). */
+function binaryFrame(m) {
+  const n = m.s.length;
+  const arrays = [m.s, m.position.flat(), m.rotation.flat(), m.rho, m.radius, m.kappa.flat(), m.nu.flat()];
+  const floats = arrays.reduce((k, a) => k + a.length, 0) + 4;
+  const buf = new ArrayBuffer(32 + 4 * floats);
+  const dv = new DataView(buf);
+  [..."RODF"].forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
+  dv.setUint16(4, 1, true);
+  dv.setUint16(6, 32, true);
+  dv.setBigUint64(8, BigInt(m.seq), true);
+  dv.setFloat64(16, m.t, true);
+  dv.setUint32(24, n, true);
+  dv.setUint32(28, (1 << 9) - 1, true);
+  let off = 32;
+  for (const v of [...arrays.flat(), m.energy.kinetic, m.energy.elastic, NaN, m.volume_change]) {
+    dv.setFloat32(off, v, true);
+    off += 4;
+  }
+  return buf;
+}
+
+test("binary and JSON frames decode to the same thing", () => {
+  const m = jsonFrame({ n: 7, e: 0.1, t: 1.25, seq: 42 });
+  const a = decodeJsonFrame(m);
+  const b = decodeBinaryFrame(binaryFrame(m));
+  assert.equal(b.seq, 42);
+  assert.equal(b.t, 1.25);
+  assert.equal(b.n, 7);
+  for (const k of ["s", "position", "rotation", "rho", "radius", "kappa", "nu"]) {
+    assert.equal(a[k].length, b[k].length, k);
+    a[k].forEach((v, i) => assert.ok(Math.abs(v - b[k][i]) < 1e-6, `${k}[${i}]`));
+  }
+  assert.equal(a.energy.kinetic, 1);
+  assert.ok(Number.isNaN(a.energy.gravity), "null is NaN");
+  assert.ok(Number.isNaN(b.energy.gravity));
+  assert.ok(Math.abs(b.volume_change + 0.01) < 1e-7);
+});
+
+test("a binary frame with fewer fields or too few bytes", () => {
+  const buf = new ArrayBuffer(32 + 4 * 3);
+  const dv = new DataView(buf);
+  [..."RODF"].forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
+  dv.setUint16(6, 32, true);
+  dv.setUint32(24, 3, true);
+  dv.setUint32(28, 1 << 3, true); // rho only
+  [0.9, 1, 1.1].forEach((v, i) => dv.setFloat32(32 + 4 * i, v, true));
+  const f = decodeBinaryFrame(buf);
+  assert.deepEqual([...f.rho].map((v) => Number(v.toFixed(5))), [0.9, 1, 1.1]);
+  assert.equal(f.position, undefined);
+  dv.setUint32(28, 1 << 1, true); // position: 9 floats, only 3 there
+  assert.throws(() => decodeBinaryFrame(buf), /shorter/);
+  assert.throws(() => decodeBinaryFrame(new ArrayBuffer(8)), /shorter/);
+  assert.throws(() => decodeBinaryFrame(new ArrayBuffer(40)), /RODF/);
+});
+
+test("arm length, tip and the colour fields", () => {
+  const f = decodeJsonFrame(jsonFrame({ n: 11, L: 0.5, e: 0.2 }));
+  assert.ok(Math.abs(armLength(f) - 0.6) < 1e-6);
+  assert.ok(Math.abs(tipPosition(f)[2] - 0.6) < 1e-6);
+  const strain = fieldValues(f, "strain");
+  assert.ok(Math.abs(strain[3] - 0.2) < 1e-6);
+  const kappa = fieldValues(f, "kappa");
+  assert.ok(Math.abs(kappa[10] - 1.0) < 1e-6);
+  assert.deepEqual([...fieldValues(f, "rho")], Array(11).fill(1));
+});
+
+test("the history keeps a minute of simulated time and starts over when time goes back", () => {
+  const h = new History({ window: 60, capacity: 10000, frameSpacing: 0.05 });
+  for (let k = 0; k <= 3000; k++) h.push(decodeJsonFrame(jsonFrame({ t: k / 30 })));
+  assert.ok(Math.abs(h.last("t") - 100) < 1e-9);
+  assert.ok(h.value("t", 0) >= 40 - 1e-9 && h.value("t", 0) < 40.05);
+  // 30 Hz frames, at least 0.05 s apart: every other one, 15 per simulated second
+  assert.ok(Math.abs(h.frames.length - 900) <= 2, `${h.frames.length} frames kept`);
+  assert.ok(Math.abs(h.frameNear(55.01).t - 55) < 0.05);
+  assert.equal(h.frameNear(-5).t, h.frames[0].t);
+  h.push(decodeJsonFrame(jsonFrame({ t: 0 }))); // a reset
+  assert.equal(h.count, 1);
+  assert.equal(h.frames.length, 1);
+});
+
+test("the history's capacity bounds it whatever the time step", () => {
+  const h = new History({ window: 60, capacity: 100, frameSpacing: 0.05 });
+  for (let k = 0; k < 1000; k++) h.push(decodeJsonFrame(jsonFrame({ t: k * 1e-3 })));
+  assert.equal(h.count, 100);
+  assert.ok(Math.abs(h.value("t", 0) - 0.9) < 1e-9);
+});
+
+test("spec errors land on the line of their path, or of the nearest enclosing value", () => {
+  const spec = { model: "extended", rod: { length: 0.5, "a/b": 1, radius: { base: 0.01 } }, actuators: [{ name: "LM1" }] };
+  const lines = linesWithPaths(spec);
+  assert.equal(lines.map((l) => l.text).join("\n"), JSON.stringify(spec, null, 2));
+  const placed = placeErrors(lines, [
+    { path: "/rod/length", message: "too short" },
+    { path: "/rod/a~1b", message: "odd key" },
+    { path: "/actuators/0/tension", message: "is required" },
+    { path: "/strains", message: "is required" },
+    { path: "", message: "everything is wrong" },
+  ]);
+  const at = (i) => lines[placed[i].line];
+  assert.equal(at(0).path, "/rod/length");
+  assert.match(at(0).text, /"length": 0.5/);
+  assert.equal(at(1).path, "/rod/a~1b");
+  assert.equal(at(2).path, "/actuators/0");
+  assert.equal(placed[2].message, "tension: is required");
+  assert.equal(placed[3].line, 0);
+  assert.equal(placed[3].message, "strains: is required");
+  assert.equal(placed[4].line, 0);
+});
+
+test("the colour range grows, keeps a minimum span and maps into viridis", () => {
+  const r = new ColorRange(0.1);
+  r.include([1, 1, 1]);
+  assert.deepEqual(r.bounds().map((v) => Number(v.toFixed(6))), [0.95, 1.05]);
+  r.include([0, 2]);
+  assert.deepEqual(r.bounds(), [0, 2]);
+  assert.equal(r.normalize(1), 0.5);
+  const c = new Float32Array(3);
+  viridis(0, c);
+  assert.deepEqual([...c].map((v) => Math.round(255 * v)), [68, 1, 84]);
+  viridis(1, c);
+  assert.deepEqual([...c].map((v) => Math.round(255 * v)), [253, 231, 37]);
+  viridis(NaN, c); // no colour is NaN
+  assert.ok(c.every(Number.isFinite));
+});
+
+test("a poll never overlaps itself, and now() during a run runs it once more right after", async () => {
+  let running = 0;
+  let most = 0;
+  let runs = 0;
+  const p = poller(10000, async () => {
+    running++;
+    most = Math.max(most, running);
+    runs++;
+    await new Promise((r) => setTimeout(r, 30));
+    running--;
+  });
+  p.now();
+  p.now(); // while the first is in flight
+  p.now();
+  await new Promise((r) => setTimeout(r, 150));
+  p.stop();
+  assert.equal(most, 1);
+  assert.equal(runs, 2);
+  p.now(); // stopped: nothing
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(runs, 2);
+});

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The viewer's browser tests: installs playwright-core (npm ci; it never downloads a browser),
+# builds the viewer when web/dist is missing, then runs tests/browser/*.test.mjs with node:test.
+# Each test file starts the real daemon (build/rodd, or $RODD) on free loopback ports with
+# --web-root web/dist and a temporary --state-dir, and stops it when done (harness.mjs: the
+# restart test must stop it and start it again on the same ports). Chromium: /usr/bin/chromium
+# (apt package chromium), or $CHROMIUM. Screenshots go to tests/browser/artifacts/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  echo "tests/browser: ${CHROMIUM:-/usr/bin/chromium} is missing (apt-get install -y chromium)" >&2
+  exit 1
+fi
+if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
+   [ "$here/package-lock.json" -nt "$here/node_modules/.package-lock.json" ]; then
+  (cd "$here" && npm ci --no-audit --no-fund --ignore-scripts --silent)
+fi
+if [ ! -f "$top/web/dist/index.html" ]; then
+  bash "$top/web/build.sh"
+fi
+cd "$top"
+export RODD=${RODD:-build/rodd}
+node --test --test-concurrency=1 --test-timeout=120000 tests/browser/

@@ -1,0 +1,66 @@
+// The REST client: JSON in and out, the bearer token when one is set, and every non-2xx answer
+// (application/problem+json) turned into an ApiError carrying the daemon's "errors" list.
+
+export class ApiError extends Error {
+  /** status 0 means the daemon could not be reached at all. */
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.title = problem.title || "";
+    this.detail = problem.detail || "";
+    this.errors = Array.isArray(problem.errors) ? problem.errors : [];
+  }
+}
+
+const TIMEOUT_MS = 15000; // a request the daemon leaves unanswered this long fails (status 0)
+
+/** getToken() is asked before every request, so a new token applies at once. */
+export function createApi(getToken, base = "") {
+  async function request(method, path, body) {
+    const headers = { Accept: "application/json, application/problem+json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const token = getToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let r;
+    try {
+      r = await fetch(base + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: "no-store",
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (e) {
+      const timedOut = e?.name === "TimeoutError";
+      throw new ApiError(0, {
+        title: timedOut ? "The daemon did not answer" : "The daemon cannot be reached",
+        detail: timedOut ? `${method} ${path}: no answer in ${TIMEOUT_MS / 1000} s` : String(e?.message || e),
+      });
+    }
+    if (r.status === 204) return null;
+    const text = await r.text();
+    let json = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text for the error below
+    }
+    if (!r.ok) {
+      const problem = json && typeof json === "object" ? json : { title: `HTTP ${r.status}`, detail: text.slice(0, 200) };
+      throw new ApiError(r.status, problem);
+    }
+    return json;
+  }
+  return {
+    get: (path) => request("GET", path),
+    post: (path, body) => request("POST", path, body),
+    put: (path, body) => request("PUT", path, body),
+    patch: (path, body) => request("PATCH", path, body),
+    del: (path) => request("DELETE", path),
+  };
+}
+
+/** "/v1/sessions/ID" plus an optional suffix such as ":start" or "/actuators/LM1". */
+export function sessionPath(id, suffix = "") {
+  return `/v1/sessions/${encodeURIComponent(id)}${suffix}`;
+}

@@ -1,0 +1,63 @@
+// The plots: two profiles along the rod from the shown frame, rho(s) and kappa(s), and four
+// time series over the recorded minute: arm length, tip position, energies, volume change.
+
+import { el } from "./dom.js";
+import { Plot } from "./plot.js";
+
+const BLUE = "#4cc9f0";
+const YELLOW = "#f9c74f";
+const ORANGE = "#f3722c";
+const GREEN = "#90be6d";
+
+export class Plots {
+  constructor(root) {
+    const make = (key, opts) => {
+      const canvas = el("canvas", { class: "plot", dataset: { plot: key } });
+      root.append(el("figure", { class: "plot-box" }, canvas));
+      return new Plot(canvas, opts);
+    };
+    const along = { xLabel: "s (m)" };
+    const over = { xLabel: "t (s)" };
+    this.rho = make("rho", { ...along, title: "ρ(s), inflation", series: [{ label: "ρ", color: BLUE }] });
+    this.kappa = make("kappa", {
+      ...along,
+      title: "κ(s), curvature",
+      unit: "1/m",
+      series: [{ label: "κ1", color: BLUE }, { label: "κ2", color: YELLOW }, { label: "κ3", color: ORANGE }],
+    });
+    this.arm = make("arm", { ...over, title: "arm length ∫|ν| ds", unit: "m", series: [{ label: "length", color: GREEN }] });
+    this.tip = make("tip", {
+      ...over,
+      title: "tip position",
+      unit: "m",
+      series: [{ label: "x", color: BLUE }, { label: "y", color: YELLOW }, { label: "z", color: ORANGE }],
+    });
+    this.energy = make("energy", {
+      ...over,
+      title: "energy",
+      unit: "J",
+      series: [{ label: "kinetic", color: BLUE }, { label: "elastic", color: YELLOW }, { label: "gravity", color: ORANGE }],
+    });
+    this.volume = make("volume", { ...over, title: "volume change ΔV/V₀", unit: "%", series: [{ label: "ΔV", color: GREEN }] });
+  }
+
+  /** rho and kappa along the rod of frame f, over the reference length [0, L]. */
+  drawProfiles(f, length) {
+    const s = (i) => f.s[i];
+    const xRange = [0, length || f.s[f.n - 1] || 1];
+    this.rho.draw(f.n, s, [(i) => f.rho[i]], { xRange });
+    this.kappa.draw(f.n, s, [0, 1, 2].map((k) => (i) => f.kappa[3 * i + k]), { xRange });
+  }
+
+  /** The time series of history h; cursor marks the shown instant when scrubbing. */
+  drawSeries(h, cursor) {
+    const n = h.count;
+    const t = (i) => h.value("t", i);
+    const col = (k) => (i) => h.value(k, i);
+    const opts = { cursor, xRange: n > 1 ? [t(0), t(n - 1)] : undefined };
+    this.arm.draw(n, t, [col("arm")], opts);
+    this.tip.draw(n, t, [col("tipx"), col("tipy"), col("tipz")], opts);
+    this.energy.draw(n, t, [col("kinetic"), col("elastic"), col("gravity")], opts);
+    this.volume.draw(n, t, [col("volume")], { ...opts, scale: 100 });
+  }
+}

@@ -1,0 +1,266 @@
+// The 3D view (three.js): the rod as a tube coloured by a field, its material frame on demand,
+// the clamped base, the gravity direction, a ground grid, orbit/pan/zoom. z is up, as in the
+// rod's reference configuration (straight along +z from the origin).
+
+import {
+  AmbientLight, ArrowHelper, BufferAttribute, BufferGeometry, CylinderGeometry,
+  DirectionalLight, DoubleSide, DynamicDrawUsage, GridHelper, Group, HemisphereLight,
+  LineBasicMaterial, LineSegments, Mesh, MeshStandardMaterial, PerspectiveCamera, Scene,
+  Vector3, WebGLRenderer,
+} from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+import { srgbToLinear, viridis } from "./colormap.js";
+import { tubeIndex, vertexCount, writeTube } from "./tube.js";
+
+export const BACKGROUND = 0x0e141b;
+const DIRECTORS = 14; // material frames drawn along the rod
+// d1 d2 d3 as the legend shows them (#f24d4d, #59d966, #5a8cff), in linear light
+const DIRECTOR_COLORS = [[0xf2, 0x4d, 0x4d], [0x59, 0xd9, 0x66], [0x5a, 0x8c, 0xff]].map((c) => c.map((v) => srgbToLinear(v / 255)));
+
+/**
+ * Whether WebGL runs on the CPU (SwiftShader, llvmpipe: headless browsers, machines without a
+ * GPU). There, multisampling costs about half the frame rate, so the view goes without it.
+ */
+function softwareWebGL() {
+  const gl = document.createElement("canvas").getContext("webgl2");
+  if (!gl) return false;
+  const info = gl.getExtension("WEBGL_debug_renderer_info");
+  const name = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : "";
+  gl.getExtension("WEBGL_lose_context")?.loseContext();
+  return /swiftshader|llvmpipe|software/i.test(name);
+}
+
+export class RodView {
+  constructor(container) {
+    this.container = container;
+    this.renderer = new WebGLRenderer({ antialias: !softwareWebGL() });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+    this.renderer.setClearColor(BACKGROUND);
+    container.append(this.renderer.domElement);
+
+    this.scene = new Scene();
+    this.camera = new PerspectiveCamera(40, 1, 0.001, 100);
+    this.camera.up.set(0, 0, 1);
+    this.scene.add(new HemisphereLight(0xdde6ff, 0x1a2028, 1.4), new AmbientLight(0xffffff, 0.25));
+    const sun = new DirectionalLight(0xffffff, 1.8);
+    sun.position.set(1, -2, 3);
+    this.scene.add(sun);
+
+    this.markers = new Group(); // grid, base, gravity: rebuilt for each model
+    this.scene.add(this.markers);
+    this.tube = null; // the mesh, made on the first frame of a given point count
+    this.directors = null;
+    this.showDirectors = false;
+    this.length = 0.5;
+    this.rgb = new Float32Array(0);
+    this.lastFrame = null;
+
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.enableDamping = true;
+    this.controls.dampingFactor = 0.12;
+    this.controls.addEventListener("change", () => (this.dirty = true));
+
+    this.renders = 0; // frames drawn, for the perf script and the tests
+    this.dirty = true;
+    new ResizeObserver(() => this.#resize()).observe(container);
+    this.#resize();
+    this.setModel({ length: 0.5, baseRadius: 0.015, gravity: null });
+    const loop = () => {
+      // controls.update() is what moves the camera while damping settles
+      if (this.controls.update() || this.dirty) {
+        this.renderer.render(this.scene, this.camera);
+        this.renders++;
+        this.dirty = false;
+      }
+      this.raf = requestAnimationFrame(loop);
+    };
+    this.raf = requestAnimationFrame(loop);
+  }
+
+  get canvas() {
+    return this.renderer.domElement;
+  }
+
+  /** The session's scale and markers: rod length (m), base radius (m), gravity [gx, gy, gz] or null. */
+  setModel({ length, baseRadius, gravity }) {
+    this.length = length > 0 ? length : 0.5;
+    const L = this.length;
+    for (const c of [...this.markers.children]) {
+      this.markers.remove(c);
+      c.traverse((o) => {
+        o.geometry?.dispose();
+        o.material?.dispose();
+      });
+    }
+    const grid = new GridHelper(2 * L, 20, 0x3a4756, 0x222c37);
+    grid.rotation.x = Math.PI / 2; // into the x-y plane: the base plane
+    this.markers.add(grid);
+
+    // the clamp: a plate under the base
+    const plateR = Math.max(2.5 * (baseRadius || 0.015), 0.06 * L);
+    const plate = new Mesh(
+      new CylinderGeometry(plateR, plateR, 0.012 * L, 48),
+      new MeshStandardMaterial({ color: 0x8a96a3, metalness: 0.5, roughness: 0.45 }),
+    );
+    plate.rotation.x = Math.PI / 2;
+    plate.position.z = -0.006 * L;
+    this.markers.add(plate);
+
+    // x, y, z from the origin (red, green, blue), short
+    for (const [dir, color] of [[[1, 0, 0], 0xd05050], [[0, 1, 0], 0x50b060], [[0, 0, 1], 0x5070d0]]) {
+      this.markers.add(new ArrowHelper(new Vector3(...dir), new Vector3(0, 0, 0), 0.16 * L, color, 0.03 * L, 0.015 * L));
+    }
+
+    const g = gravity && Math.hypot(...gravity) > 0 ? new Vector3(...gravity).normalize() : null;
+    if (g) {
+      const from = new Vector3(-0.6 * L, 0.6 * L, 0.9 * L).addScaledVector(g, -0.15 * L);
+      this.markers.add(new ArrowHelper(g, from, 0.3 * L, 0xff9f43, 0.07 * L, 0.035 * L));
+    }
+    this.resetView();
+  }
+
+  /**
+   * Frames the rod: the shown frame's centreline (or the straight reference rod before the
+   * first frame) and the base, seen from -y (the x-z plane, where bend2 curls the rod), a
+   * little from above.
+   */
+  resetView() {
+    const L = this.length;
+    const f = this.lastFrame;
+    const lo = new Vector3(0, 0, 0);
+    const hi = new Vector3(0, 0, f ? 0 : L);
+    for (let i = 0; f && i < f.n; i++) {
+      const p = new Vector3(f.position[3 * i], f.position[3 * i + 1], f.position[3 * i + 2]);
+      lo.min(p);
+      hi.max(p);
+    }
+    const center = lo.clone().add(hi).multiplyScalar(0.5);
+    const radius = Math.max(0.5 * hi.distanceTo(lo), 0.15 * L) + 0.05 * L;
+    const distance = (1.15 * radius) / Math.sin((this.camera.fov * Math.PI) / 360);
+    this.controls.target.copy(center);
+    this.camera.position.copy(center).addScaledVector(new Vector3(0.22, -0.95, 0.3).normalize(), distance);
+    this.controls.update();
+    this.dirty = true;
+  }
+
+  /** Shows frame f with one value per point coloured through range (a ColorRange). */
+  show(f, values, range) {
+    this.lastFrame = f;
+    if (!this.tube || this.tube.userData.n !== f.n) this.#makeTube(f.n);
+    this.tube.visible = true;
+    if (this.rgb.length < 3 * f.n) this.rgb = new Float32Array(3 * f.n);
+    for (let i = 0; i < f.n; i++) viridis(range.normalize(values[i]), this.rgb, 3 * i, true);
+    const geo = this.tube.geometry;
+    const { position, normal, color } = geo.attributes;
+    writeTube(f, this.rgb, position.array, normal.array, color.array);
+    position.needsUpdate = normal.needsUpdate = color.needsUpdate = true;
+    if (this.showDirectors) this.#writeDirectors(f);
+    this.dirty = true;
+  }
+
+  setDirectorsVisible(on) {
+    this.showDirectors = on;
+    if (on && this.lastFrame) this.#writeDirectors(this.lastFrame);
+    if (this.directors) this.directors.visible = on;
+    this.dirty = true;
+  }
+
+  /** Forgets the rod (another session is about to show). */
+  clear() {
+    if (this.tube) this.tube.visible = false;
+    if (this.directors) this.directors.visible = false;
+    this.lastFrame = null;
+    this.dirty = true;
+  }
+
+  #makeTube(n) {
+    if (this.tube) {
+      this.scene.remove(this.tube);
+      this.tube.geometry.dispose();
+    }
+    const geo = new BufferGeometry();
+    const count = vertexCount(n);
+    for (const name of ["position", "normal", "color"]) {
+      const attr = new BufferAttribute(new Float32Array(3 * count), 3);
+      attr.setUsage(DynamicDrawUsage);
+      geo.setAttribute(name, attr);
+    }
+    geo.setIndex(new BufferAttribute(tubeIndex(n), 1));
+    const material = this.tube?.material ||
+      new MeshStandardMaterial({ vertexColors: true, roughness: 0.55, metalness: 0.05, side: DoubleSide });
+    this.tube = new Mesh(geo, material);
+    this.tube.frustumCulled = false; // the rod moves; its bounding sphere would go stale
+    this.tube.userData.n = n;
+    this.scene.add(this.tube);
+  }
+
+  #writeDirectors(f) {
+    if (!this.directors) {
+      const geo = new BufferGeometry();
+      geo.setAttribute("position", new BufferAttribute(new Float32Array(DIRECTORS * 18), 3).setUsage(DynamicDrawUsage));
+      const colors = new Float32Array(DIRECTORS * 18);
+      for (let k = 0; k < DIRECTORS; k++) {
+        for (let d = 0; d < 3; d++) colors.set([...DIRECTOR_COLORS[d], ...DIRECTOR_COLORS[d]], 18 * k + 6 * d);
+      }
+      geo.setAttribute("color", new BufferAttribute(colors, 3));
+      this.directors = new LineSegments(geo, new LineBasicMaterial({ vertexColors: true, depthTest: false }));
+      this.directors.renderOrder = 1; // drawn over the tube, which would hide d1 and d2 inside it
+      this.directors.frustumCulled = false;
+      this.scene.add(this.directors);
+    }
+    const pos = this.directors.geometry.attributes.position;
+    const a = pos.array;
+    const len = 0.1 * this.length;
+    for (let k = 0; k < DIRECTORS; k++) {
+      const i = Math.round((k * (f.n - 1)) / (DIRECTORS - 1));
+      const [x, y, z] = [f.position[3 * i], f.position[3 * i + 1], f.position[3 * i + 2]];
+      for (let d = 0; d < 3; d++) {
+        const o = 18 * k + 6 * d;
+        // director d is column d of the row-major rotation
+        a[o] = x;
+        a[o + 1] = y;
+        a[o + 2] = z;
+        a[o + 3] = x + len * f.rotation[9 * i + d];
+        a[o + 4] = y + len * f.rotation[9 * i + 3 + d];
+        a[o + 5] = z + len * f.rotation[9 * i + 6 + d];
+      }
+    }
+    pos.needsUpdate = true;
+    this.directors.visible = this.showDirectors;
+  }
+
+  #resize() {
+    const w = Math.max(1, this.container.clientWidth);
+    const h = Math.max(1, this.container.clientHeight);
+    this.renderer.setSize(w, h, false);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.dirty = true;
+  }
+}
+
+/** Where WebGL is missing: the same interface, a message instead of a picture. */
+class NoView {
+  constructor(container, error) {
+    const note = document.createElement("p");
+    note.className = "no-webgl";
+    note.textContent = `The 3D view needs WebGL, which this browser does not give: ${error.message}`;
+    container.append(note);
+    this.renders = 0;
+  }
+
+  setModel() {}
+  resetView() {}
+  show() {}
+  setDirectorsVisible() {}
+  clear() {}
+}
+
+/** A RodView, or a NoView saying why there is none; the plots and controls work either way. */
+export function createRodView(container) {
+  try {
+    return new RodView(container);
+  } catch (e) {
+    return new NoView(container, e);
+  }
+}

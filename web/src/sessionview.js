@@ -1,0 +1,317 @@
+// The open session: its toolbar (state, time, start/pause/reset/delete, pace), its stream into
+// the history, the 3D view and the plots, its inputs' controls, and a poll of
+// GET /v1/sessions/{id} every second for what the stream does not carry (the real-time factor,
+// the inputs' current values).
+
+import { sessionPath } from "./api.js";
+import { ColorRange, viridisGradient } from "./colormap.js";
+import { el, fmt, fmtTime } from "./dom.js";
+import { COLOR_FIELDS, fieldValues } from "./frame.js";
+import { History } from "./history.js";
+import { poller } from "./poller.js";
+import { RodStream } from "./stream.js";
+
+const POLL_MS = 1000;
+const OPEN_RETRY_MS = 2000;
+const PLOT_MS = 66; // plots redraw at most ~15 times a second; the 3D view takes every frame
+
+export class SessionView {
+  /**
+   * parts: { api, ui (toolbar and view-tool elements), rodView, plots, controls, status, Timeline };
+   * events: { onChanged() (refresh the list), onGone(id) }.
+   */
+  constructor(parts, events) {
+    Object.assign(this, parts);
+    this.events = events;
+    this.id = null;
+    this.history = new History();
+    this.field = this.ui.field.value;
+    this.range = new ColorRange(COLOR_FIELDS[this.field].minSpan);
+    this.values = new Float32Array(0);
+    this.latest = null; // the newest frame received
+    this.shown = null; // the frame on screen (older when scrubbing)
+    this.frameCount = 0;
+    this.rate = 30;
+    this.length = 0.5;
+    this.plotTimer = 0;
+    this.lastPlot = 0;
+    this.openings = 0; // counts open() and close() calls
+    this.timeline = new parts.Timeline(this.ui.timeline, {
+      span: () => (this.history.count ? [this.history.value("t", 0), this.history.last("t")] : [0, 0]),
+      onChange: (frozen, t) => this.#scrub(frozen, t),
+    });
+    this.#bindToolbar();
+    this.ui.legend.bar.style.background = viridisGradient();
+  }
+
+  /** Shows session id (its stream, history and controls); closes the previous one. */
+  async open(id) {
+    this.close();
+    const gen = ++this.openings; // a later open() or close() makes this one give up
+    this.id = id;
+    this.ui.root.hidden = false;
+    this.ui.title.textContent = id;
+    this.ui.subtitle.textContent = "";
+    this.status.reset();
+    let desc;
+    try {
+      desc = await this.api.get(sessionPath(id));
+    } catch (e) {
+      if (gen !== this.openings) return;
+      this.status.message(`cannot open ${id}: ${e.message}`, "error");
+      if (e.status === 404) this.#gone();
+      else this.retryTimer = setTimeout(() => this.reconnect(), OPEN_RETRY_MS); // the daemon is down, or wants a token
+      return;
+    }
+    if (gen !== this.openings) return;
+    this.#describe(desc);
+    this.length = desc.model?.length || 0.5;
+    this.#setModel(desc.model);
+    this.stream = new RodStream({
+      resolveUrl: () => this.#streamUrl(id),
+      subscription: { rate: this.rate, format: "binary" },
+      on: {
+        connection: (state, info) => {
+          this.status.connection(state, info);
+          if (state === "gone") this.#gone();
+        },
+        frame: (f) => this.#frame(f),
+        description: (s) => this.#describe(s),
+        state: (m) => {
+          this.#state(m.state, m.failure);
+          this.poll?.now();
+        },
+        status: (m) => this.status.status(m),
+      },
+    });
+    this.stream.start();
+    this.poll = poller(POLL_MS, () => this.#refresh(id)).start(POLL_MS);
+  }
+
+  close() {
+    this.openings++;
+    clearTimeout(this.retryTimer);
+    this.stream?.stop();
+    this.stream = null;
+    this.poll?.stop();
+    this.poll = null;
+    clearTimeout(this.plotTimer);
+    this.plotTimer = 0;
+    this.id = null;
+    this.history.clear();
+    this.range.reset();
+    this.latest = this.shown = null;
+    this.frameCount = 0;
+    this.timeline.resume();
+    this.rodView.clear();
+    this.controls.clear();
+    this.ui.root.hidden = true;
+    this.status.connection("closed");
+  }
+
+  /** Frames per second the stream asks for. */
+  setRate(rate) {
+    this.rate = rate;
+    this.stream?.subscribe({ rate });
+  }
+
+  /** Draws the plots again (their size changed). */
+  redraw() {
+    if (this.shown) this.#schedulePlots();
+  }
+
+  /** Reconnects now (a new token); opens the session again if opening it failed. */
+  reconnect() {
+    if (this.stream) this.stream.restart();
+    else if (this.id) this.open(this.id);
+  }
+
+  // ---- the stream ----
+
+  async #streamUrl(id) {
+    const info = await this.api.get("/v1");
+    const s = await this.api.get(sessionPath(id));
+    if (!info.auth) return s.stream_url;
+    // a single-use ticket, since a browser cannot put a bearer header on a WebSocket
+    const ticket = await this.api.post("/v1/stream-tickets", { session: id });
+    return ticket.stream_url;
+  }
+
+  #frame(f) {
+    this.latest = f;
+    this.frameCount++;
+    this.status.frame();
+    this.ui.time.textContent = fmtTime(f.t);
+    if (this.timeline.frozen) return;
+    if (this.history.count && f.t < this.history.last("t")) this.range.reset(); // reset or restore
+    this.history.push(f);
+    this.#show(f);
+  }
+
+  #show(f) {
+    this.shown = f;
+    if (this.values.length < f.n) this.values = new Float32Array(f.n);
+    fieldValues(f, this.field, this.values);
+    this.range.include(this.values, f.n);
+    this.rodView.show(f, this.values, this.range);
+    this.#schedulePlots();
+  }
+
+  #scrub(frozen, t) {
+    const f = frozen ? this.history.frameNear(t) : this.latest;
+    if (!frozen && f && (!this.history.count || f.t > this.history.last("t"))) this.history.push(f);
+    if (f) this.#show(f);
+  }
+
+  #schedulePlots() {
+    if (this.plotTimer) return;
+    const wait = Math.max(0, PLOT_MS - (performance.now() - this.lastPlot));
+    this.plotTimer = setTimeout(() => {
+      requestAnimationFrame(() => {
+        this.plotTimer = 0;
+        this.lastPlot = performance.now();
+        this.#drawPlots();
+      });
+    }, wait);
+  }
+
+  #drawPlots() {
+    const f = this.shown;
+    if (!f) return;
+    this.plots.drawProfiles(f, this.length);
+    this.plots.drawSeries(this.history, this.timeline.frozen ? f.t : undefined);
+    const [lo, hi] = this.range.bounds();
+    const { unit } = COLOR_FIELDS[this.field];
+    this.ui.legend.lo.textContent = fmt(lo);
+    this.ui.legend.hi.textContent = `${fmt(hi)}${unit ? ` ${unit}` : ""}`;
+  }
+
+  // ---- the session's description ----
+
+  async #refresh(id) {
+    try {
+      const s = await this.api.get(sessionPath(id));
+      if (this.id === id) this.#describe(s);
+    } catch (e) {
+      if (this.id === id && e.status === 404) this.#gone();
+      // other failures: the stream's state tells the user; the next poll tries again
+    }
+  }
+
+  /** A session description, from REST or the stream. */
+  #describe(s) {
+    if (!s || s.id !== this.id) return;
+    this.desc = s;
+    this.ui.title.textContent = s.name || s.id;
+    this.ui.subtitle.textContent = s.name ? s.id : "";
+    if (!this.latest) this.ui.time.textContent = fmtTime(s.t);
+    this.#state(s.state, s.failure);
+    this.controls.setInputs(s.inputs);
+    if (s.stats) this.status.realTimeFactor(s.stats.real_time_factor);
+    this.#showPace(s.pace);
+  }
+
+  #state(state, failure) {
+    const { ui } = this;
+    ui.state.textContent = state;
+    ui.state.dataset.state = state;
+    ui.start.disabled = !(state === "created" || state === "paused");
+    ui.pause.disabled = state !== "running";
+    ui.failure.hidden = state !== "failed";
+    ui.failure.textContent = state === "failed" ? `The simulation failed: ${failure || "no message"}` : "";
+    if (state === "failed") this.status.message(`failed: ${failure || ""}`, "error");
+  }
+
+  #showPace(pace) {
+    const select = this.ui.pace;
+    const value = String(pace);
+    if (![...select.options].some((o) => o.value === value)) select.append(el("option", { value }, `${value}×`));
+    if (document.activeElement !== select) select.value = value;
+  }
+
+  /** The description's model: gravity and the base radius for the view. */
+  #setModel(model) {
+    const g = model?.gravity;
+    const gravity = Array.isArray(g) && g.length === 3 && Math.hypot(...g) > 0 ? g : null;
+    const baseRadius = typeof model?.base_radius === "number" ? model.base_radius : undefined;
+    this.rodView.setModel({ length: this.length, baseRadius, gravity });
+    this.ui.legend.gravity.textContent = !Array.isArray(g)
+      ? "gravity: unknown"
+      : gravity
+        ? `gravity (${gravity.map((v) => fmt(v)).join(", ")}) m/s²`
+        : "no gravity";
+    this.ui.legend.gravity.dataset.on = String(Boolean(gravity));
+  }
+
+  #gone() {
+    const id = this.id;
+    this.stream?.stop();
+    this.poll?.stop();
+    this.status.message(`session ${id} no longer exists`, "error");
+    this.events.onGone(id);
+  }
+
+  // ---- the toolbar ----
+
+  #bindToolbar() {
+    const { ui } = this;
+    ui.start.addEventListener("click", () => this.#act("start"));
+    ui.pause.addEventListener("click", () => this.#act("pause"));
+    ui.reset.addEventListener("click", () => {
+      this.timeline.resume();
+      this.#act("reset");
+    });
+    let armed = 0;
+    ui.del.addEventListener("click", async () => {
+      // two clicks within 3 s: a delete is not undone
+      if (!armed) {
+        ui.del.textContent = "Delete? Click again";
+        ui.del.classList.add("armed");
+        armed = setTimeout(() => {
+          armed = 0;
+          ui.del.textContent = "Delete";
+          ui.del.classList.remove("armed");
+        }, 3000);
+        return;
+      }
+      clearTimeout(armed);
+      armed = 0;
+      ui.del.textContent = "Delete";
+      ui.del.classList.remove("armed");
+      const id = this.id;
+      try {
+        await this.api.del(sessionPath(id));
+        this.stream?.stop();
+        this.events.onGone(id);
+      } catch (e) {
+        this.status.message(`delete failed: ${e.message}`, "error");
+      }
+    });
+    ui.pace.addEventListener("change", async () => {
+      const v = ui.pace.value;
+      try {
+        this.#describe(await this.api.patch(sessionPath(this.id), { pace: v === "max" ? "max" : Number(v) }));
+      } catch (e) {
+        this.status.message(`pace: ${e.message}`, "error");
+      }
+    });
+    ui.field.addEventListener("change", () => {
+      this.field = ui.field.value;
+      this.range.reset(COLOR_FIELDS[this.field].minSpan);
+      this.ui.legend.label.textContent = COLOR_FIELDS[this.field].label;
+      if (this.shown) this.#show(this.shown);
+    });
+    this.ui.legend.label.textContent = COLOR_FIELDS[this.field].label;
+    ui.directors.addEventListener("change", () => this.rodView.setDirectorsVisible(ui.directors.checked));
+    ui.resetView.addEventListener("click", () => this.rodView.resetView());
+  }
+
+  async #act(verb) {
+    try {
+      this.#describe(await this.api.post(sessionPath(this.id, `:${verb}`)));
+      this.events.onChanged();
+    } catch (e) {
+      this.status.message(`${verb}: ${e.message}`, "error");
+    }
+  }
+}
