@@ -33,11 +33,7 @@ static void *worker(void *arg)
             continue;
         }
         if (best->next_due > now) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            double wake = ts.tv_sec + 1e-9 * ts.tv_nsec + (best->next_due - now);
-            ts.tv_sec = (time_t)wake;
-            ts.tv_nsec = (long)((wake - (double)ts.tv_sec) * 1e9);
+            const struct timespec ts = realtime_after(best->next_due - now);
             pthread_cond_timedwait(&p->cv, &p->mu, &ts);
             continue;
         }
@@ -79,11 +75,7 @@ pool *pool_new(int workers, int max_sessions)
 
 int pool_stop_within(pool *p, double wait)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    const double deadline = until.tv_sec + 1e-9 * until.tv_nsec + wait;
-    until.tv_sec = (time_t)deadline;
-    until.tv_nsec = (long)((deadline - (double)until.tv_sec) * 1e9);
+    const struct timespec until = realtime_after(wait);
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
     pthread_cond_broadcast(&p->cv);

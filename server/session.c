@@ -37,6 +37,17 @@ double unix_now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+struct timespec realtime_after(double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const double t = ts.tv_sec + 1e-9 * ts.tv_nsec + seconds;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
+    return ts;
+}
+
 static const char *const status_names[] = {"created", "running", "paused", "finished", "failed"};
 
 const char *session_status_name(session_status s)
@@ -271,9 +282,7 @@ int session_pause(session *s)
     if (rc != SESSION_OK) return rc;
     /* Wait for that slice to end, so that the answer shows where the session stopped; but
      * not for long: one piece of a model driven past what it can solve may take minutes. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 2;
+    const struct timespec until = realtime_after(2.0);
     if (pthread_mutex_timedlock(&s->state_mu, &until) == 0) {
         drain_mailbox(s);
         pthread_mutex_unlock(&s->state_mu);
@@ -424,11 +433,7 @@ int session_set_inputs(session *s, int n, const char *const *names, const double
         pthread_mutex_unlock(&s->state_mu);
     }
     pthread_mutex_lock(&s->mu);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    double deadline = until.tv_sec + 1e-9 * until.tv_nsec + wait_limit;
-    until.tv_sec = (time_t)deadline;
-    until.tv_nsec = (long)((deadline - (double)until.tv_sec) * 1e9);
+    const struct timespec until = realtime_after(wait_limit);
     while (!c->done) {
         if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT) break;
     }
@@ -603,11 +608,7 @@ cJSON *session_describe(session *s)
 char *session_checkpoint(session *s, double wait, int *busy)
 {
     *busy = 0;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    const double deadline = until.tv_sec + 1e-9 * until.tv_nsec + wait;
-    until.tv_sec = (time_t)deadline;
-    until.tv_nsec = (long)((deadline - (double)until.tv_sec) * 1e9);
+    const struct timespec until = realtime_after(wait);
     if (pthread_mutex_timedlock(&s->state_mu, &until) != 0) {
         *busy = 1;
         return NULL;

@@ -12,6 +12,7 @@
 #include "rod.h"
 
 #include <pthread.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -126,5 +127,7 @@ int session_is_running(session *s);
 
 double mono_now(void);
 double unix_now(void);
+/* CLOCK_REALTIME `seconds` from now: the deadline pthread's timed waits take. */
+struct timespec realtime_after(double seconds);
 
 #endif
