@@ -1,5 +1,5 @@
 # rodd: `make run` sets up, builds and runs the shipped example; `make test` runs every test.
-# Build outputs go to $(BUILD) (build/ by default, build-asan/ for the sanitizer build).
+# Build outputs go to $(BUILD) (build/ by default, build-asan/ and build-tsan/ for the sanitizer builds).
 
 BUILD ?= build
 CC ?= cc
@@ -14,6 +14,10 @@ LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
 SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += $(SANFLAGS)
+endif
+ifeq ($(SAN),thread)
+SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS += $(SANFLAGS)
 endif
 
@@ -37,7 +41,7 @@ CRITERION_JOBS ?= 2
 
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-integration \
         test-deploy test-container test-browser web \
-        asan valgrind \
+        asan tsan valgrind \
         fuzz fuzz-run bench bench-viewer clean
 
 all: $(BUILD)/rodd
@@ -114,17 +118,24 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 	BUILD=$(BUILD) bash tests/validation/reaching.sh
 
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
-# a bounded fuzz run, and the sanitizer and valgrind builds of the engine's tests.
+# a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
+# ThreadSanitizer, and the engine's tests and the daemon under valgrind.
 test: test-unit test-validation test-cli test-schema test-reaching test-integration test-browser test-deploy \
-      fuzz-run asan valgrind
+      fuzz-run asan tsan valgrind
 
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 test-unit test-validation test-cli test-integration
 
-valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/validation_tests
+valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
 	bash tests/valgrind.sh $(BUILD)/tests/unit_tests
 	VALGRIND_FILTER='statics*/*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
 	VALGRIND_FILTER='dynamics/[ar]*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
+	RODD=$(BUILD)/rodd bash tests/integration/checked.sh valgrind
+
+# The daemon built with ThreadSanitizer, under the concurrency and contract tests.
+tsan:
+	$(MAKE) BUILD=build-tsan SAN=thread build-tsan/rodd
+	RODD=build-tsan/rodd bash tests/integration/checked.sh tsan
 
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
              -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
@@ -155,6 +166,6 @@ bench-viewer: $(BUILD)/rodd web/dist/index.html
 	RODD=$(BUILD)/rodd node tests/browser/perf.mjs $(PERF_ARGS)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan
 
 -include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(VALID_OBJ:.o=.d)

@@ -115,18 +115,20 @@ static int publish(session *s)
         return -1;
     }
     pf->wall = mono_now();
+    pf->published = unix_now();
     pthread_mutex_lock(&s->mu);
     pf->seq = ++s->seq;
     pthread_mutex_unlock(&s->mu);
     /* {"seq":N, + the FRAME's members */
     size_t bl = strlen(body);
-    pf->json = malloc(bl + 32);
+    pf->json = malloc(bl + 64);
     if (!pf->json) {
         free(body);
         frame_release(pf);
         return -1;
     }
-    pf->json_len = (size_t)snprintf(pf->json, bl + 32, "{\"seq\":%llu,%s", (unsigned long long)pf->seq, body + 1);
+    pf->json_len = (size_t)snprintf(pf->json, bl + 64, "{\"seq\":%llu,\"published\":%.6f,%s",
+                                    (unsigned long long)pf->seq, pf->published, body + 1);
     free(body);
     pthread_mutex_lock(&s->mu);
     published_frame *old = s->latest;

@@ -28,6 +28,7 @@ typedef struct {
     atomic_int refs;
     uint64_t seq;
     double wall; /* monotonic time of publication */
+    double published; /* the same as unix time, for clients */
     rod_frame f;
     char *json;  /* the FRAME with "seq" added, for text clients and GET .../frame */
     size_t json_len;

@@ -200,8 +200,9 @@ static int frame_payload(const client *c, const published_frame *pf, buf *out)
         return bput(out, pf->json + 1, pf->json_len - 1);
     }
     if (!c->binary) {
-        char head[96];
-        snprintf(head, sizeof head, "{\"op\":\"frame\",\"seq\":%llu,\"t\":", (unsigned long long)pf->seq);
+        char head[128];
+        snprintf(head, sizeof head, "{\"op\":\"frame\",\"seq\":%llu,\"published\":%.6f,\"t\":",
+                 (unsigned long long)pf->seq, pf->published);
         bstr(out, head);
         bnum(out, f->t);
         if (c->fields & F_S) barr(out, "s", f->s, f->n, 1);

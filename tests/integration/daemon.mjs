@@ -25,7 +25,10 @@ export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
   let ws = await freePort();
   while (ws === http) ws = await freePort();
   const dir = stateDir ?? mkdtempSync(path.join(os.tmpdir(), "rodd-it-"));
-  const proc = spawn(rodd, ["serve", "--listen", `127.0.0.1:${http}`, "--ws-port", String(ws), "--state-dir", dir, ...args], {
+  // RODD_WRAP runs the daemon under a tool, e.g. "valgrind --error-exitcode=99 --leak-check=full"
+  const wrap = (process.env.RODD_WRAP ?? "").split(/\s+/).filter(Boolean);
+  const argv = ["serve", "--listen", `127.0.0.1:${http}`, "--ws-port", String(ws), "--state-dir", dir, ...args];
+  const proc = spawn(wrap[0] ?? rodd, wrap.length ? [...wrap.slice(1), rodd, ...argv] : argv, {
     cwd: top,
     env: { ...process.env, RODD_WORKERS: "2", ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -34,7 +37,7 @@ export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
   proc.stderr.on("data", (d) => (log += d.toString()));
   const exited = new Promise((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal })));
   const base = `http://127.0.0.1:${http}`;
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < (wrap.length ? 1200 : 100); i++) {
     try {
       const r = await fetch(`${base}/readyz`);
       if (r.status === 200) break;

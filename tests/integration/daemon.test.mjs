@@ -36,8 +36,9 @@ test("full lifecycle over REST", async () => {
     assert.equal(r.json.type, "https://rodd.invalid/problems/wrong-state");
     r = await api(d, "GET", `/v1/sessions/${id}/frame`);
     assert.equal(r.status, 200);
-    for (const k of ["t", "s", "position", "rotation", "rho", "radius", "kappa", "nu", "energy", "volume_change", "seq"])
+    for (const k of ["t", "s", "position", "rotation", "rho", "radius", "kappa", "nu", "energy", "volume_change", "seq", "published"])
       assert.ok(k in r.json, `frame has ${k}`);
+    assert.ok(Math.abs(r.json.published - Date.now() / 1000) < 600, `published ${r.json.published} is a recent unix time`);
     const etag = r.headers.get("etag");
     r = await fetch(d.url(`/v1/sessions/${id}/frame`), { headers: { "if-none-match": etag } });
     assert.equal(r.status, 304);
@@ -129,7 +130,7 @@ test("streams: a subscription picks the rate, the fields and binary frames", asy
     const rate = after.length / 1.8;
     assert.ok(rate > 7 && rate <= 11, `10 Hz asked, ${rate.toFixed(1)} Hz got`);
     const last = after[after.length - 1];
-    assert.deepEqual(Object.keys(last).filter((k) => !k.startsWith("_")).sort(), ["op", "position", "rho", "seq", "t"]);
+    assert.deepEqual(Object.keys(last).filter((k) => !k.startsWith("_")).sort(), ["op", "position", "published", "rho", "seq", "t"]);
     assert.equal(last.position.length, 21);
     c.send({ op: "subscribe", rate: 20, format: "binary", fields: ["rho", "energy"] });
     assert.ok(await c.waitFor((k) => k.binary.length >= 5, 3000));

@@ -637,7 +637,7 @@ test("stream messages match x-websocket", async (t) => {
     const n0 = c.messages.length;
     assert.ok(await c.waitFor((k) => k.messages.slice(n0).filter((m) => m.op === "frame").length >= 2));
     const part = c.messages.slice(n0).find((m) => m.op === "frame");
-    assert.deepEqual(Object.keys(part).filter((k) => k !== "_at").sort(), ["energy", "op", "position", "seq", "t"]);
+    assert.deepEqual(Object.keys(part).filter((k) => k !== "_at").sort(), ["energy", "op", "position", "published", "seq", "t"]);
     c.send({ op: "subscribe", rate: 20, fields: ["s", "rotation", "energy", "volume_change"], format: "binary" });
     assert.ok(await c.waitFor((k) => k.binary.length >= 2));
     for (const b of c.binary) {
@@ -793,10 +793,13 @@ test("security requirements, limits and the viewer's files against a daemon with
 });
 
 // ================================================================ draining
-test("while draining, writes get 503 not-ready with Retry-After", async () => {
+// valgrind runs a daemon's threads one at a time: the :advance starves the others
+const drainSkip = process.env.RODD_WRAP?.includes("valgrind") ? "races an :advance, too slow under valgrind" : false;
+test("while draining, writes get 503 not-ready with Retry-After", { skip: drainSkip }, async () => {
   // The drain checkpoints every session, which waits for an :advance in progress: long
   // enough to send requests on a connection opened before the SIGTERM.
-  const d = await startDaemon({ env: { RODD_ADVANCE_LIMIT: "3" } });
+  const limit = process.env.RODD_WRAP ? 10 : 3; // a checked daemon answers slowly
+  const d = await startDaemon({ env: { RODD_ADVANCE_LIMIT: String(limit) } });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const r = await call(d, "POST", "/v1/sessions", { body: { spec: sineSpec() }, expect: 201 });
@@ -808,7 +811,7 @@ test("while draining, writes get 503 not-ready with Retry-After", async () => {
     const live = await rawCall(agent, d, "GET", "/livez");
     assert.equal(live.status, 200);
     await sleep(100);
-    assert.ok(Date.now() - t0 < 2000, "the :advance is still running");
+    assert.ok(Date.now() - t0 < (limit - 1) * 1000, "the :advance is still running");
     d.proc.kill("SIGTERM");
     await sleep(200);
     const w = await rawCall(agent, d, "POST", "/v1/sessions", { spec: cableSpec() });
