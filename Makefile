@@ -42,7 +42,7 @@ CRITERION_JOBS ?= 2
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-integration \
         test-deploy test-container test-browser web \
         asan tsan valgrind \
-        fuzz fuzz-run bench bench-viewer clean
+        fuzz fuzz-run bench bench-load bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -159,6 +159,11 @@ $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STA
 
 bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics
 	BUILD=$(BUILD) bash tests/bench/run.sh
+
+# The daemon under load: real-time reaching sessions with two 30 Hz viewers each.
+bench-load: $(BUILD)/rodd
+	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
+	RODD=$(BUILD)/rodd node tests/bench/load.mjs $(LOAD_ARGS)
 
 # The viewer's frame rate and memory in headless Chromium: a 101-point rod at 60 Hz for 60 s
 # (PERF_ARGS="--seconds 600" for the soak).

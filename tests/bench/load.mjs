@@ -1,0 +1,128 @@
+// make bench-load: how many real-time reaching-arm sessions, each watched by two stream
+// clients at 30 Hz, this machine's daemon holds while every session keeps real time; with the
+// frame latency (publication to arrival), the REST latency under that load and the resident
+// memory each added session costs.
+//
+//   node tests/bench/load.mjs [--levels 1,2,4,6,8,10,12] [--seconds 8] [--warmup 2]
+//
+// A level passes when every session's simulated time advanced at least 0.97 of the wall time
+// between its first and last frame of the window (the publication times the frames carry).
+// The levels stop at the first that fails. The daemon is build/rodd (or $RODD), with its
+// workers one per core. Clients are plain JSON stream clients (the full FRAME), in this
+// process: on a small machine they take CPU from the daemon, so the count is conservative.
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { api, openStream, sleep, startDaemon } from "../integration/daemon.mjs";
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const levels = arg("levels", "1,2,4,6,8,10,12,14,16").split(",").map(Number);
+const seconds = Number(arg("seconds", 8));
+const warmup = Number(arg("warmup", 2));
+const VIEWERS = 2;
+const RATE = 30;
+
+const pct = (xs, p) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const rssKiB = (pid) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]);
+
+const d = await startDaemon({ env: { RODD_WORKERS: String(os.availableParallelism()) } });
+const results = [];
+try {
+  await sleep(500);
+  const rss0 = rssKiB(d.proc.pid);
+  // memory: sessions added one by one (created, not running); the slope of RSS over count
+  {
+    const made = [];
+    const xs = [], ys = [];
+    for (let i = 1; i <= 16; i++) {
+      const r = await api(d, "POST", "/v1/sessions", { example: "octopus-reaching" });
+      if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+      made.push(r.json.id);
+      xs.push(i);
+      ys.push(rssKiB(d.proc.pid));
+    }
+    const mx = xs.reduce((a, b) => a + b) / xs.length, my = ys.reduce((a, b) => a + b) / ys.length;
+    const slope = xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+    console.log(JSON.stringify({ memory: "16 reaching sessions added one by one", rss_before_mib: Number((rss0 / 1024).toFixed(1)),
+      rss_after_mib: Number((ys[ys.length - 1] / 1024).toFixed(1)), rss_per_session_kib: Math.round(slope) }));
+    for (const id of made) await api(d, "DELETE", `/v1/sessions/${id}`);
+  }
+  for (const n of levels) {
+    const ids = [];
+    for (let i = 0; i < n; i++) {
+      const r = await api(d, "POST", "/v1/sessions", { example: "octopus-reaching", start: true, pace: 1 });
+      if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+      ids.push(r.json);
+    }
+    const clients = [];
+    for (const s of ids)
+      for (let v = 0; v < VIEWERS; v++) {
+        const c = openStream(s.stream_url);
+        await c.ready;
+        c.send({ op: "subscribe", rate: RATE, format: "json" });
+        clients.push({ c, id: s.id });
+      }
+    await sleep(warmup * 1000);
+    const from = clients.map(({ c }) => c.frames.length);
+    // REST meanwhile: four loops reading a session or commanding its TM, a request each 50 ms
+    const rest = [];
+    const end = Date.now() + seconds * 1000;
+    const loop = async (k) => {
+      for (let j = k; Date.now() < end; j++) {
+        const s = ids[j % ids.length];
+        const t0 = performance.now();
+        const r = j % 2
+          ? await api(d, "GET", `/v1/sessions/${s.id}`)
+          : await api(d, "PUT", `/v1/sessions/${s.id}/actuators/TM`, { value: 790 });
+        rest.push(performance.now() - t0);
+        if (r.status !== 200) throw new Error(`REST ${r.status}: ${r.text}`);
+        await sleep(50);
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(loop));
+    const rss = rssKiB(d.proc.pid);
+    // per client: the frames of the window
+    const latency = [];
+    let worst = Infinity;
+    let received = 0;
+    clients.forEach(({ c }, i) => {
+      const fs = c.frames.slice(from[i]);
+      received += fs.length;
+      for (const f of fs) latency.push(f._at - f.published * 1000);
+      if (fs.length >= 2) {
+        const a = fs[0], b = fs[fs.length - 1];
+        worst = Math.min(worst, (b.t - a.t) / (b.published - a.published));
+      } else worst = 0;
+    });
+    const row = {
+      sessions: n,
+      clients: clients.length,
+      keeps_real_time: worst >= 0.97,
+      slowest_sim_per_wall: Number(worst.toFixed(3)),
+      frames_per_client_per_s: Number((received / clients.length / seconds).toFixed(1)),
+      frame_latency_ms_p50: Number(pct(latency, 50).toFixed(1)),
+      frame_latency_ms_p99: Number(pct(latency, 99).toFixed(1)),
+      rest_ms_p50: Number(pct(rest, 50).toFixed(1)),
+      rest_ms_p99: Number(pct(rest, 99).toFixed(1)),
+      rest_requests: rest.length,
+      rss_mib: Number((rss / 1024).toFixed(1)),
+    };
+    results.push(row);
+    console.log(JSON.stringify(row));
+    for (const { c } of clients) c.close();
+    for (const s of ids) await api(d, "DELETE", `/v1/sessions/${s.id}`);
+    await sleep(500);
+    if (!row.keeps_real_time) break;
+  }
+} finally {
+  await d.stop();
+  d.cleanup();
+}
+const held = results.filter((r) => r.keeps_real_time).map((r) => r.sessions);
+console.log(`load: ${held.length ? Math.max(...held) : 0} real-time reaching sessions with ${VIEWERS} viewers each at ${RATE} Hz held`);
