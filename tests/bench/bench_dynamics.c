@@ -17,16 +17,8 @@ int main(int argc, char **argv)
     }
     const double T = atof(argv[2]), every = argc > 3 ? atof(argv[3]) : 0.01;
     const int reps = argc > 4 ? atoi(argv[4]) : 5;
-    rod_issues iss;
-    rod_issues_init(&iss);
-    rod_model *m = rod_model_load(argv[1], NULL, 0, &iss);
-    if (!m) {
-        char buf[2048];
-        rod_issues_format(&iss, buf, sizeof buf);
-        fprintf(stderr, "%s", buf);
-        return 2;
-    }
-    rod_issues_free(&iss);
+    rod_model *m = bench_load_model(argv[1]);
+    if (!m) return 2;
     double *wall = malloc((size_t)reps * sizeof *wall);
     rod_dynamics_stats s = {0};
     for (int r = 0; r < reps; r++) {

@@ -15,18 +15,10 @@ int main(int argc, char **argv)
         return 64;
     }
     const int reps = argc > 2 ? atoi(argv[2]) : 50;
-    rod_issues iss;
-    rod_issues_init(&iss);
     double t0 = bench_now();
-    rod_model *m = rod_model_load(argv[1], NULL, 0, &iss);
+    rod_model *m = bench_load_model(argv[1]);
     double tcompile = bench_now() - t0;
-    if (!m) {
-        char buf[2048];
-        rod_issues_format(&iss, buf, sizeof buf);
-        fprintf(stderr, "%s", buf);
-        return 2;
-    }
-    rod_issues_free(&iss);
+    if (!m) return 2;
     double *t = malloc((size_t)reps * sizeof *t);
     rod_statics_result res = {0};
     for (int r = 0; r < reps; r++) {

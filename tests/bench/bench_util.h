@@ -1,7 +1,10 @@
-/* Shared by the benchmark programs: a monotonic clock and a median. */
+/* Shared by the benchmark programs: a monotonic clock, a median, loading a spec. */
 #ifndef RODD_BENCH_UTIL_H
 #define RODD_BENCH_UTIL_H
 
+#include "rod.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -23,6 +26,21 @@ static inline double bench_median(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof *t, bench_cmp);
     return t[n / 2];
+}
+
+/* The model of a spec file, or NULL after printing its problems. */
+static inline rod_model *bench_load_model(const char *path)
+{
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_load(path, NULL, 0, &iss);
+    if (!m) {
+        char buf[2048];
+        rod_issues_format(&iss, buf, sizeof buf);
+        fprintf(stderr, "%s", buf);
+    }
+    rod_issues_free(&iss);
+    return m;
 }
 
 #endif
