@@ -229,24 +229,25 @@ void session_release(session *s)
 static void drain_mailbox(session *s)
 {
     pthread_mutex_lock(&s->mu);
-    command *c = s->mail_head;
+    command *head = s->mail_head;
     s->mail_head = s->mail_tail = NULL;
     pthread_mutex_unlock(&s->mu);
-    const int applied = c != NULL;
-    while (c) {
-        command *next = c->next;
+    if (!head) return;
+    for (command *c = head; c; c = c->next)
         for (int i = 0; i < c->n; i++)
             rod_state_set_input(s->state, rod_model_input_name(s->model, c->idx[i]), c->values[i]);
-        pthread_mutex_lock(&s->mu);
+    /* before anyone hears "applied": a read right after must see the new values */
+    cache_inputs(s);
+    const double t = rod_state_time(s->state);
+    pthread_mutex_lock(&s->mu);
+    for (command *c = head, *next; c; c = next) {
+        next = c->next;
         c->done = 1;
-        c->t_applied = rod_state_time(s->state);
-        int abandoned = c->abandoned;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        if (abandoned) free(c);
-        c = next;
+        c->t_applied = t;
+        if (c->abandoned) free(c); /* its sender gave up waiting */
     }
-    if (applied) cache_inputs(s);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
 }
 
 int session_is_running(session *s)
