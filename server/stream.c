@@ -32,7 +32,8 @@ typedef struct client {
     int subscribed;     /* frames flow (on by default, off after unsubscribe) */
     uint64_t last_seq, pending_seq;
     int writable_requested, timer_set, closing;
-    const char *close_reason; /* with the 1001 close: the session was deleted, or the daemon stops */
+    enum lws_close_status close_code; /* 1001 (session deleted, daemon stops) or 1009 */
+    const char *close_reason;
     double last_sent, last_status;
     long dropped, dropped_reported;
     session_status last_state;
@@ -596,8 +597,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 lws_callback_on_writable(wsi);
                 return 0;
             }
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)c->close_reason,
-                             strlen(c->close_reason));
+            lws_close_reason(wsi, c->close_code, (unsigned char *)c->close_reason, strlen(c->close_reason));
             return -1;
         }
         return write_one(ss, c);
@@ -614,8 +614,21 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
         if (c->rx_too_big) {
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"message too large", 17);
-            return -1;
+            /* closed from the writable callback like the other closes: returning -1 here,
+             * inside the read, sometimes reached the peer as a bare TCP close (1006) */
+            c->rx_too_big = 0;
+            c->rxlen = 0;
+            if (!c->closing) {
+                c->closing = 1;
+                c->close_code = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
+                c->close_reason = "message too large";
+                lws_callback_on_writable(wsi);
+            }
+            return 0;
+        }
+        if (c->closing) {
+            c->rxlen = 0;
+            return 0;
         }
         handle_message(ss, c, c->rx, c->rxlen);
         c->rxlen = 0;
@@ -646,11 +659,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 if (k->s == gone[i] && !k->closing) {
                     queue_ctl(k, status_msg("error", "the session was deleted", -1));
                     k->closing = 1;
+                    k->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
                     k->close_reason = "session deleted";
                     lws_callback_on_writable(k->wsi);
                 }
             if (atomic_load(&ss->stop) && !k->closing) {
                 k->closing = 1;
+                k->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
                 k->close_reason = "server shutting down";
                 lws_callback_on_writable(k->wsi);
             }
