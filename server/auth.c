@@ -1,6 +1,7 @@
 #include "auth.h"
 
 #include "session.h"
+#include "textfile.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -85,17 +86,9 @@ static int add_token(auth *a, const char *rolename, const char *token, char *err
     return 0;
 }
 
-static int load_file(auth *a, const char *path, char *err, size_t errlen)
+/* A tokens file: {"tokens": [{"token", "role"}...]} or lines "ROLE TOKEN" (# comments). */
+static int parse_tokens(auth *a, const char *path, char *buf, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "tokens file %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
     const char *p = buf;
     while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
     if (*p == '{') {
@@ -128,6 +121,18 @@ static int load_file(auth *a, const char *path, char *err, size_t errlen)
         if (add_token(a, rolename, token, err, errlen) != 0) return -1;
     }
     return 0;
+}
+
+static int load_file(auth *a, const char *path, char *err, size_t errlen)
+{
+    char *buf = read_text_file(path, 1u << 20, NULL);
+    if (!buf) {
+        snprintf(err, errlen, "tokens file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = parse_tokens(a, path, buf, err, errlen);
+    free(buf);
+    return rc;
 }
 
 auth *auth_new(const server_config *c, char *err, size_t errlen)

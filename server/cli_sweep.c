@@ -4,6 +4,7 @@
  * grid runs on all cores; --collect gathers a directory into one CSV. */
 #include "cli.h"
 #include "rod.h"
+#include "textfile.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -267,16 +268,11 @@ static int collect(const char *dir, const char *out_path)
         if (strncmp(e->d_name, "point-", 6) != 0 || l < 11 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long sz = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *buf = malloc((size_t)sz + 1);
-        size_t got = buf ? fread(buf, 1, (size_t)sz, f) : 0;
-        fclose(f);
-        if (!buf) continue;
-        buf[got] = '\0';
+        char *buf = read_text_file(path, 64u << 20, NULL);
+        if (!buf) {
+            fprintf(stderr, "rodd sweep: %s: %s\n", path, strerror(errno));
+            continue;
+        }
         cJSON *o = cJSON_Parse(buf);
         free(buf);
         if (!o || !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "index"))) {

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "textfile.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -132,16 +133,13 @@ static int set_field(server_config *c, const field *f, const char *text, double 
 
 int config_load_file(server_config *c, const char *path, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "cannot open config %s: %s", path, strerror(errno));
+    char *buf = read_text_file(path, 1u << 20, NULL);
+    if (!buf) {
+        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
         return -1;
     }
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[n] = '\0';
     cJSON *o = cJSON_Parse(buf);
+    free(buf);
     if (!cJSON_IsObject(o)) {
         snprintf(err, errlen, "config %s: not a JSON object", path);
         cJSON_Delete(o);

@@ -1,4 +1,5 @@
 #include "persist.h"
+#include "textfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -99,22 +100,10 @@ int persist_load_all(const char *dir, int (*cb)(void *ctx, const char *file, con
         if (e->d_name[0] == '.' || nl < 6 || strcmp(e->d_name + nl - 5, ".json") != 0) continue;
         char path[1400];
         snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        if (n < 0 || n > (64L << 20)) {
-            fclose(f);
-            continue;
-        }
-        char *buf = malloc((size_t)n + 1);
-        if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-            buf[n] = '\0';
-            if (cb(ctx, path, buf, (size_t)n) == 0) count++;
-        }
+        size_t n;
+        char *buf = read_text_file(path, 64u << 20, &n);
+        if (buf && cb(ctx, path, buf, n) == 0) count++;
         free(buf);
-        fclose(f);
     }
     closedir(d);
     return count;

@@ -7,6 +7,7 @@
 #include "metrics.h"
 #include "persist.h"
 #include "stream.h"
+#include "textfile.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -37,19 +38,7 @@ char *read_example(daemon_ctx *d, const char *name)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')) return NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.json", d->cfg.examples_dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 && n < (long)ROD_SPEC_MAX_BYTES ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) buf[n] = '\0';
-    else {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
+    return read_text_file(path, ROD_SPEC_MAX_BYTES, NULL);
 }
 
 int daemon_checkpoint_session(daemon_ctx *d, session *s)

@@ -462,6 +462,11 @@ test("a config file, with the environment over it; a bad config is refused", asy
   const p = spawnSync(rodd, ["serve", "--config", cfg, "--listen", "127.0.0.1:1"]);
   assert.equal(p.status, 64);
   assert.match(p.stderr.toString(), /unknown key "max_sesions"/);
+  // a file over the 1 MiB a config may have is refused whole, not read cut short
+  writeFileSync(cfg, JSON.stringify({ max_sessions: 1, pad: "x".repeat(1 << 20) }));
+  const big = spawnSync(rodd, ["serve", "--config", cfg, "--listen", "127.0.0.1:1"]);
+  assert.equal(big.status, 64);
+  assert.match(big.stderr.toString(), /cannot read config .*: File too large/);
 });
 
 test("inbound stream messages are bounded, and so are connections per address", async () => {
