@@ -36,9 +36,20 @@ void dyn_solver_free(struct dyn_solver *d)
     free(d);
 }
 
+static int interrupted(rod_state *st)
+{
+    return atomic_load_explicit(&st->interrupt, memory_order_relaxed) != 0;
+}
+
+void rod_state_interrupt(rod_state *st)
+{
+    atomic_store(&st->interrupt, 1);
+}
+
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
 {
     rod_state *st = data;
+    if (interrupted(st)) return -1;
     const rod_model *m = st->m;
     const int n = m->n;
     const double *q = N_VGetArrayPointer(y), *qd = q + n;
@@ -72,6 +83,7 @@ static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void *
         double *col = SUNDenseMatrix_Column(Jm, j);
         memset(col, 0, (size_t)N * sizeof *col);
         if (j >= n) col[j - n] = 1.0; /* d q_dot / d q_dot */
+        if (interrupted(st)) return -1;
         const double h = 1.4901161193847656e-08 * fmax(fabs(y0[j]), 1e-1);
         yy[j] = y0[j] + h;
         if (dyn_accel(m, st, t, yy, yy + n, acc) != 0) {
@@ -100,6 +112,7 @@ static int jacobian_elastic(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm
     const rod_model *m = st->m;
     const int n = m->n, N = 2 * n, nx = m->n_xi, nr = m->n_rho;
     const double *y0 = N_VGetArrayPointer(y);
+    if (interrupted(st)) return -1;
     double *acc = N_VGetArrayPointer(t1);
     if (dyn_accel(m, st, t, y0, y0 + n, acc) != 0) { /* leaves M's Cholesky factor in st->Mxi */
         st->dyn->failed = 1;
@@ -137,6 +150,14 @@ static void add_counters(struct dyn_solver *d, rod_dynamics_stats *acc)
     if (CVodeGetNumNonlinSolvIters(d->mem, &v) == CV_SUCCESS) acc->newton_iterations += v;
 }
 
+/* CVODE gets at most this many steps per call; an advance that needs more calls again as long
+ * as each call moved time on. A call whose steps averaged under STUCK_MEAN_STEP (relative to
+ * max(1, |t|)) is stuck: a rod driven past what it can follow shrinks its steps toward
+ * roundoff and would grind there through millions of them. Passing a jump in a load takes
+ * steps down to atol / (jump in acceleration), often 1e-13 s, but only for a few dozen. */
+enum { STEPS_PER_CALL = 5000 };
+#define STUCK_MEAN_STEP 1e-13
+
 /* (Re)starts the integrator at the state's (t, q, q_dot). */
 static int dyn_restart(const rod_model *m, rod_state *st)
 {
@@ -157,7 +178,7 @@ static int dyn_restart(const rod_model *m, rod_state *st)
         if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(d->mem, d->LS, d->A);
         if (flag == CV_SUCCESS)
             flag = CVodeSetJacFn(d->mem, m->spec->jacobian_elastic ? jacobian_elastic : jacobian);
-        if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(d->mem, 200000);
+        if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(d->mem, STEPS_PER_CALL);
         /* lightly damped modes put eigenvalues near the imaginary axis, where BDF of order
          * 3 and up is unstable: let CVODE detect it and lower the order */
         if (flag == CV_SUCCESS) flag = CVodeSetStabLimDet(d->mem, SUNTRUE);
@@ -225,7 +246,31 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     /* no stop time: CVODE steps past t_end as its error control likes and interpolates back,
      * so frequent frames do not cut its steps short */
     sunrealtype tret = st->t;
-    int flag = CVode(d->mem, t_end, d->y, &tret, CV_NORMAL);
+    int flag;
+    for (;;) {
+        const double t_before = tret;
+        flag = CVode(d->mem, t_end, d->y, &tret, CV_NORMAL);
+        if (flag != CV_TOO_MUCH_WORK) break;
+        long steps = 0;
+        sunrealtype h = 0;
+        CVodeGetNumSteps(d->mem, &steps);
+        CVodeGetCurrentStep(d->mem, &h);
+        if (tret - t_before < STUCK_MEAN_STEP * STEPS_PER_CALL * fmax(1.0, fabs(tret))) {
+            state_set_error(st,
+                            "the integrator is stuck at t = %.9g: %d steps moved it %.3g s (step %.3g s); "
+                            "the model is driven past what it can follow (a force far beyond its "
+                            "stiffness, or a state it cannot reach)",
+                            tret, STEPS_PER_CALL, tret - t_before, h);
+            return ROD_ESOLVER;
+        }
+        st->err[0] = '\0'; /* "mxstep steps taken": only a piece of a long advance */
+    }
+    if (flag < 0 && atomic_exchange(&st->interrupt, 0)) {
+        /* CVODE's history has moved past the state we keep: restart from that state */
+        st->need_reinit = 1;
+        state_set_error(st, "interrupted at t = %g", st->t);
+        return ROD_EINTERRUPTED;
+    }
     if (flag < 0) {
         if (!st->err[0]) {
             char *name = CVodeGetReturnFlagName(flag);

@@ -20,6 +20,7 @@ enum {
     ROD_ESOLVER = -4,   /* a solver failed (its message is in the state) */
     ROD_ENOTFOUND = -5, /* no actuator or load of that name */
     ROD_EIO = -6,
+    ROD_EINTERRUPTED = -7, /* rod_state_interrupt stopped an advance; the state is as before it */
 };
 const char *rod_strerror(int code);
 
@@ -128,6 +129,11 @@ typedef struct {
 int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out);
 /* Makes the current time a restart point of the integrator (what a checkpoint does). */
 void rod_state_mark_restart(rod_state *st);
+/* Stops the rod_dynamics_advance running on st in another thread (or the next one to start)
+ * at its next right-hand side evaluation: it returns ROD_EINTERRUPTED with the state where
+ * that advance began, and the integrator restarts there. The one call that may be made on a
+ * state while another thread uses it. */
+void rod_state_interrupt(rod_state *st);
 
 /* ---- checkpoints ---- */
 /* The state as JSON (t, q, q_dot, the inputs commands have set); malloc'd. The current time

@@ -3,6 +3,8 @@
 #ifndef ROD_STATE_H
 #define ROD_STATE_H
 
+#include <stdatomic.h>
+
 #include "lie.h"
 #include "model.h"
 #include "profile.h"
@@ -24,6 +26,7 @@ struct rod_state {
     /* dynamics: the integrator, created on the first rod_dynamics_start */
     struct dyn_solver *dyn;
     int need_reinit;         /* restart the integrator at st->t before the next step */
+    atomic_int interrupt;    /* set by rod_state_interrupt from any thread */
 };
 
 /* The value of input i at (t, X). Actuator values are clamped at 0: cables pull, muscles

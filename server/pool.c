@@ -78,6 +78,8 @@ int pool_stop_within(pool *p, double wait)
     const struct timespec until = realtime_after(wait);
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
+    for (int i = 0; i < p->n; i++)
+        if (p->s[i]->busy) session_stop_work(p->s[i]); /* its slice ends now, not at its end */
     pthread_cond_broadcast(&p->cv);
     while (p->live > 0 && wait >= 0)
         if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
@@ -159,6 +161,7 @@ int pool_remove(pool *p, const char *id)
         }
     pthread_mutex_unlock(&p->mu);
     if (!gone) return -1;
+    session_stop_work(gone);
     session_release(gone); /* a worker still stepping it holds its own reference */
     return 0;
 }

@@ -273,6 +273,14 @@ int session_start(session *s)
     return rc;
 }
 
+void session_stop_work(session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stopping = 1;
+    pthread_mutex_unlock(&s->mu);
+    rod_state_interrupt(s->state);
+}
+
 int session_pause(session *s)
 {
     pthread_mutex_lock(&s->mu);
@@ -283,10 +291,17 @@ int session_pause(session *s)
     }
     pthread_mutex_unlock(&s->mu);
     if (rc != SESSION_OK) return rc;
-    /* Wait for that slice to end, so that the answer shows where the session stopped; but
-     * not for long: one piece of a model driven past what it can solve may take minutes. */
-    const struct timespec until = realtime_after(2.0);
-    if (pthread_mutex_timedlock(&s->state_mu, &until) == 0) {
+    /* Wait for that slice to end, so that the answer shows where the session stopped. A
+     * slice ends within a frame period unless one 10 ms piece is slow (a heavy model, or one
+     * driven hard): that piece is interrupted, and the session pauses where it began. */
+    struct timespec until = realtime_after(0.25);
+    int locked = pthread_mutex_timedlock(&s->state_mu, &until) == 0;
+    if (!locked) {
+        rod_state_interrupt(s->state);
+        until = realtime_after(2.0);
+        locked = pthread_mutex_timedlock(&s->state_mu, &until) == 0;
+    }
+    if (locked) {
         drain_mailbox(s);
         pthread_mutex_unlock(&s->state_mu);
     }
@@ -335,6 +350,14 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
         drain_mailbox(s); /* commands sent meanwhile apply at the next 10 ms piece */
         double next = fmin(t_end, t + 0.01);
         rc = rod_dynamics_advance(s->model, s->state, next);
+        if (rc == ROD_EINTERRUPTED) {
+            rc = ROD_OK;
+            pthread_mutex_lock(&s->mu);
+            const int stopping = s->stopping;
+            pthread_mutex_unlock(&s->mu);
+            if (stopping) break;
+            continue; /* an interrupt meant for a running slice came late: go on */
+        }
         if (rc != ROD_OK) break;
         t = next;
     }
@@ -502,6 +525,10 @@ double session_step(session *s, double now)
     while (t < goal) {
         const double next = fmin(goal, t + 0.01);
         rc = rod_dynamics_advance(s->model, s->state, next);
+        if (rc == ROD_EINTERRUPTED) {
+            rc = ROD_OK; /* paused, deleted or drained mid-piece: the state is where it began */
+            break;
+        }
         if (rc != ROD_OK) break;
         t = next;
         if (mono_now() - w0 >= FRAME_PERIOD) break;

@@ -51,6 +51,7 @@ typedef struct session {
     /* guarded by mu */
     session_status status;
     int advancing; /* an :advance holds the state */
+    int stopping;  /* deleted, or the daemon drains: no more work on it */
     char failure[512];
     double pace;  /* 0: as fast as possible; else simulated seconds per wall second */
     double until; /* 0: no end */
@@ -112,6 +113,9 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
 int session_set_inputs(session *s, int n, const char *const *names, const double *values,
                        double wait_limit, double *t_applied, char *err, size_t errlen);
 int session_set_pace(session *s, double pace);
+/* No more work on this session (it is deleted, or the daemon drains): the piece of simulation
+ * a worker or an :advance is in stops at once, the state staying where that piece began. */
+void session_stop_work(session *s);
 
 /* The latest frame, retained (release it), or NULL. */
 published_frame *session_latest(session *s);

@@ -1,6 +1,7 @@
 /* Dynamics against independent results: conservation of energy, Euler-Bernoulli's first
  * bending frequency, settling onto the static equilibrium, the vertical oscillation of
- * seeds/002 Fig. 4, exact restore-and-continue, and a mid-run step of an actuator. */
+ * seeds/002 Fig. 4, exact restore-and-continue, and a mid-run step of an actuator. The
+ * integrator's guards (stuck detection, interrupts) are in test_integrator_guards.c. */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
