@@ -273,6 +273,21 @@ int session_start(session *s)
     return rc;
 }
 
+/* Takes state_mu from a worker that has been told to stop (the session is no longer
+ * running). A slice ends within a frame period unless one 10 ms piece is slow (a heavy model,
+ * or one driven hard): after a grace of 0.25 s that piece is interrupted, and the state stays
+ * where it began. Waits at most `wait` seconds in all (forever if negative); 0 when locked. */
+static int lock_state_interrupting(session *s, double wait)
+{
+    const double grace = wait >= 0 && wait < 0.25 ? wait : 0.25;
+    struct timespec until = realtime_after(grace);
+    if (pthread_mutex_timedlock(&s->state_mu, &until) == 0) return 0;
+    rod_state_interrupt(s->state);
+    if (wait < 0) return pthread_mutex_lock(&s->state_mu);
+    until = realtime_after(wait - grace);
+    return pthread_mutex_timedlock(&s->state_mu, &until);
+}
+
 void session_stop_work(session *s)
 {
     pthread_mutex_lock(&s->mu);
@@ -291,17 +306,8 @@ int session_pause(session *s)
     }
     pthread_mutex_unlock(&s->mu);
     if (rc != SESSION_OK) return rc;
-    /* Wait for that slice to end, so that the answer shows where the session stopped. A
-     * slice ends within a frame period unless one 10 ms piece is slow (a heavy model, or one
-     * driven hard): that piece is interrupted, and the session pauses where it began. */
-    struct timespec until = realtime_after(0.25);
-    int locked = pthread_mutex_timedlock(&s->state_mu, &until) == 0;
-    if (!locked) {
-        rod_state_interrupt(s->state);
-        until = realtime_after(2.0);
-        locked = pthread_mutex_timedlock(&s->state_mu, &until) == 0;
-    }
-    if (locked) {
+    /* Wait for that slice to end, so that the answer shows where the session stopped. */
+    if (lock_state_interrupting(s, 2.0) == 0) {
         drain_mailbox(s);
         pthread_mutex_unlock(&s->state_mu);
     }
@@ -311,7 +317,10 @@ int session_pause(session *s)
 
 int session_reset(session *s)
 {
-    pthread_mutex_lock(&s->state_mu);
+    pthread_mutex_lock(&s->mu);
+    if (s->status == SESSION_RUNNING) s->status = SESSION_PAUSED; /* its worker lets go */
+    pthread_mutex_unlock(&s->mu);
+    lock_state_interrupting(s, -1);
     drain_mailbox(s);
     int rc = rod_dynamics_start(s->model, s->state);
     pthread_mutex_lock(&s->mu);

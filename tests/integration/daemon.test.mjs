@@ -201,7 +201,7 @@ const timed = async (what) => {
   return { r, ms: Date.now() - t0 };
 };
 
-test("a session whose steps take long blocks nobody else; pause and drain stop its piece", async () => {
+test("a session whose steps take long blocks nobody else; pause, reset and drain stop its piece", async () => {
   // Meanwhile REST, the other session's stream and a command to it (queued) must go on; :pause
   // and the drain interrupt the piece, which leaves the state where that piece began.
   const d = await startDaemon({ env: { RODD_DRAIN_TIMEOUT: "30", RODD_CHECKPOINT_PERIOD: "1000" } });
@@ -234,6 +234,12 @@ test("a session whose steps take long blocks nobody else; pause and drain stop i
     assert.ok(ms < 2500, `:pause answered in ${ms} ms`);
     const after = (await api(d, "GET", `/v1/sessions/${heavy.id}`)).json;
     assert.equal(after.inputs.find((i) => i.name === "LM1").value, 0.01, "the queued command applied at the pause");
+    assert.equal((await api(d, "POST", `/v1/sessions/${heavy.id}:start`)).status, 200);
+    await sleep(500);
+    const { r: reset, ms: resetMs } = await timed(() => api(d, "POST", `/v1/sessions/${heavy.id}:reset`));
+    assert.equal(reset.status, 200);
+    assert.equal(reset.json.state, "created");
+    assert.ok(resetMs < 2500, `:reset answered in ${resetMs} ms`);
     assert.equal((await api(d, "POST", `/v1/sessions/${heavy.id}:start`)).status, 200);
     await sleep(500);
     const { r: stop, ms: stopMs } = await timed(() => d.stop("SIGTERM"));
