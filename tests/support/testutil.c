@@ -54,6 +54,15 @@ rod_state *tu_solve(const rod_model *m)
     return st;
 }
 
+rod_state *tu_started(const rod_model *m)
+{
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "state: %s", err);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "start: %s", rod_state_error(st));
+    return st;
+}
+
 rod_frame tu_frame(const rod_model *m, const rod_state *st, int n)
 {
     rod_frame f;

@@ -12,6 +12,8 @@ rod_model *tu_model_set(const char *json, const char *const *sets, int nsets);
 const char *tu_issues(const char *json);
 /* Solves statics at t = 0 and requires convergence; returns the state (caller frees). */
 rod_state *tu_solve(const rod_model *m);
+/* A new state with its dynamics started (rod_dynamics_start), or fails the test. */
+rod_state *tu_started(const rod_model *m);
 /* The frame of a state at n points (caller frees with rod_frame_free). */
 rod_frame tu_frame(const rod_model *m, const rod_state *st, int n);
 /* Reads a whole file (malloc'd, NUL-terminated) or fails the test. */

@@ -9,15 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static rod_state *started(const rod_model *m)
-{
-    char err[256];
-    rod_state *st = rod_state_create(m, err, sizeof err);
-    cr_assert_not_null(st, "%s", err);
-    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "start: %s", rod_state_error(st));
-    return st;
-}
-
 static void advance(const rod_model *m, rod_state *st, double t)
 {
     cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "advance to %g: %s", t, rod_state_error(st));
@@ -39,7 +30,7 @@ Test(dynamics, undamped_rod_swinging_under_gravity_conserves_energy, .timeout = 
         "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
         "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 4, \"stretch\": 1}, "
         "\"environment\": {\"gravity\": [-9.81, 0, 0]}, \"solver\": {\"rtol\": 1e-9, \"atol\": 1e-11}}");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     const double e0 = total_energy(m, st, NULL);
     double scale = 0, worst = 0;
     for (int k = 1; k <= 40; k++) {
@@ -66,7 +57,7 @@ Test(dynamics, undamped_inflating_rod_swinging_under_gravity_conserves_energy, .
         "\"density\": 1000, \"youngs_modulus\": 2e4, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 4, "
         "\"stretch\": 2}, \"inflation\": {\"pieces\": 2, \"boundary\": \"neumann\"}, "
         "\"environment\": {\"gravity\": [-9.81, 0, 0]}, \"solver\": {\"rtol\": 1e-8, \"atol\": 1e-10}}");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     const double e0 = total_energy(m, st, NULL);
     double scale = 0, worst = 0, rho_lo = 1;
     for (int k = 1; k <= 8; k++) {
@@ -93,7 +84,7 @@ Test(dynamics, undamped_rod_in_3d_conserves_energy, .timeout = 120)
         "\"twist\": 1, \"shear1\": 0, \"stretch\": 0}, \"environment\": {\"gravity\": [-6, 3, -2]}, "
         "\"loads\": [{\"name\": \"kick\", \"type\": \"tip_moment\", \"moment\": [0, 0, 0.002], \"frame\": \"local\"}], "
         "\"solver\": {\"rtol\": 1e-9, \"atol\": 1e-11}}");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     /* a follower twisting moment does work: switch it off and watch energy from then on */
     advance(m, st, 0.2);
     cr_assert_eq(rod_state_set_input(st, "kick", 0.0), ROD_OK);
@@ -147,7 +138,7 @@ Test(dynamics, first_bending_frequency_matches_euler_bernoulli, .timeout = 120)
         "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 300}, \"strains\": {\"bend2\": 8}, "
         "\"loads\": [{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [1e-4, 0, 0]}], "
         "\"initial\": \"static\", \"solver\": {\"rtol\": 1e-8, \"atol\": 1e-12}}");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     cr_assert_eq(rod_state_set_input(st, "f", 0.0), ROD_OK);
     enum { N = 800 };
     static double t[N], x[N];
@@ -180,7 +171,7 @@ Test(dynamics, damped_rod_settles_to_the_static_equilibrium, .timeout = 120)
     rod_model *m = tu_model(json);
     rod_state *eq = tu_solve(m);
     rod_frame fe = tu_frame(m, eq, 11);
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     advance(m, st, 40.0);
     rod_frame fd = tu_frame(m, st, 11);
     double worst = 0;
@@ -212,7 +203,7 @@ Test(dynamics, vertical_oscillation_under_gravity_of_seed_002_fig4, .timeout = 1
     char *p = strstr(json, "0.5e0");
     memcpy(p, "0.490", 5);
     rod_model *m = tu_model(json);
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     enum { N = 3001 };
     static double t[N], z[N];
     for (int i = 0; i < N; i++) {
@@ -249,14 +240,14 @@ Test(dynamics, restore_and_continue_equals_an_uninterrupted_run, .timeout = 120)
         "\"relative_to_radius\": true}, \"tension\": \"0.05*(1+sin(3*t))\"}, {\"name\": \"TM\", "
         "\"type\": \"transverse\", \"pressure\": {\"wave\": {\"alpha\": 200, \"mu\": \"0.3+0.2*t\", \"sigma\": 30}}}]}";
     rod_model *m = tu_model(json);
-    rod_state *a = started(m);
+    rod_state *a = tu_started(m);
     advance(m, a, 0.3);
     cr_assert_eq(rod_state_set_input(a, "TM", 150.0), ROD_OK);
     advance(m, a, 0.6);
     char *ck = rod_state_save(m, a);
     cr_assert_not_null(ck);
     /* a: goes on; b: a fresh state restored from the checkpoint */
-    rod_state *b = started(m);
+    rod_state *b = tu_started(m);
     cr_assert_eq(rod_state_load(m, b, ck, strlen(ck)), ROD_OK, "%s", rod_state_error(b));
     free(ck);
     for (int k = 1; k <= 6; k++) {
@@ -288,7 +279,7 @@ Test(dynamics, actuator_step_mid_run_works_without_a_solver_failure, .timeout = 
         "\"environment\": {\"fluid\": {\"density\": 1000, \"added_mass\": [0.6, 0.6], \"drag\": 1.1, \"lift\": -0.1}}, "
         "\"actuators\": [{\"name\": \"LM1\", \"type\": \"cable\", \"route\": {\"offset\": [0.8, 0], "
         "\"relative_to_radius\": true}, \"tension\": 0}, {\"name\": \"TM\", \"type\": \"transverse\", \"pressure\": 0}]}");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     advance(m, st, 0.2);
     cr_assert_eq(rod_state_set_input(st, "LM1", 0.05), ROD_OK);
     cr_assert_eq(rod_state_set_input(st, "TM", 500), ROD_OK);
@@ -313,7 +304,7 @@ Test(dynamics, a_solver_failure_returns_the_message_and_aborts_nothing)
         "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 3}, "
         "\"actuators\": [{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, "
         "\"tension\": \"t > 0.1 ? 1/0 : 0.01\"}]}");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     advance(m, st, 0.05);
     int rc = rod_dynamics_advance(m, st, 0.5);
     cr_assert_eq(rc, ROD_ESOLVER);

@@ -25,21 +25,12 @@ static rod_model *cable_arm(const char *tension)
     return tu_model(json);
 }
 
-static rod_state *started(const rod_model *m)
-{
-    char err[256];
-    rod_state *st = rod_state_create(m, err, sizeof err);
-    cr_assert_not_null(st, "%s", err);
-    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "start: %s", rod_state_error(st));
-    return st;
-}
-
 Test(integrator_guards, a_rod_driven_far_past_its_stiffness_fails_fast_with_a_message, .timeout = 120)
 {
     /* 1 MN at t = 0.1: the steps shrink toward roundoff at the jump (without the guard this
      * ground through 200000 steps, about 100 s, before CVODE gave up) */
     rod_model *m = cable_arm("1e6*heaviside(t-0.1)");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     const int rc = rod_dynamics_advance(m, st, 0.2);
     rod_dynamics_stats s;
     rod_dynamics_get_stats(st, &s);
@@ -55,7 +46,7 @@ Test(integrator_guards, a_hard_jump_in_a_load_still_goes_through, .timeout = 120
 {
     /* 2 N at once, about 0.6 EA: passing the jump takes steps below 1e-12 s for a while */
     rod_model *m = cable_arm("2*heaviside(t-0.1)");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     cr_assert_eq(rod_dynamics_advance(m, st, 0.3), ROD_OK, "%s", rod_state_error(st));
     rod_dynamics_stats s;
     rod_dynamics_get_stats(st, &s);
@@ -70,7 +61,7 @@ Test(integrator_guards, a_hard_jump_in_a_load_still_goes_through, .timeout = 120
 Test(integrator_guards, an_interrupt_keeps_the_state_and_continues_as_a_restart_would, .timeout = 120)
 {
     rod_model *m = cable_arm("0.05*(1+sin(3*t))");
-    rod_state *a = started(m), *b = started(m);
+    rod_state *a = tu_started(m), *b = tu_started(m);
     cr_assert_eq(rod_dynamics_advance(m, a, 0.2), ROD_OK);
     cr_assert_eq(rod_dynamics_advance(m, b, 0.2), ROD_OK);
     const int n = rod_model_ndof(m);
@@ -119,7 +110,7 @@ static double now(void)
 Test(integrator_guards, an_interrupt_from_another_thread_stops_a_long_advance_at_once, .timeout = 120)
 {
     rod_model *m = cable_arm("0.05*(1+sin(3*t))");
-    rod_state *st = started(m);
+    rod_state *st = tu_started(m);
     /* 1000 s of simulation would take far past the test's timeout: coming back at all is the
      * interrupt working (the wall time is only logged) */
     struct interrupter w = {st, 0.2};
