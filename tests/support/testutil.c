@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,4 +84,24 @@ char *tu_read_file(const char *path)
     buf[n] = '\0';
     fclose(f);
     return buf;
+}
+
+double tu_period(const double *t, const double *x, int n, int *ncross)
+{
+    double mean = 0;
+    for (int i = 0; i < n; i++) mean += x[i];
+    mean /= n;
+    double first = -1, last = -1;
+    int c = 0;
+    for (int i = 1; i < n; i++) {
+        double a = x[i - 1] - mean, b = x[i] - mean;
+        if (a < 0 && b >= 0) {
+            double tc = t[i - 1] + (t[i] - t[i - 1]) * (-a) / (b - a);
+            if (first < 0) first = tc;
+            last = tc;
+            c++;
+        }
+    }
+    *ncross = c;
+    return c > 1 ? (last - first) / (c - 1) : NAN;
 }

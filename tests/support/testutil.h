@@ -16,6 +16,9 @@ rod_state *tu_solve(const rod_model *m);
 rod_state *tu_started(const rod_model *m);
 /* The frame of a state at n points (caller frees with rod_frame_free). */
 rod_frame tu_frame(const rod_model *m, const rod_state *st, int n);
+/* The mean period of x(t) from its upward crossings of its mean (linear interpolation);
+ * *ncross gets their count, NAN with fewer than two. */
+double tu_period(const double *t, const double *x, int n, int *ncross);
 /* Reads a whole file (malloc'd, NUL-terminated) or fails the test. */
 char *tu_read_file(const char *path);
 

@@ -103,27 +103,6 @@ Test(dynamics, undamped_rod_in_3d_conserves_energy, .timeout = 120)
     rod_model_free(m);
 }
 
-/* zero crossings of x(t) - mean, by linear interpolation; returns the mean period */
-static double period_of(const double *t, const double *x, int n, int *ncross)
-{
-    double mean = 0;
-    for (int i = 0; i < n; i++) mean += x[i];
-    mean /= n;
-    double first = -1, last = -1;
-    int c = 0;
-    for (int i = 1; i < n; i++) {
-        double a = x[i - 1] - mean, b = x[i] - mean;
-        if (a < 0 && b >= 0) {
-            double tc = t[i - 1] + (t[i] - t[i - 1]) * (-a) / (b - a);
-            if (first < 0) first = tc;
-            last = tc;
-            c++;
-        }
-    }
-    *ncross = c;
-    return c > 1 ? (last - first) / (c - 1) : NAN;
-}
-
 Test(dynamics, first_bending_frequency_matches_euler_bernoulli, .timeout = 120)
 {
     const double L = 0.5, r = 0.01, E = 1e6, rho = 1000;
@@ -150,7 +129,7 @@ Test(dynamics, first_bending_frequency_matches_euler_bernoulli, .timeout = 120)
         x[i] = tip[0];
     }
     int nc;
-    double T = period_of(t, x, N, &nc);
+    double T = tu_period(t, x, N, &nc);
     cr_log_info("first bending period %.6f s, Euler-Bernoulli %.6f s (%d crossings)", T, T1, nc);
     cr_assert_geq(nc, 3);
     cr_assert_float_eq(T, T1, 0.01 * T1, "period %.6f vs %.6f", T, T1);
@@ -214,7 +193,7 @@ Test(dynamics, vertical_oscillation_under_gravity_of_seed_002_fig4, .timeout = 1
         z[i] = tip[2] - L;
     }
     int nc;
-    double T = period_of(t, z, N, &nc);
+    double T = tu_period(t, z, N, &nc);
     double lo = z[0], hi = z[0], mean = 0;
     for (int i = 0; i < N; i++) {
         lo = fmin(lo, z[i]);
