@@ -1,6 +1,7 @@
 /* Statics of the classic rod against independent solutions: the circular arc of a pure end
  * moment, the planar elastica of a cantilever solved by shooting inside the test, the
- * constant curvature of an offset cable, and convergence in the basis degree. */
+ * constant curvature of an offset cable, torsion (T L / G J), Timoshenko's shear deflection, and
+ * convergence in the basis degree. */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -295,4 +296,54 @@ Test(statics_classic, a_converged_guess_needs_no_iterations)
     cr_assert_eq(res.load_steps, 1);
     rod_state_free(st);
     rod_model_free(m);
+}
+
+Test(statics_classic, tip_torque_twists_by_T_L_over_G_J)
+{
+    /* Saint-Venant torsion of a circular section: theta = T L / (G J), J = pi r^4 / 2; exact for
+     * a straight rod at any angle (the twist strain is constant) */
+    const double G = E_ROD / (2 * (1 + 0.45)), J = M_PI * pow(R_ROD, 4) / 2, theta = 0.7;
+    const double T = theta * G * J / L_ROD;
+    char loads[256];
+    snprintf(loads, sizeof loads, "{\"name\": \"T\", \"type\": \"tip_moment\", \"moment\": [0, 0, %.17g]}", T);
+    rod_model *m = tu_model(spec_text("\"twist\": 2", loads, ""));
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 3);
+    const double *R = f.rotation + 9 * 2; /* tip, row-major */
+    const double got = atan2(R[3], R[0]);
+    cr_log_info("tip twist %.9f rad, T L / (G J) = %.9f", got, theta);
+    cr_assert_float_eq(got, theta, 1e-8, "twist %.9g vs %.9g", got, theta);
+    cr_assert_float_eq(R[8], 1.0, 1e-12, "the axis stays put");
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(statics_classic, short_thick_cantilever_adds_the_shear_deflection_F_L_over_G_A)
+{
+    /* Timoshenko with the Cosserat rod's shear coefficient 1: w = F L^3 / (3 EI) + F L / (G A).
+     * A rod of L = 4 r: shear is a sixth of the tip deflection, and the load is small enough
+     * to stay linear. Without the shear strain the Euler-Bernoulli part alone comes back. */
+    const double L = 0.04, r = 0.01, G = E_ROD / (2 * (1 + 0.45)), A = M_PI * r * r;
+    const double F = 1e-6 * EI / (L * L);
+    const double w_bend = F * L * L * L / (3 * EI), w_shear = F * L / (G * A);
+    for (int with_shear = 0; with_shear <= 1; with_shear++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": 1000, "
+                 "\"youngs_modulus\": %g, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 3%s}, "
+                 "\"loads\": [{\"name\": \"F\", \"type\": \"tip_force\", \"force\": [%.17g, 0, 0]}], "
+                 "\"solver\": {\"tolerance\": 1e-14}}",
+                 L, r, E_ROD, with_shear ? ", \"shear1\": 2" : "", F);
+        rod_model *m = tu_model(json);
+        rod_state *st = tu_solve(m);
+        rod_frame f = tu_frame(m, st, 2);
+        const double want = w_bend + (with_shear ? w_shear : 0);
+        cr_log_info("%s: tip %.9e m, theory %.9e m (shear %.9e)", with_shear ? "with shear" : "no shear",
+                    f.position[3], want, w_shear);
+        cr_assert_float_eq(f.position[3], want, 1e-5 * want, "tip %.9g vs %.9g", f.position[3], want);
+        rod_frame_free(&f);
+        rod_state_free(st);
+        rod_model_free(m);
+    }
 }
