@@ -251,9 +251,7 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
         const double t_before = tret;
         flag = CVode(d->mem, t_end, d->y, &tret, CV_NORMAL);
         if (flag != CV_TOO_MUCH_WORK) break;
-        long steps = 0;
         sunrealtype h = 0;
-        CVodeGetNumSteps(d->mem, &steps);
         CVodeGetCurrentStep(d->mem, &h);
         if (tret - t_before < STUCK_MEAN_STEP * STEPS_PER_CALL * fmax(1.0, fabs(tret))) {
             state_set_error(st,
