@@ -1,10 +1,13 @@
 /* rodd run SPEC --until T --every DT: dynamics from rest (or "initial": "static"), one FRAME
  * per line on stdout (NDJSON), the first at t = 0; a progress bar on stderr when it is a
- * terminal, and the integrator's counters at the end. */
+ * terminal, and the integrator's counters at the end. SIGINT or SIGTERM stops the run at
+ * once (the step in progress is interrupted): the frames so far stand, the counters are
+ * printed, and the exit status is 128 + the signal's number. */
 #include "cli.h"
 #include "rod.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,16 @@ static int run_extra(int argc, char **argv, int i, void *data)
     if (strcmp(argv[i], "--every") == 0 && i + 1 < argc)
         return parse_seconds(argv[i + 1], "--every", &o->every) ? -1 : 2;
     return 0;
+}
+
+static rod_state *volatile running_state;
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+    rod_state *st = running_state;
+    if (st) rod_state_interrupt(st); /* an atomic store: safe in a handler */
 }
 
 static int emit(const rod_model *m, const rod_state *st, int points)
@@ -85,6 +98,13 @@ int cli_run(int argc, char **argv)
     if (!st) return EXIT_FAILURE_OTHER;
     const int tty = isatty(2);
     const double t0 = cli_now();
+    running_state = st;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     int status = EXIT_OK;
     rc = rod_dynamics_start(m, st);
     if (rc != ROD_OK) {
@@ -97,7 +117,15 @@ int cli_run(int argc, char **argv)
     for (long k = 1; status == EXIT_OK && k <= nframes + 1; k++) {
         double t = k <= nframes ? k * ro.every : ro.until;
         if (k > nframes && t <= rod_state_time(st) + 1e-12 * ro.until) break;
-        if (rod_dynamics_advance(m, st, t) != ROD_OK) {
+        rc = stop_signal ? ROD_EINTERRUPTED : rod_dynamics_advance(m, st, t);
+        if (rc == ROD_EINTERRUPTED) {
+            if (tty) fputc('\n', stderr);
+            fprintf(stderr, "rodd: interrupted by %s at t = %g s\n", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT",
+                    rod_state_time(st));
+            status = 128 + (stop_signal ? stop_signal : SIGINT);
+            break;
+        }
+        if (rc != ROD_OK) {
             if (tty) fputc('\n', stderr);
             fprintf(stderr, "rodd: %s\n", rod_state_error(st));
             status = EXIT_FAILURE_OTHER;
@@ -107,7 +135,10 @@ int cli_run(int argc, char **argv)
         if (tty) progress(t, ro.until, cli_now() - t0);
     }
     const double wall = cli_now() - t0;
-    if (tty) fputc('\n', stderr);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    running_state = NULL;
+    if (tty && status != 128 + SIGINT && status != 128 + SIGTERM) fputc('\n', stderr);
     rod_dynamics_stats s;
     if (rod_dynamics_get_stats(st, &s) == ROD_OK)
         fprintf(stderr, "rodd: t = %g s in %.3f s wall (real-time factor %.4f): %ld steps, %ld RHS "

@@ -99,6 +99,22 @@ JSON
 expect "a solver failure exits 1" 1 "$rodd" run "$tmp/blowup.json" --until 0.1 --every 0.005
 grep -q "not finite" "$tmp/err" && pass "the failure says why" || fail "failure message"
 
+# SIGINT (and SIGTERM) stop a long run at once: complete frames so far, the counters, 128 + signal
+for sig in INT TERM; do
+  "$rodd" run "$top/api/examples/octopus-reaching.json" --until 1000 --every 0.01 --points 5 >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  sleep 1.5
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  [ "$rc" -eq "$want" ] && pass "SIG$sig stops a run with $want" || { fail "SIG$sig: exit $rc, wanted $want"; cat "$tmp/err" >&2; }
+  grep -q "interrupted by SIG$sig at t = " "$tmp/err" && grep -q "real-time factor" "$tmp/err" \
+    && pass "SIG$sig: it says where and prints the counters" || fail "SIG$sig message: $(cat "$tmp/err")"
+  python3 -c 'import json,sys; n=sum(1 for l in open(sys.argv[1]) if json.loads(l)); assert n >= 1' "$tmp/out" \
+    && pass "SIG$sig: every frame written is whole" || fail "SIG$sig: a partial frame"
+done
+
 # sweeps: the whole grid locally, the same points one task at a time, one CSV row per point
 grid=(--grid 'rod.youngs_modulus=5e4,1e5,2e5' --grid 'actuators.4.pressure=0,1000,2000,4000')
 expect "sweep a 12-point grid on all cores" 0 "$rodd" sweep "$ex" "${grid[@]}" --out "$tmp/sweep-all"
