@@ -105,7 +105,7 @@ int cli_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int status = EXIT_OK;
+    int status = EXIT_OK, interrupted = 0;
     rc = rod_dynamics_start(m, st);
     if (rc != ROD_OK) {
         fprintf(stderr, "rodd: cannot start: %s\n", rod_state_error(st));
@@ -123,6 +123,7 @@ int cli_run(int argc, char **argv)
             fprintf(stderr, "rodd: interrupted by %s at t = %g s\n", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT",
                     rod_state_time(st));
             status = 128 + (stop_signal ? stop_signal : SIGINT);
+            interrupted = 1;
             break;
         }
         if (rc != ROD_OK) {
@@ -138,7 +139,7 @@ int cli_run(int argc, char **argv)
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     running_state = NULL;
-    if (tty && status != 128 + SIGINT && status != 128 + SIGTERM) fputc('\n', stderr);
+    if (tty && !interrupted) fputc('\n', stderr); /* an interrupt already ended the bar's line */
     rod_dynamics_stats s;
     if (rod_dynamics_get_stats(st, &s) == ROD_OK)
         fprintf(stderr, "rodd: t = %g s in %.3f s wall (real-time factor %.4f): %ld steps, %ld RHS "

@@ -428,6 +428,17 @@ static void client_unlink(stream_server *ss, client *c)
     c->s = NULL;
 }
 
+/* Every close goes out from the writable callback, after the control messages queued before
+ * it: returning -1 inside a read sometimes reached the peer as a bare TCP close (1006). */
+static void begin_close(client *c, enum lws_close_status code, const char *reason)
+{
+    if (c->closing) return;
+    c->closing = 1;
+    c->close_code = code;
+    c->close_reason = reason;
+    lws_callback_on_writable(c->wsi);
+}
+
 /* A new frame or a state change: request a write when the client's rate allows. */
 static void poke(stream_server *ss, client *c, double now)
 {
@@ -614,16 +625,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
         if (c->rx_too_big) {
-            /* closed from the writable callback like the other closes: returning -1 here,
-             * inside the read, sometimes reached the peer as a bare TCP close (1006) */
             c->rx_too_big = 0;
             c->rxlen = 0;
-            if (!c->closing) {
-                c->closing = 1;
-                c->close_code = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
-                c->close_reason = "message too large";
-                lws_callback_on_writable(wsi);
-            }
+            begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
             return 0;
         }
         if (c->closing) {
@@ -658,17 +662,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             for (int i = 0; i < ngone; i++)
                 if (k->s == gone[i] && !k->closing) {
                     queue_ctl(k, status_msg("error", "the session was deleted", -1));
-                    k->closing = 1;
-                    k->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
-                    k->close_reason = "session deleted";
-                    lws_callback_on_writable(k->wsi);
+                    begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "session deleted");
                 }
-            if (atomic_load(&ss->stop) && !k->closing) {
-                k->closing = 1;
-                k->close_code = LWS_CLOSE_STATUS_GOINGAWAY;
-                k->close_reason = "server shutting down";
-                lws_callback_on_writable(k->wsi);
-            }
+            if (atomic_load(&ss->stop)) begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         }
         for (int i = 0; i < ngone; i++) session_release(gone[i]);
         free(gone);
