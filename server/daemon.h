@@ -24,8 +24,4 @@ typedef struct {
     int ws_port;          /* where streams listen */
 } daemon_ctx;
 
-/* Writes the session's checkpoint to the state directory: 0, -1 on failure, 1 when deferred
- * (a step held the state for over 2 s; the periodic checkpoint writes it later). */
-int daemon_checkpoint_session(daemon_ctx *d, session *s);
-
 #endif

@@ -1,7 +1,7 @@
 /* POST /v1/solve, the examples, stream tickets and the viewer's static files. */
 #include "http.h"
 
-#include "serve.h"
+#include "service.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

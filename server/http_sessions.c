@@ -3,7 +3,7 @@
 
 #include "log.h"
 #include "persist.h"
-#include "serve.h"
+#include "service.h"
 #include "stream.h"
 
 #include <cjson/cJSON.h>
@@ -66,10 +66,10 @@ static cJSON *describe_with_url(http_request *rq, session *s)
 {
     cJSON *o = session_describe(s);
     char url[512];
-    stream_url_for(rq, s->id, url, sizeof url);
+    stream_url_for(rq, session_id(s), url, sizeof url);
     cJSON_AddStringToObject(o, "stream_url", url);
     char self[256];
-    snprintf(self, sizeof self, "/v1/sessions/%s", s->id);
+    snprintf(self, sizeof self, "/v1/sessions/%s", session_id(s));
     cJSON_AddStringToObject(o, "self", self);
     return o;
 }
@@ -189,9 +189,11 @@ static void create(http_request *rq, http_response *rs)
     cJSON_Delete(body);
     switch (res.status) {
     case 201: {
-        snprintf(rs->location, sizeof rs->location, "/v1/sessions/%s", s->id);
+        snprintf(rs->location, sizeof rs->location, "/v1/sessions/%s", session_id(s));
         reply_json(rs, 201, describe_with_url(rq, s));
-        log_event(LOG_INFO, "session_created", "id=%s state=%s", s->id, session_status_name(s->status));
+        session_view v;
+        session_snapshot(s, &v);
+        log_event(LOG_INFO, "session_created", "id=%s state=%s", session_id(s), session_status_name(v.status));
         session_release(s);
         break;
     }
@@ -263,9 +265,9 @@ void h_sessions_collection(http_request *rq, http_response *rs)
 static void wrong_state(http_response *rs, session *s, const char *what)
 {
     char detail[256];
-    pthread_mutex_lock(&s->mu);
-    snprintf(detail, sizeof detail, "the session is %s; %s", session_status_name(s->status), what);
-    pthread_mutex_unlock(&s->mu);
+    session_view v;
+    session_snapshot(s, &v);
+    snprintf(detail, sizeof detail, "the session is %s; %s", session_status_name(v.status), what);
     reply_problem(rs, 409, "wrong-state", "The session is not in a state that allows this", detail, NULL);
 }
 
@@ -277,10 +279,9 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
         rc = session_start(s);
         if (rc == SESSION_OK) pool_wake(d->pool);
         else {
-            pthread_mutex_lock(&s->mu);
-            const int advancing = s->advancing;
-            pthread_mutex_unlock(&s->mu);
-            wrong_state(rs, s, advancing ? "an :advance is stepping it; :start after that answers"
+            session_view v;
+            session_snapshot(s, &v);
+            wrong_state(rs, s, v.advancing ? "an :advance is stepping it; :start after that answers"
                                          : ":start needs it created or paused (reset a finished one)");
             return;
         }
@@ -313,9 +314,9 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
         double target = NAN;
         if (cJSON_IsNumber(until) && !by) target = until->valuedouble;
         else if (cJSON_IsNumber(by) && !until) {
-            pthread_mutex_lock(&s->mu);
-            target = s->t + by->valuedouble;
-            pthread_mutex_unlock(&s->mu);
+            session_view v;
+            session_snapshot(s, &v);
+            target = v.t + by->valuedouble;
         }
         cJSON_Delete(b);
         if (!isfinite(target) || target < 0) {
@@ -492,9 +493,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     if (pace >= 0) session_set_pace(s, pace);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
     if (cJSON_IsString(name)) {
-        pthread_mutex_lock(&s->mu);
-        snprintf(s->name, sizeof s->name, "%s", name->valuestring);
-        pthread_mutex_unlock(&s->mu);
+        session_set_name(s, name->valuestring);
     }
     cJSON_Delete(b);
     daemon_checkpoint_session(rq->d, s);

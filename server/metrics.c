@@ -97,9 +97,9 @@ char *metrics_render(pool *p)
     session **all;
     int n = pool_list(p, &all);
     for (int i = 0; i < n; i++) {
-        pthread_mutex_lock(&all[i]->mu);
-        by_state[all[i]->status]++;
-        pthread_mutex_unlock(&all[i]->mu);
+        session_view v;
+        session_snapshot(all[i], &v);
+        by_state[v.status]++;
         session_release(all[i]);
     }
     free(all);

@@ -1,14 +1,22 @@
 #include "pool.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* A session as the pool sees it: whether a worker has it and when it is next due. */
+typedef struct {
+    session *s;
+    int busy;
+    double next_due;
+} entry;
+
 struct pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    session **s;
+    entry *s;
     int n, cap, max;
     pthread_t *threads;
     int nthreads;
@@ -21,12 +29,12 @@ static void *worker(void *arg)
     pool *p = arg;
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
-        session *best = NULL;
+        entry *best = NULL;
         const double now = mono_now();
         for (int i = 0; i < p->n; i++) {
-            session *s = p->s[i];
-            if (s->busy || !session_is_running(s)) continue;
-            if (!best || s->next_due < best->next_due) best = s;
+            entry *e = &p->s[i];
+            if (e->busy || !session_is_running(e->s)) continue;
+            if (!best || e->next_due < best->next_due) best = e;
         }
         if (!best) {
             pthread_cond_wait(&p->cv, &p->mu);
@@ -38,13 +46,18 @@ static void *worker(void *arg)
             continue;
         }
         best->busy = 1;
-        session_retain(best);
+        session *s = best->s;
+        session_retain(s);
         pthread_mutex_unlock(&p->mu);
-        double due = session_step(best, now);
+        double due = session_step(s, now);
         pthread_mutex_lock(&p->mu);
-        best->busy = 0;
-        best->next_due = due < 0 ? 0 : due;
-        session_release(best);
+        /* the array may have moved or shrunk meanwhile: find the session again */
+        for (int i = 0; i < p->n; i++)
+            if (p->s[i].s == s) {
+                p->s[i].busy = 0;
+                p->s[i].next_due = due < 0 ? 0 : due;
+            }
+        session_release(s);
         pthread_cond_broadcast(&p->cv); /* others may have waited on this session */
     }
     p->live--;
@@ -79,7 +92,7 @@ int pool_stop_within(pool *p, double wait)
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
     for (int i = 0; i < p->n; i++)
-        if (p->s[i]->busy) session_stop_work(p->s[i]); /* its slice ends now, not at its end */
+        if (p->s[i].busy) session_stop_work(p->s[i].s); /* its slice ends now, not at its end */
     pthread_cond_broadcast(&p->cv);
     while (p->live > 0 && wait >= 0)
         if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
@@ -101,7 +114,7 @@ void pool_free(pool *p)
 {
     if (!p) return;
     pool_stop(p);
-    for (int i = 0; i < p->n; i++) session_release(p->s[i]);
+    for (int i = 0; i < p->n; i++) session_release(p->s[i].s);
     free(p->s);
     free(p->threads);
     pthread_mutex_destroy(&p->mu);
@@ -114,11 +127,11 @@ int pool_add(pool *p, session *s)
     pthread_mutex_lock(&p->mu);
     int rc = POOL_OK;
     for (int i = 0; i < p->n; i++)
-        if (strcmp(p->s[i]->id, s->id) == 0) rc = POOL_EEXIST;
+        if (strcmp(session_id(p->s[i].s), session_id(s)) == 0) rc = POOL_EEXIST;
     if (rc == POOL_OK && p->n >= p->max) rc = POOL_EFULL;
     if (rc == POOL_OK && p->n == p->cap) {
         int cap = p->cap ? 2 * p->cap : 16;
-        session **ns = realloc(p->s, (size_t)cap * sizeof *ns);
+        entry *ns = realloc(p->s, (size_t)cap * sizeof *ns);
         if (!ns) rc = POOL_EFULL;
         else {
             p->s = ns;
@@ -127,8 +140,7 @@ int pool_add(pool *p, session *s)
     }
     if (rc == POOL_OK) {
         session_retain(s);
-        s->next_due = 0;
-        p->s[p->n++] = s;
+        p->s[p->n++] = (entry){s, 0, 0};
         pthread_cond_broadcast(&p->cv);
     }
     pthread_mutex_unlock(&p->mu);
@@ -140,8 +152,8 @@ session *pool_find(pool *p, const char *id)
     session *found = NULL;
     pthread_mutex_lock(&p->mu);
     for (int i = 0; i < p->n && !found; i++)
-        if (strcmp(p->s[i]->id, id) == 0) {
-            found = p->s[i];
+        if (strcmp(session_id(p->s[i].s), id) == 0) {
+            found = p->s[i].s;
             session_retain(found);
         }
     pthread_mutex_unlock(&p->mu);
@@ -153,8 +165,8 @@ int pool_remove(pool *p, const char *id)
     session *gone = NULL;
     pthread_mutex_lock(&p->mu);
     for (int i = 0; i < p->n; i++)
-        if (strcmp(p->s[i]->id, id) == 0) {
-            gone = p->s[i];
+        if (strcmp(session_id(p->s[i].s), id) == 0) {
+            gone = p->s[i].s;
             memmove(p->s + i, p->s + i + 1, (size_t)(p->n - i - 1) * sizeof *p->s);
             p->n--;
             break;
@@ -177,7 +189,7 @@ int pool_list(pool *p, session ***out)
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        a[i] = p->s[i];
+        a[i] = p->s[i].s;
         session_retain(a[i]);
     }
     pthread_mutex_unlock(&p->mu);

@@ -1,19 +1,15 @@
 /* A simulation session: a compiled model, its engine state, the lifecycle, a command mailbox
- * and a latest-wins frame slot.
+ * and a latest-wins frame slot. The struct is private to session*.c: the HTTP, stream and
+ * pool code read it through session_snapshot and the calls below.
  *
- * Threads: the engine state belongs to whoever holds state_mu (a worker for one slice, or a
- * REST thread for a synchronous call on a session that is not running). Everything else is
- * guarded by mu. Lock order: state_mu before mu, never the reverse; neither is held while
- * calling into the pool. Sessions are reference counted: the pool, streams and handlers each
- * hold a reference. */
+ * Sessions are reference counted: the pool, streams and handlers each hold a reference. */
 #ifndef RODD_SESSION_H
 #define RODD_SESSION_H
 
+#include "clock.h"
+#include "frame.h"
 #include "rod.h"
 
-#include <pthread.h>
-#include <time.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,58 +19,17 @@ typedef enum { SESSION_CREATED, SESSION_RUNNING, SESSION_PAUSED, SESSION_FINISHE
 const char *session_status_name(session_status s);
 int session_status_parse(const char *name, session_status *out);
 
-/* An immutable published frame, shared by every reader. */
+typedef struct session session;
+
+/* What a reader may know of a session at one instant (a copy, taken under its lock). */
 typedef struct {
-    atomic_int refs;
-    uint64_t seq;
-    double wall; /* monotonic time of publication */
-    double published; /* the same as unix time, for clients */
-    rod_frame f;
-    char *json;  /* the FRAME with "seq" added, for text clients and GET .../frame */
-    size_t json_len;
-} published_frame;
-void frame_retain(published_frame *f);
-void frame_release(published_frame *f);
-
-typedef struct command command;
-
-typedef struct session {
-    atomic_int refs;
-    char id[64];
-    char name[201];
-    char *spec_json; /* the spec as submitted (overrides applied) */
-    rod_model *model;
-    rod_state *state;
-    pthread_mutex_t state_mu;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    /* guarded by mu */
     session_status status;
-    int advancing; /* an :advance holds the state */
-    int stopping;  /* deleted, or the daemon drains: no more work on it */
-    char failure[512];
-    double pace;  /* 0: as fast as possible; else simulated seconds per wall second */
-    double until; /* 0: no end */
-    int points;
-    double t;     /* simulation time, mirrored for readers */
-    command *mail_head, *mail_tail;
-    published_frame *latest;
-    uint64_t seq;
-    double created_wall; /* unix time */
-    double anchor_sim, anchor_wall;
-    double rtf;          /* wall seconds per simulated second, smoothed */
-    rod_dynamics_stats stats;
-    /* the inputs' values as of the last step or command, so that readers never wait for
-     * the state (a slow step would stall REST and the streaming thread) */
-    double *input_value;      /* ninputs */
-    unsigned char *input_profile;
-    /* guarded by the pool's lock */
-    int busy;
-    double next_due;
-    /* how a worker tells the streams a frame is out; set once before the session runs */
-    void (*notify)(void *ctx, struct session *s);
-    void *notify_ctx;
-} session;
+    double t;          /* simulation time of the latest frame */
+    uint64_t seq;      /* the latest frame's sequence number */
+    int advancing;     /* an :advance holds the state */
+    char name[201];
+    char failure[512]; /* why it failed, when it did */
+} session_view;
 
 typedef struct {
     const char *name;
@@ -96,6 +51,13 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
                      char *err, size_t errlen);
 void session_retain(session *s);
 void session_release(session *s);
+
+/* The id, fixed for the session's life. */
+const char *session_id(const session *s);
+void session_snapshot(session *s, session_view *out);
+void session_set_name(session *s, const char *name);
+/* How a worker tells the streams a frame is out; set once before the session runs. */
+void session_set_notify(session *s, void (*notify)(void *ctx, session *s), void *ctx);
 
 enum { SESSION_OK = 0, SESSION_ESTATE = -1, SESSION_EINVAL = -2, SESSION_ENOTFOUND = -3,
        SESSION_ETIMEDOUT = -4, SESSION_ESOLVER = -5 };
@@ -129,10 +91,5 @@ char *session_checkpoint(session *s, double wait, int *busy);
  * negative value when it is no longer running. */
 double session_step(session *s, double now);
 int session_is_running(session *s);
-
-double mono_now(void);
-double unix_now(void);
-/* CLOCK_REALTIME `seconds` from now: the deadline pthread's timed waits take. */
-struct timespec realtime_after(double seconds);
 
 #endif

@@ -27,7 +27,7 @@ function jsonFrame({ n = 5, L = 0.5, e = 0, t = 0, seq = 1 } = {}) {
   };
 }
 
-/** The same frame in the daemon's binary layout (stream.c, frame_payload). */
+/** The same frame in the daemon's binary layout (stream_codec.c, stream_frame_payload). */
 function binaryFrame(m) {
   const n = m.s.length;
   const arrays = [m.s, m.position.flat(), m.rotation.flat(), m.rho, m.radius, m.kappa.flat(), m.nu.flat()];

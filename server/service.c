@@ -1,0 +1,225 @@
+/* The service layer the HTTP handlers and the process share: creating, restoring and
+ * checkpointing sessions, and the shipped examples. */
+#include "service.h"
+
+#include "log.h"
+#include "metrics.h"
+#include "persist.h"
+#include "stream.h"
+#include "textfile.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void prefix_issues(cJSON *errors, const rod_issues *iss, const char *prefix)
+{
+    for (int i = 0; i < iss->count; i++) {
+        cJSON *e = cJSON_CreateObject();
+        char p[512];
+        snprintf(p, sizeof p, "%s%s", prefix, iss->items[i].path);
+        cJSON_AddStringToObject(e, "path", p);
+        cJSON_AddStringToObject(e, "message", iss->items[i].message);
+        cJSON_AddItemToArray(errors, e);
+    }
+}
+
+char *read_example(daemon_ctx *d, const char *name)
+{
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')) return NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.json", d->cfg.examples_dir, name);
+    return read_text_file(path, ROD_SPEC_MAX_BYTES, NULL);
+}
+
+int daemon_checkpoint_session(daemon_ctx *d, session *s)
+{
+    if (!d->cfg.state_dir[0]) return 0;
+    int busy;
+    char *text = session_checkpoint(s, 2.0, &busy);
+    if (busy) {
+        /* a long step holds the state; the periodic checkpoint gets it later */
+        log_event(LOG_WARN, "checkpoint_deferred", "id=%s reason=\"a step holds the state\"", session_id(s));
+        return 1;
+    }
+    char err[512];
+    int rc = text ? persist_write(d->cfg.state_dir, session_id(s), text, strlen(text), err, sizeof err) : -1;
+    if (rc != 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", session_id(s), log_q(text ? err : "no memory"));
+    metrics_checkpoint(rc == 0);
+    free(text);
+    return rc;
+}
+
+/* Builds and registers a session; id NULL makes a fresh one. */
+static create_result make_session(daemon_ctx *d, const char *id, const char *spec_text, const char *prefix,
+                                  const session_opts *o, session **out)
+{
+    create_result r = {0};
+    *out = NULL;
+    if (pool_count(d->pool) >= pool_capacity(d->pool)) {
+        r.status = 503;
+        snprintf(r.detail, sizeof r.detail, "%d sessions, the most this daemon keeps", pool_capacity(d->pool));
+        return r;
+    }
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = rod_model_compile(spec_text, strlen(spec_text), NULL, 0, &iss);
+    if (!m) {
+        r.status = 422;
+        r.errors = cJSON_CreateArray();
+        prefix_issues(r.errors, &iss, prefix);
+        snprintf(r.detail, sizeof r.detail, "%d problem%s in the spec", iss.count, iss.count == 1 ? "" : "s");
+        rod_issues_free(&iss);
+        return r;
+    }
+    rod_issues_free(&iss);
+    if (rod_model_ndof(m) > d->cfg.max_dof) {
+        r.status = 422;
+        r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        char msg[160];
+        snprintf(msg, sizeof msg, "the model has %d coordinates, more than the %d this daemon allows",
+                 rod_model_ndof(m), d->cfg.max_dof);
+        cJSON_AddStringToObject(e, "path", prefix[0] ? prefix : "/spec");
+        cJSON_AddStringToObject(e, "message", msg);
+        cJSON_AddItemToArray(r.errors, e);
+        snprintf(r.detail, sizeof r.detail, "%s", msg);
+        rod_model_free(m);
+        return r;
+    }
+    char fresh[64];
+    if (!id) {
+        char hex[16];
+        random_hex(hex, 6);
+        snprintf(fresh, sizeof fresh, "%s-%s", d->ordinal, hex);
+        id = fresh;
+    }
+    char *spec_copy = strdup(spec_text);
+    char err[512];
+    session *s = spec_copy ? session_new(id, m, spec_copy, o, err, sizeof err) : NULL;
+    if (!spec_copy) rod_model_free(m);
+    if (!s) {
+        r.status = 422;
+        snprintf(r.detail, sizeof r.detail, "%s", spec_copy ? err : "out of memory");
+        r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        /* session_new fails on the engine state only (a spec that compiled is fine) */
+        cJSON_AddStringToObject(e, "path", o->checkpoint ? "/checkpoint/state" : prefix);
+        cJSON_AddStringToObject(e, "message", r.detail);
+        cJSON_AddItemToArray(r.errors, e);
+        return r;
+    }
+    session_set_notify(s, stream_notify, d->streams);
+    int rc = pool_add(d->pool, s);
+    if (rc != POOL_OK) {
+        r.status = rc == POOL_EFULL ? 503 : 500;
+        snprintf(r.detail, sizeof r.detail, "%s", rc == POOL_EFULL ? "the session pool is full" : "duplicate session id");
+        session_release(s);
+        return r;
+    }
+    daemon_checkpoint_session(d, s);
+    if (session_is_running(s)) pool_wake(d->pool);
+    r.status = 201;
+    *out = s;
+    return r;
+}
+
+create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out)
+{
+    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0};
+    if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, out);
+    /* a session checkpoint: its spec, options and engine state */
+    create_result r = {0};
+    const cJSON *ck = cr->checkpoint;
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(ck, "spec");
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(ck, "state");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(ck, "status");
+    if (!cJSON_IsObject(spec) || !cJSON_IsObject(state)) {
+        r.status = 422;
+        r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", "/checkpoint");
+        cJSON_AddStringToObject(e, "message", "needs \"spec\" and \"state\" objects (GET .../checkpoint gives one)");
+        cJSON_AddItemToArray(r.errors, e);
+        snprintf(r.detail, sizeof r.detail, "not a session checkpoint");
+        return r;
+    }
+    /* what the request leaves out, the checkpoint says */
+    const cJSON *v;
+    if (!cr->name && cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(ck, "name"))) o.name = v->valuestring;
+    if (!cr->has_pace && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "pace")) && v->valuedouble >= 0)
+        o.pace = v->valuedouble;
+    if (!cr->has_until && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "until")) && v->valuedouble > 0)
+        o.until = v->valuedouble;
+    if (!cr->has_points && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "points")) &&
+        v->valuedouble >= 2 && v->valuedouble <= d->cfg.max_points)
+        o.points = (int)v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(ck, "failure"))) o.failure = v->valuestring;
+    char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);
+    o.checkpoint = state_text;
+    o.status = SESSION_PAUSED;
+    session_status st;
+    if (cJSON_IsString(status) && session_status_parse(status->valuestring, &st) == 0 && st != SESSION_RUNNING)
+        o.status = st;
+    if (cr->start) o.status = SESSION_RUNNING;
+    r = make_session(d, NULL, spec_text, "/checkpoint/spec", &o, out);
+    free(spec_text);
+    free(state_text);
+    return r;
+}
+
+/* ---- restore at start ---- */
+int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len)
+{
+    (void)len;
+    daemon_ctx *d = ctx;
+    cJSON *o = cJSON_Parse(text);
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(o, "state");
+    if (!cJSON_IsString(id) || !cJSON_IsObject(spec) || !cJSON_IsObject(state)) {
+        log_event(LOG_ERROR, "restore_skipped", "file=%s reason=\"not a session checkpoint\"", log_q(file));
+        cJSON_Delete(o);
+        return -1;
+    }
+    session_opts so = {0};
+    const cJSON *v;
+    so.name = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name")) ? v->valuestring : NULL;
+    so.pace = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "pace")) ? v->valuedouble : 1.0;
+    so.until = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "until")) ? v->valuedouble : 0.0;
+    so.points = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "points")) ? (int)v->valuedouble : 51;
+    so.created_wall = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "created")) ? v->valuedouble : 0;
+    so.failure = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "failure")) ? v->valuestring : NULL;
+    so.status = SESSION_PAUSED;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "status"))) session_status_parse(v->valuestring, &so.status);
+    char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);
+    so.checkpoint = state_text;
+    session *s = NULL;
+    create_result r = make_session(d, id->valuestring, spec_text, "/spec", &so, &s);
+    if (r.status == 201) {
+        session_view v;
+        session_snapshot(s, &v);
+        log_event(LOG_INFO, "session_restored", "id=%s state=%s t=%.6g", session_id(s), session_status_name(v.status), v.t);
+        session_release(s);
+    } else {
+        log_event(LOG_ERROR, "restore_failed", "file=%s status=%d detail=%s", log_q(file), r.status, log_q(r.detail));
+    }
+    cJSON_Delete(r.errors);
+    free(spec_text);
+    free(state_text);
+    cJSON_Delete(o);
+    return r.status == 201 ? 0 : -1;
+}
+
+void daemon_checkpoint_all(daemon_ctx *d)
+{
+    session **all;
+    int n = pool_list(d->pool, &all);
+    for (int i = 0; i < n; i++) {
+        daemon_checkpoint_session(d, all[i]);
+        session_release(all[i]);
+    }
+    free(all);
+}

@@ -1,0 +1,41 @@
+/* The daemon-wide operations the HTTP handlers and the process share: creating, restoring
+ * and checkpointing sessions. */
+#ifndef RODD_SERVICE_H
+#define RODD_SERVICE_H
+
+#include "daemon.h"
+
+#include <stddef.h>
+
+struct cJSON;
+
+typedef struct {
+    const char *spec_text;            /* or: */
+    const struct cJSON *checkpoint;   /* a session checkpoint (GET .../checkpoint) */
+    const char *name;
+    int start;
+    double pace, until;
+    int points;
+    /* which of pace, until and points the request gave: the rest come from a checkpoint */
+    int has_pace, has_until, has_points;
+} create_request;
+
+typedef struct {
+    int status;            /* 201, 422, 503, 500 */
+    char detail[512];
+    struct cJSON *errors;  /* [{path, message}] for 422, owned by the caller */
+} create_result;
+
+/* Compiles, checks the caps, creates and registers a session (*out retained on 201). */
+create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out);
+/* The text of api/examples/NAME.json (malloc'd) or NULL. */
+char *read_example(daemon_ctx *d, const char *name);
+/* Writes the session's checkpoint to the state directory: 0, -1 on failure, 1 when deferred
+ * (a step held the state for over 2 s; the periodic checkpoint writes it later). */
+int daemon_checkpoint_session(daemon_ctx *d, session *s);
+/* Every session's checkpoint (the periodic loop and the drain). */
+void daemon_checkpoint_all(daemon_ctx *d);
+/* persist_load_all's callback: one checkpoint file back as a session. 0 when restored. */
+int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,67 @@
+/* The session struct, shared by the files that implement it (session.c: the object and its
+ * accessors; session_json.c: description and checkpoint; session_publish.c: frames;
+ * session_control.c: the state machine and the mailbox; session_clock.c: the worker's paced
+ * slice). Nothing else includes this.
+ *
+ * Threads: the engine state belongs to whoever holds state_mu (a worker for one slice, or a
+ * REST thread for a synchronous call on a session that is not running). Everything else is
+ * guarded by mu. Lock order: state_mu before mu, never the reverse; neither is held while
+ * calling into the pool. */
+#ifndef RODD_SESSION_INTERNAL_H
+#define RODD_SESSION_INTERNAL_H
+
+#include "session.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct command command;
+
+struct session {
+    atomic_int refs;
+    char id[64];
+    char name[201];
+    char *spec_json; /* the spec as submitted (overrides applied) */
+    rod_model *model;
+    rod_state *state;
+    pthread_mutex_t state_mu;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* guarded by mu */
+    session_status status;
+    int advancing; /* an :advance holds the state */
+    int stopping;  /* deleted, or the daemon drains: no more work on it */
+    char failure[512];
+    double pace;  /* 0: as fast as possible; else simulated seconds per wall second */
+    double until; /* 0: no end */
+    int points;
+    double t;     /* simulation time, mirrored for readers */
+    command *mail_head, *mail_tail;
+    published_frame *latest;
+    uint64_t seq;
+    double created_wall; /* unix time */
+    double anchor_sim, anchor_wall;
+    double rtf;          /* wall seconds per simulated second, smoothed */
+    rod_dynamics_stats stats;
+    /* the inputs' values as of the last step or command, so that readers never wait for
+     * the state (a slow step would stall REST and the streaming thread) */
+    double *input_value;      /* ninputs */
+    unsigned char *input_profile;
+    /* set once before the session runs */
+    void (*notify)(void *ctx, struct session *s);
+    void *notify_ctx;
+};
+
+/* session_publish.c (state_mu held) */
+void session_cache_inputs(session *s);
+/* Publishes the state's frame. 0, or -1 on no memory. */
+int session_publish(session *s);
+void session_notify(session *s);
+
+/* session_control.c */
+/* Applies every queued command (state_mu held). */
+void session_drain_mailbox(session *s);
+/* Frees the commands nobody waits for any more (the last reference is gone). */
+void session_free_mailbox(session *s);
+
+#endif

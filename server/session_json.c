@@ -1,0 +1,108 @@
+/* A session as JSON: its description for clients and its checkpoint for the state directory. */
+#include "session_internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+cJSON *session_describe(session *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    pthread_mutex_lock(&s->mu);
+    cJSON_AddStringToObject(o, "id", s->id);
+    cJSON_AddStringToObject(o, "name", s->name);
+    cJSON_AddStringToObject(o, "state", session_status_name(s->status));
+    if (s->status == SESSION_FAILED)
+        cJSON_AddStringToObject(o, "failure", s->failure);
+    else
+        cJSON_AddNullToObject(o, "failure");
+    cJSON_AddNumberToObject(o, "t", s->t);
+    cJSON_AddNumberToObject(o, "seq", (double)s->seq);
+    if (s->pace > 0)
+        cJSON_AddNumberToObject(o, "pace", s->pace);
+    else
+        cJSON_AddStringToObject(o, "pace", "max");
+    if (s->until > 0)
+        cJSON_AddNumberToObject(o, "until", s->until);
+    else
+        cJSON_AddNullToObject(o, "until");
+    cJSON_AddNumberToObject(o, "points", s->points);
+    char when[64];
+    time_t tt = (time_t)s->created_wall;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cJSON_AddStringToObject(o, "created", when);
+    cJSON *st = cJSON_AddObjectToObject(o, "stats");
+    if (st) {
+        cJSON_AddNumberToObject(st, "steps", (double)s->stats.steps);
+        cJSON_AddNumberToObject(st, "rhs_evals", (double)(s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
+        cJSON_AddNumberToObject(st, "jacobians", (double)s->stats.jac_evals);
+        cJSON_AddNumberToObject(st, "real_time_factor", s->rtf);
+    }
+    pthread_mutex_unlock(&s->mu);
+    const rod_model *m = s->model;
+    cJSON *mo = cJSON_AddObjectToObject(o, "model");
+    if (mo) {
+        cJSON_AddStringToObject(mo, "model", rod_model_is_extended(m) ? "extended" : "classic");
+        cJSON_AddNumberToObject(mo, "length", rod_model_length(m));
+        cJSON_AddNumberToObject(mo, "coordinates", rod_model_ndof(m));
+        cJSON_AddNumberToObject(mo, "q_xi", rod_model_ndof_xi(m));
+        cJSON_AddNumberToObject(mo, "q_rho", rod_model_ndof_rho(m));
+        cJSON_AddNumberToObject(mo, "quadrature_points", rod_model_quadrature_points(m));
+        cJSON_AddNumberToObject(mo, "base_radius", rod_model_base_radius(m));
+        double g[3];
+        rod_model_gravity(m, g);
+        cJSON *ga = cJSON_AddArrayToObject(mo, "gravity");
+        for (int i = 0; ga && i < 3; i++) cJSON_AddItemToArray(ga, cJSON_CreateNumber(g[i]));
+    }
+    cJSON *in = cJSON_AddArrayToObject(o, "inputs");
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; in && i < rod_model_ninputs(m); i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e) break;
+        cJSON_AddStringToObject(e, "name", rod_model_input_name(m, i));
+        cJSON_AddStringToObject(e, "kind", rod_model_input_is_actuator(m, i) ? "actuator" : "load");
+        cJSON_AddStringToObject(e, "type", rod_model_input_type(m, i));
+        cJSON_AddNumberToObject(e, "value", s->input_value[i]);
+        cJSON_AddBoolToObject(e, "profile", s->input_profile[i]);
+        cJSON_AddStringToObject(e, "unit", !rod_model_input_is_actuator(m, i) ? ""
+                                : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N" : "Pa");
+        cJSON_AddItemToArray(in, e);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return o;
+}
+
+char *session_checkpoint(session *s, double wait, int *busy)
+{
+    *busy = 0;
+    const struct timespec until = realtime_after(wait);
+    if (pthread_mutex_timedlock(&s->state_mu, &until) != 0) {
+        *busy = 1;
+        return NULL;
+    }
+    char *state = rod_state_save(s->model, s->state);
+    pthread_mutex_unlock(&s->state_mu);
+    if (!state) return NULL;
+    cJSON *o = cJSON_CreateObject();
+    pthread_mutex_lock(&s->mu);
+    cJSON_AddNumberToObject(o, "version", 1);
+    cJSON_AddStringToObject(o, "id", s->id);
+    cJSON_AddStringToObject(o, "name", s->name);
+    cJSON_AddStringToObject(o, "status", session_status_name(s->status));
+    cJSON_AddStringToObject(o, "failure", s->failure);
+    cJSON_AddNumberToObject(o, "pace", s->pace);
+    cJSON_AddNumberToObject(o, "until", s->until);
+    cJSON_AddNumberToObject(o, "points", s->points);
+    cJSON_AddNumberToObject(o, "created", s->created_wall);
+    pthread_mutex_unlock(&s->mu);
+    cJSON_AddItemToObject(o, "spec", cJSON_CreateRaw(s->spec_json));
+    cJSON_AddItemToObject(o, "state", cJSON_CreateRaw(state));
+    free(state);
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}

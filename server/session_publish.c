@@ -1,0 +1,49 @@
+/* Publication: a session's frame and input values, copied out of the engine state for the
+ * readers that must never wait for it. */
+#include "session_internal.h"
+
+#include <string.h>
+
+void session_cache_inputs(session *s)
+{
+    const int n = rod_model_ninputs(s->model);
+    double v[n > 0 ? n : 1];
+    unsigned char prof[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) {
+        prof[i] = !rod_state_input_constant(s->state, i, &v[i]);
+        /* a profile: its value now, at the base for an actuator */
+        if (prof[i]) v[i] = rod_state_input_value(s->state, i, 0.0);
+    }
+    pthread_mutex_lock(&s->mu);
+    if (n > 0) {
+        memcpy(s->input_value, v, (size_t)n * sizeof *v);
+        memcpy(s->input_profile, prof, (size_t)n);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+int session_publish(session *s)
+{
+    session_cache_inputs(s);
+    published_frame *pf = frame_compute(s->model, s->state, s->points);
+    if (!pf) return -1;
+    pthread_mutex_lock(&s->mu);
+    const uint64_t seq = ++s->seq;
+    pthread_mutex_unlock(&s->mu);
+    if (frame_stamp(pf, seq) != 0) {
+        frame_release(pf);
+        return -1;
+    }
+    pthread_mutex_lock(&s->mu);
+    published_frame *old = s->latest;
+    s->latest = pf;
+    s->t = rod_state_time(s->state);
+    pthread_mutex_unlock(&s->mu);
+    frame_release(old);
+    return 0;
+}
+
+void session_notify(session *s)
+{
+    if (s->notify) s->notify(s->notify_ctx, s);
+}
