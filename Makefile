@@ -116,6 +116,7 @@ test-container:
 
 test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 	BUILD=$(BUILD) bash tests/validation/reaching.sh
+	BUILD=$(BUILD) bash tests/validation/authors.sh
 
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under

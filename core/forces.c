@@ -134,7 +134,7 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
             const double u = -val * factor * m->w[k];
             const double *leg = m->leg + (size_t)k * nx;
             for (int j = 0; j < nx; j++) Q[j] += u * leg[j] * W[m->cols[j].comp];
-            if (!nr) continue;
+            if (!nr || sp->authors.no_cable_work_on_inflation) continue;
             /* The cable's work on the inflation: its route r + rho R d moves with rho and rho',
              * so -T dl/dq_rho = -T int [Phi_rho t.(kappa x d + d') + Phi_rho' t.d] ds. The paper
              * leaves this out of Eq. 56; without it a pulled cable is not conservative and a

@@ -1,6 +1,7 @@
 /* Spec -> compiled model: bases, stations, quadrature and the constant matrices. */
 #include "model.h"
 
+#include "authors.h"
 #include "basis.h"
 #include "dense.h"
 #include "issues.h"
@@ -89,10 +90,30 @@ static int default_substeps(int intervals)
     return sub < 1 ? 1 : sub;
 }
 
-static int build_stations(rod_model *m, rod_issues *iss)
+static int assign_load_stations(rod_model *m)
+{
+    const rod_spec *sp = m->spec;
+    m->load_station = calloc((size_t)(sp->nloads ? sp->nloads : 1), sizeof *m->load_station);
+    if (!m->load_station) return -1;
+    for (int l = 0; l < sp->nloads; l++) {
+        int best = 0;
+        for (int j = 0; j < m->ns; j++)
+            if (fabs(m->s[j] - sp->loads[l].s) < fabs(m->s[best] - sp->loads[l].s)) best = j;
+        m->load_station[l] = best;
+    }
+    return 0;
+}
+
+static int build_stations(rod_model *m)
 {
     const rod_spec *sp = m->spec;
     const double L = m->L;
+    if (sp->authors.global_quadrature) {
+        /* their one Zanna step from station to station */
+        if (authors_stations(m)) return -1;
+        m->substeps = sp->substeps > 0 ? sp->substeps : 1;
+        return assign_load_stations(m);
+    }
     int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads;
     double *bp = malloc((size_t)nb_cap * sizeof *bp);
     if (!bp) return -1;
@@ -144,23 +165,9 @@ static int build_stations(rod_model *m, rod_issues *iss)
     m->s[k] = L;
     m->w[k++] = 0.0;
     m->substeps = sp->substeps > 0 ? sp->substeps : default_substeps(m->ns - 1);
-
-    m->load_station = calloc((size_t)(sp->nloads ? sp->nloads : 1), sizeof *m->load_station);
-    if (!m->load_station) {
-        free(bp);
-        free(ng);
-        return -1;
-    }
-    for (int l = 0; l < sp->nloads; l++) {
-        int best = 0;
-        for (int j = 0; j < m->ns; j++)
-            if (fabs(m->s[j] - sp->loads[l].s) < fabs(m->s[best] - sp->loads[l].s)) best = j;
-        m->load_station[l] = best;
-    }
-    (void)iss;
     free(bp);
     free(ng);
-    return 0;
+    return assign_load_stations(m);
 }
 
 static int build_bases(rod_model *m)
@@ -186,68 +193,88 @@ static int build_bases(rod_model *m)
                 model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, dst + nx);
             }
         }
-        if (nr)
+        if (nr) {
             basis_hermite(m->spec->pieces, m->spec->bc, m->L, m->s[k], m->phr + (size_t)k * nr,
                           m->dphr + (size_t)k * nr);
+            if (m->spec->authors.slope_per_X)
+                for (int j = 0; j < nr; j++) m->dphr[(size_t)k * nr + j] *= m->L;
+        }
     }
     return 0;
 }
 
-/* K and D by a rule exact for their polynomial integrands, piece by piece. */
-static int build_matrices(rod_model *m)
+/* One quadrature node's share of K, D and M_rho (Eqs. 50-52, App. D). */
+static void add_matrix_node(rod_model *m, double s, double w)
 {
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const rod_spec *sp = m->spec;
+    const double E = m->E, mu = m->mu, lam = m->lambda, eta = m->eta;
+    /* the authors' code damps torsion and rho' with I33 alone, without eta */
+    const double eta_t = sp->authors.damping_slips ? 1.0 : eta;
+    double P[MODEL_MAX_XI], phi[MODEL_MAX_RHO], dphi[MODEL_MAX_RHO];
+    section c = model_section(m, s);
+    const double Sigma[6] = {E * c.I11, E * c.I22, mu * c.I33, mu * c.A0, mu * c.A0,
+                             (m->extended ? lam + 2 * mu : E) * c.A0};
+    const double Ups[6] = {3 * eta * c.I11, 3 * eta * c.I22, eta_t * c.I33, eta * c.A0,
+                           eta * c.A0, (m->extended ? 2 : 3) * eta * c.A0};
+    model_eval_xi_columns(m, s, P);
+    if (nr) {
+        basis_hermite(sp->pieces, sp->bc, m->L, s, phi, dphi);
+        if (sp->authors.slope_per_X)
+            for (int j = 0; j < nr; j++) dphi[j] *= m->L;
+    }
+    for (int i = 0; i < nx; i++)
+        for (int j = 0; j < nx; j++) {
+            if (m->cols[i].comp != m->cols[j].comp) continue;
+            int cc = m->cols[i].comp;
+            m->K[i + (size_t)n * j] += w * P[i] * Sigma[cc] * P[j];
+            m->D[i + (size_t)n * j] += w * P[i] * Ups[cc] * P[j];
+        }
+    for (int i = 0; i < nx; i++) {
+        if (m->cols[i].comp != STRAIN_STRETCH) continue;
+        for (int j = 0; j < nr; j++) {
+            /* Kbar: sigma = 2 lambda A0 couples nu3 and rho (Eqs. 50, 52) */
+            double v = w * P[i] * 2 * lam * c.A0 * phi[j];
+            m->K[i + (size_t)n * (nx + j)] += v;
+            m->K[(nx + j) + (size_t)n * i] += v;
+        }
+    }
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nr; j++) {
+            /* Eqs. 51-52: Q = mu I33 rho' + eta I33 rho_dot',
+             * q = 4 (lambda + mu) A0 (rho - 1) + 4 eta A0 rho_dot + ... */
+            size_t ij = (nx + i) + (size_t)n * (nx + j);
+            m->K[ij] += w * (mu * c.I33 * dphi[i] * dphi[j] + 4 * (lam + mu) * c.A0 * phi[i] * phi[j]);
+            m->D[ij] += w * (eta_t * c.I33 * dphi[i] * dphi[j] + 4 * eta * c.A0 * phi[i] * phi[j]);
+            /* M_rho: the section's in-plane inertia rho0 (I11 + I22) (Eq. 28) */
+            m->Mrho_chol[i + (size_t)nr * j] += w * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
+        }
+}
+
+/* K and D by a rule exact for their polynomial integrands, piece by piece; or, as the authors'
+ * code does, by the stations' global rule. */
+static int build_matrices(rod_model *m)
+{
+    const int n = m->n, nr = m->n_rho;
     const rod_spec *sp = m->spec;
     m->K = calloc((size_t)n * n, sizeof *m->K);
     m->D = calloc((size_t)n * n, sizeof *m->D);
     m->Kdiag_inv = calloc((size_t)n, sizeof *m->Kdiag_inv);
     m->Mrho_chol = calloc((size_t)(nr ? nr * nr : 1), sizeof *m->Mrho_chol);
     if (!m->K || !m->D || !m->Kdiag_inv || !m->Mrho_chol) return -1;
-    int maxdeg = 0;
-    for (int k = 0; k < 6; k++)
-        if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
-    const int nq = (maxdeg + 3 > 5 ? maxdeg + 3 : 5) + 1;
-    const int pieces = sp->pieces > 0 ? sp->pieces : 1;
-    double xq[64], wq[64], P[MODEL_MAX_XI], phi[MODEL_MAX_RHO], dphi[MODEL_MAX_RHO];
-    const double E = m->E, mu = m->mu, lam = m->lambda, eta = m->eta;
-    for (int e = 0; e < pieces; e++) {
-        quad_gauss_legendre(nq, m->L * e / pieces, m->L * (e + 1) / pieces, xq, wq);
-        for (int g = 0; g < nq; g++) {
-            const double s = xq[g], w = wq[g];
-            section c = model_section(m, s);
-            const double Sigma[6] = {E * c.I11, E * c.I22, mu * c.I33, mu * c.A0, mu * c.A0,
-                                     (m->extended ? lam + 2 * mu : E) * c.A0};
-            const double Ups[6] = {3 * eta * c.I11, 3 * eta * c.I22, eta * c.I33, eta * c.A0,
-                                   eta * c.A0, (m->extended ? 2 : 3) * eta * c.A0};
-            model_eval_xi_columns(m, s, P);
-            if (nr) basis_hermite(sp->pieces, sp->bc, m->L, s, phi, dphi);
-            for (int i = 0; i < nx; i++)
-                for (int j = 0; j < nx; j++) {
-                    if (m->cols[i].comp != m->cols[j].comp) continue;
-                    int cc = m->cols[i].comp;
-                    m->K[i + (size_t)n * j] += w * P[i] * Sigma[cc] * P[j];
-                    m->D[i + (size_t)n * j] += w * P[i] * Ups[cc] * P[j];
-                }
-            for (int i = 0; i < nx; i++) {
-                if (m->cols[i].comp != STRAIN_STRETCH) continue;
-                for (int j = 0; j < nr; j++) {
-                    /* Kbar: sigma = 2 lambda A0 couples nu3 and rho (Eqs. 50, 52) */
-                    double v = w * P[i] * 2 * lam * c.A0 * phi[j];
-                    m->K[i + (size_t)n * (nx + j)] += v;
-                    m->K[(nx + j) + (size_t)n * i] += v;
-                }
-            }
-            for (int i = 0; i < nr; i++)
-                for (int j = 0; j < nr; j++) {
-                    /* Eqs. 51-52: Q = mu I33 rho' + eta I33 rho_dot',
-                     * q = 4 (lambda + mu) A0 (rho - 1) + 4 eta A0 rho_dot + ... */
-                    size_t ij = (nx + i) + (size_t)n * (nx + j);
-                    m->K[ij] += w * (mu * c.I33 * dphi[i] * dphi[j] +
-                                     4 * (lam + mu) * c.A0 * phi[i] * phi[j]);
-                    m->D[ij] += w * (eta * c.I33 * dphi[i] * dphi[j] + 4 * eta * c.A0 * phi[i] * phi[j]);
-                    /* M_rho: the section's in-plane inertia rho0 (I11 + I22) (Eq. 28) */
-                    m->Mrho_chol[i + (size_t)nr * j] += w * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
-                }
+    if (sp->authors.global_quadrature) {
+        for (int k = 0; k < m->ns; k++)
+            if (m->w[k] > 0) add_matrix_node(m, m->s[k], m->w[k]);
+    } else {
+        int maxdeg = 0;
+        for (int k = 0; k < 6; k++)
+            if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
+        const int nq = (maxdeg + 3 > 5 ? maxdeg + 3 : 5) + 1;
+        const int pieces = sp->pieces > 0 ? sp->pieces : 1;
+        double xq[64], wq[64];
+        for (int e = 0; e < pieces; e++) {
+            quad_gauss_legendre(nq, m->L * e / pieces, m->L * (e + 1) / pieces, xq, wq);
+            for (int g = 0; g < nq; g++) add_matrix_node(m, xq[g], wq[g]);
         }
     }
     for (int i = 0; i < n; i++) {
@@ -311,7 +338,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
-    if (build_stations(m, iss)) goto nomem;
+    if (build_stations(m)) goto nomem;
     if ((long)(m->ns - 1) * m->substeps > MAX_KIN_STEPS) {
         issues_add(iss, "/discretization", "%d Gauss points with %d substeps make %ld Zanna steps, "
                    "more than the %d allowed", m->ngauss, m->substeps, (long)(m->ns - 1) * m->substeps,

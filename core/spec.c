@@ -22,7 +22,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
 static const char *const keys_root[] = {"model", "name", "description", "rod", "strains",
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
-    NULL};
+    "authors_code", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
     "poisson_ratio", "shear_viscosity", "inertia", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
@@ -38,6 +38,8 @@ static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
     "rtol", "atol", "jacobian", NULL};
+static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
+    "damping_slips", "slope_per_X", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
 static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
 
@@ -66,6 +68,8 @@ const char *const spec_known_paths[] = {
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
     "/initial",
+    "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
+    "/authors_code/damping_slips", "/authors_code/slope_per_X",
     NULL};
 
 typedef struct {
@@ -730,6 +734,29 @@ static void parse_solver(pctx *c, const cJSON *sv)
     s->nguess = n;
 }
 
+static void get_bool(pctx *c, const cJSON *obj, const char *key, const char *base, int *out)
+{
+    const cJSON *v = member(obj, key);
+    if (!v) return;
+    if (!cJSON_IsBool(v)) {
+        char p[320];
+        join(p, sizeof p, base, key);
+        bad(c, p, "must be true or false");
+        return;
+    }
+    *out = cJSON_IsTrue(v);
+}
+
+static void parse_authors_code(pctx *c, const cJSON *ac)
+{
+    if (!ac || !check_object(c, ac, "/authors_code", keys_authors)) return;
+    spec_authors_code *a = &c->s->authors;
+    get_bool(c, ac, "no_cable_work_on_inflation", "/authors_code", &a->no_cable_work_on_inflation);
+    get_bool(c, ac, "global_quadrature", "/authors_code", &a->global_quadrature);
+    get_bool(c, ac, "damping_slips", "/authors_code", &a->damping_slips);
+    get_bool(c, ac, "slope_per_X", "/authors_code", &a->slope_per_X);
+}
+
 rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
 {
     rod_spec *s = calloc(1, sizeof *s);
@@ -769,6 +796,7 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     parse_solver(&c, member(root, "solver"));
     static const char *const inits[] = {"rest", "static", NULL};
     s->initial_static = get_enum(&c, root, "initial", "", OPTIONAL, inits, 0) == 1;
+    parse_authors_code(&c, member(root, "authors_code"));
     if (c.nbad) {
         spec_free(s);
         return NULL;

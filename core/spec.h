@@ -44,6 +44,19 @@ typedef struct {
     double span[2];       /* [s0, s1], default [0, L] */
 } spec_actuator;
 
+/* The authors' code choices (seeds/ERRATA.md, "authors_code" in a spec): each one a departure
+ * from rodd's physics that a spec may ask for to reproduce the published figures. All 0 by
+ * default. */
+typedef struct {
+    int no_cable_work_on_inflation; /* cables do no work on rho (Eq. 56 as printed) */
+    int global_quadrature;          /* one Gauss rule over the whole rod (default 20 points)
+                                     * plus both ends at zero weight, across Hermite nodes;
+                                     * one Zanna step per interval; K, D and M_rho by it too */
+    int damping_slips;              /* torsion and rho' damping I33 without eta */
+    int slope_per_X;                /* rho' per X = s/L (L times d rho/ds) in the cable tangent
+                                     * and the rho' stiffness and damping */
+} spec_authors_code;
+
 typedef struct {
     int extended;
     char *name;
@@ -72,6 +85,7 @@ typedef struct {
     double rtol, atol;    /* dynamics */
     int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
     int initial_static;
+    spec_authors_code authors;
     int nguess;
     double *guess;
     /* expression strings referenced by the profiles */

@@ -246,3 +246,26 @@ Test(spec, the_largest_model_the_parser_allows_compiles_and_runs)
     rod_state_free(st);
     rod_model_free(m);
 }
+
+Test(spec, authors_code_options)
+{
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"authors_code\": {\"global_quadrature\": 1, \"slopes\": true}}",
+           "/authors_code/global_quadrature: must be true or false");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"authors_code\": {\"slopes\": true}}", "/authors_code/slopes: unknown key");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"authors_code\": true}",
+           "/authors_code: must be an object");
+    /* their 20 Gauss points by default, discretization.points when it says */
+    rod_model *m = tu_model("{\"model\": \"extended\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+                            "\"inflation\": {\"pieces\": 4, \"boundary\": \"neumann\"}, "
+                            "\"loads\": [{\"name\": \"f\", \"type\": \"point_force\", \"s\": 0.2, \"force\": [1, 0, 0]}], "
+                            "\"authors_code\": {\"global_quadrature\": true, \"no_cable_work_on_inflation\": true, "
+                            "\"damping_slips\": true, \"slope_per_X\": true}}");
+    cr_assert_eq(rod_model_quadrature_points(m), 20);
+    rod_model_free(m);
+    m = tu_model("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+                 "\"discretization\": {\"points\": 12}, \"authors_code\": {\"global_quadrature\": true}}");
+    cr_assert_eq(rod_model_quadrature_points(m), 12);
+    rod_model_free(m);
+}
