@@ -3,6 +3,7 @@
  * point (one task of a Slurm job array or a Kubernetes Indexed Job), without it the whole
  * grid runs on all cores; --collect gathers a directory into one CSV. */
 #include "cli.h"
+#include "numtext.h"
 #include "rod.h"
 #include "textfile.h"
 
@@ -101,9 +102,9 @@ static cJSON *point_set(const sweep *sw, const int *which)
 
 static cJSON *raw_number(double v)
 {
-    char b[40];
+    char b[32];
     if (!isfinite(v)) return cJSON_CreateNull();
-    snprintf(b, sizeof b, "%.17g", v);
+    num_shortest(b, v);
     return cJSON_CreateRaw(b);
 }
 
@@ -233,7 +234,9 @@ static void csv_field(FILE *out, const cJSON *v)
 {
     if (!v || cJSON_IsNull(v)) return;
     if (cJSON_IsNumber(v)) {
-        fprintf(out, "%.17g", v->valuedouble);
+        char b[32];
+        num_shortest(b, v->valuedouble);
+        fputs(b, out);
     } else if (cJSON_IsRaw(v)) {
         fputs(v->valuestring, out);
     } else if (cJSON_IsString(v)) {

@@ -141,6 +141,19 @@ for r in rows:
     want = 0.5 - 0.5 * (1.0 / A - 2 * 0.4999 * P) / E   # 1 N of cables, the squeeze's elongation
     assert r["status"] == "ok" and abs(float(r["tip_z"]) - want) < 1e-9, (r, want)
 PY
+expect "sweep a grid of decimal values" 0 "$rodd" sweep "$ex" --grid 'rod.poisson_ratio=0.05,0.3' --out "$tmp/sweep-dec"
+python3 - "$tmp/sweep-dec/results.csv" <<'PY' && pass "the CSV writes grid values as typed and results in the shortest exact digits" || fail "sweep number text"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert [r[1] for r in rows[1:]] == ["0.05", "0.3"], rows  # not 0.050000000000000003
+def digits(text):  # significant digits of a decimal
+    mantissa = text.lower().split("e")[0].lstrip("-").replace(".", "")
+    return len(mantissa.strip("0")) or 1
+for r in rows[1:]:
+    for cell in r[4:]:
+        if cell and cell[0] in "-0123456789":  # Python's repr is the shortest exact decimal
+            assert digits(cell) <= digits(repr(float(cell))), cell
+PY
 expect "a sweep point past the grid" 64 "$rodd" sweep "$ex" "${grid[@]}" --out "$tmp/sweep-x" --index 12
 expect "a dynamics sweep" 0 "$rodd" sweep "$ex" --grid 'rod.shear_viscosity=100,300' --until 0.05 --out "$tmp/sweep-dyn"
 grep -q '"ok"' "$tmp/sweep-dyn/results.csv" && pass "dynamics points have results" || fail "dynamics sweep"

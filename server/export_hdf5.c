@@ -1,0 +1,329 @@
+/* The HDF5 export: one float64 dataset per FRAME field, time-major (the first dimension is
+ * the frame), extendible and chunked so frames are appended as they come; units and a
+ * description on every dataset, the spec and the layout on the root. MATLAB's h5read shows
+ * the dimensions reversed (position is 3 x points x frames there), as it does for any
+ * row-major file.
+ *
+ * Frames are gathered per dataset and written a chunk at a time: one HDF5 write per frame
+ * and dataset would cost more than computing the frame. */
+#include "export_impl.h"
+#include "frame_fields.h"
+
+#include <hdf5.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT_VERSION 1
+#define CHUNK_BYTES (256 * 1024)
+#define MAX_DATASETS 12
+
+typedef struct {
+    hid_t id;
+    int rank;            /* 1 + the per-frame dimensions */
+    hsize_t frame[3];    /* per-frame dimensions */
+    size_t frame_values; /* values per frame */
+    hsize_t written;     /* frames in the file */
+    hsize_t chunk;       /* frames per chunk = frames gathered before a write */
+    double *pending;     /* up to chunk frames not yet written */
+    hsize_t npending;
+} h5_set;
+
+struct export_h5 {
+    hid_t file;
+    h5_set sets[MAX_DATASETS];
+    int nsets;
+    int set_of[FRAME_F_COUNT + 1]; /* dataset index by field bit index; [FRAME_F_COUNT] is t */
+    int energy_set;                /* the first of energy's three datasets, or -1 */
+    int in_memory;
+    char detail[300];              /* HDF5's message for the first failure */
+};
+
+/* The innermost message of HDF5's error stack: the most specific one (for a file that
+ * cannot be created, it names the system's error). */
+static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *msg = data;
+    if (n == 0 && e->desc) {
+        snprintf(msg, 300, "%s", e->desc);
+        for (char *c = msg; *c; c++)
+            if (*c == '\n') *c = ' '; /* one line on stderr or in a problem */
+    }
+    return 0;
+}
+
+/* Keeps HDF5's message of a failure; called before any other HDF5 call, which would clear it. */
+static void note_error(export_h5 *h)
+{
+    if (!h->detail[0]) H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_error, h->detail);
+}
+
+static void h5_error(export_h5 *h, char *err, size_t errlen, const char *what)
+{
+    note_error(h);
+    snprintf(err, errlen, "HDF5: cannot %s%s%s", what, h->detail[0] ? ": " : "", h->detail);
+}
+
+static int attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = -1;
+    int rc = -1;
+    if (type >= 0 && space >= 0 && H5Tset_size(type, H5T_VARIABLE) >= 0 &&
+        H5Tset_cset(type, H5T_CSET_UTF8) >= 0 &&
+        (a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) >= 0)
+        rc = H5Awrite(a, type, &value) >= 0 ? 0 : -1;
+    if (a >= 0) H5Aclose(a);
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    return rc;
+}
+
+static int attr_int(hid_t obj, const char *name, long long value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = space >= 0 ? H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    int rc = a >= 0 && H5Awrite(a, H5T_NATIVE_LLONG, &value) >= 0 ? 0 : -1;
+    if (a >= 0) H5Aclose(a);
+    if (space >= 0) H5Sclose(space);
+    return rc;
+}
+
+/* Creates an extendible dataset of frames x dims; -1 on failure. */
+static int add_set(export_h5 *h, hid_t where, const char *name, int ndims, const hsize_t *dims,
+                   const char *units, const char *description)
+{
+    h5_set *d = &h->sets[h->nsets];
+    memset(d, 0, sizeof *d);
+    d->id = -1;
+    d->rank = 1 + ndims;
+    d->frame_values = 1;
+    hsize_t cur[4] = {0}, max[4] = {H5S_UNLIMITED}, chunk[4];
+    for (int i = 0; i < ndims; i++) {
+        d->frame[i] = cur[1 + i] = max[1 + i] = chunk[1 + i] = dims[i];
+        d->frame_values *= dims[i];
+    }
+    hsize_t c = CHUNK_BYTES / (8 * d->frame_values);
+    d->chunk = chunk[0] = c < 1 ? 1 : c > 4096 ? 4096 : c;
+    d->pending = malloc(d->chunk * d->frame_values * sizeof *d->pending);
+    hid_t space = H5Screate_simple(d->rank, cur, max);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    int ok = d->pending && space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, d->rank, chunk) >= 0 &&
+             (d->id = H5Dcreate2(where, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 &&
+             attr_string(d->id, "units", units) == 0 && attr_string(d->id, "description", description) == 0;
+    if (!ok) note_error(h);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    h->nsets++; /* counted even when half made, so that closing frees it */
+    return ok ? 0 : -1;
+}
+
+/* Writes the gathered frames of a dataset. */
+static int flush_set(export_h5 *h, h5_set *d)
+{
+    if (d->npending == 0) return 0;
+    hsize_t dims[4], start[4] = {d->written}, count[4] = {d->npending};
+    dims[0] = d->written + d->npending;
+    for (int i = 1; i < d->rank; i++) {
+        dims[i] = count[i] = d->frame[i - 1];
+        start[i] = 0;
+    }
+    if (H5Dset_extent(d->id, dims) < 0) {
+        note_error(h);
+        return -1;
+    }
+    hid_t file_space = H5Dget_space(d->id);
+    hid_t mem_space = H5Screate_simple(d->rank, count, NULL);
+    int rc = -1;
+    if (file_space >= 0 && mem_space >= 0 &&
+        H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+        H5Dwrite(d->id, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, d->pending) >= 0) {
+        d->written += d->npending;
+        d->npending = 0;
+        rc = 0;
+    } else {
+        note_error(h);
+    }
+    if (mem_space >= 0) H5Sclose(mem_space);
+    if (file_space >= 0) H5Sclose(file_space);
+    return rc;
+}
+
+static int append(export_h5 *h, int set, const double *v)
+{
+    h5_set *d = &h->sets[set];
+    memcpy(d->pending + d->npending * d->frame_values, v, d->frame_values * sizeof *v);
+    d->npending++;
+    return d->npending == d->chunk ? flush_set(h, d) : 0;
+}
+
+static const struct {
+    const char *units, *description;
+} field_doc[FRAME_F_COUNT] = {
+    {"m", "arc length of each point in the reference configuration, base (0) to tip (L)"},
+    {"m", "centreline position of each point in the base frame: [frame, point, xyz]"},
+    {"1", "rotation of each cross-section: rotation[frame, point, a, b] = R_ab; the columns of R are "
+          "the directors d1, d2, d3 in the base frame (d3 along the centreline at rest)"},
+    {"1", "inflation ratio rho of the cross-section (1 everywhere for the classic model)"},
+    {"m", "deformed radius rho * z(s)"},
+    {"1/m", "angular strain kappa: bend1, bend2, twist, in the section frame"},
+    {"1", "linear strain nu: shear1, shear2, stretch, in the section frame; (0, 0, 1) unstrained"},
+    {"J", "energies"},
+    {"1", "relative change of the rod's volume, Delta V / V0 (Sec. 5.2 of the GVS paper)"},
+};
+
+static int write_root_attrs(export_h5 *h, const export_meta *meta)
+{
+    char fields[160] = "t";
+    for (int i = 0; i < FRAME_F_COUNT; i++)
+        if (meta->fields & (1u << i)) {
+            strncat(fields, ",", sizeof fields - strlen(fields) - 1);
+            strncat(fields, frame_field_name(i), sizeof fields - strlen(fields) - 1);
+        }
+    return attr_string(h->file, "format", "rodd frames") || attr_int(h->file, "format_version", FORMAT_VERSION) ||
+           attr_string(h->file, "rodd_version", ROD_VERSION) || attr_int(h->file, "points", meta->points) ||
+           attr_string(h->file, "fields", fields) ||
+           attr_string(h->file, "layout", "every dataset is float64 with the frame as its first dimension "
+                                          "(time-major); t holds each frame's simulation time") ||
+           (meta->spec_json && attr_string(h->file, "spec", meta->spec_json))
+               ? -1 : 0;
+}
+
+static int create_sets(export_h5 *h, const export_meta *meta)
+{
+    const hsize_t n = (hsize_t)meta->points;
+    h->set_of[FRAME_F_COUNT] = h->nsets;
+    if (add_set(h, h->file, "t", 0, NULL, "s", "simulation time of each frame")) return -1;
+    for (int b = 0; b < FRAME_F_COUNT; b++) {
+        const unsigned bit = 1u << b;
+        h->set_of[b] = -1;
+        if (!(meta->fields & bit)) continue;
+        h->set_of[b] = h->nsets;
+        const int w = frame_field_width(bit);
+        const hsize_t dims[3] = {n, w == 9 ? 3 : (hsize_t)w, 3};
+        const int ndims = w == 0 ? 0 : w == 1 ? 1 : w == 3 ? 2 : 3;
+        if (bit == FRAME_F_ENERGY) {
+            hid_t g = H5Gcreate2(h->file, "energy", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            if (g < 0) return -1;
+            h->energy_set = h->nsets;
+            int rc = attr_string(g, "description", "kinetic, elastic and gravitational energy of the rod") ||
+                     add_set(h, g, "kinetic", 0, NULL, "J", "kinetic energy") ||
+                     add_set(h, g, "elastic", 0, NULL, "J", "elastic (strain) energy") ||
+                     add_set(h, g, "gravity", 0, NULL, "J", "gravitational potential energy (buoyancy "
+                                                           "included), zero at the base's height");
+            H5Gclose(g);
+            if (rc) return -1;
+            continue;
+        }
+        if (add_set(h, h->file, frame_field_name(b), ndims, dims, field_doc[b].units, field_doc[b].description))
+            return -1;
+    }
+    return 0;
+}
+
+export_h5 *export_h5_open(const char *path, const export_meta *meta, char *err, size_t errlen)
+{
+    static atomic_uint memory_files;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors come back as messages, not on stderr */
+    export_h5 *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    h->file = -1;
+    h->energy_set = -1;
+    h->in_memory = path == NULL;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    char name[64];
+    if (h->in_memory) {
+        /* the core driver without a backing store; the name only tells open files apart */
+        snprintf(name, sizeof name, "rodd-memory-%u.h5", atomic_fetch_add(&memory_files, 1));
+        path = name;
+        if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0) {
+            H5Pclose(fapl);
+            fapl = -1;
+        }
+    }
+    if (fapl >= 0) h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (h->file < 0) { /* read the error stack before the next call clears it */
+        char what[300];
+        snprintf(what, sizeof what, "create %s", h->in_memory ? "a file in memory" : path);
+        h5_error(h, err, errlen, what);
+    }
+    if (fapl >= 0) H5Pclose(fapl);
+    if (h->file < 0) {
+        export_h5_abort(h);
+        return NULL;
+    }
+    if (write_root_attrs(h, meta) != 0 || create_sets(h, meta) != 0) {
+        h5_error(h, err, errlen, "lay out the file");
+        export_h5_abort(h);
+        return NULL;
+    }
+    return h;
+}
+
+int export_h5_frame(export_h5 *h, const rod_frame *f, char *err, size_t errlen)
+{
+    int rc = append(h, h->set_of[FRAME_F_COUNT], &f->t);
+    const double *per_point[FRAME_F_COUNT] = {f->s, f->position, f->rotation, f->rho, f->radius, f->kappa, f->nu};
+    for (int b = 0; !rc && b < FRAME_F_COUNT; b++) {
+        if (h->set_of[b] < 0) continue;
+        if (per_point[b]) rc = append(h, h->set_of[b], per_point[b]);
+    }
+    if (!rc && h->energy_set >= 0)
+        rc = append(h, h->energy_set, &f->e_kinetic) || append(h, h->energy_set + 1, &f->e_elastic) ||
+             append(h, h->energy_set + 2, &f->e_gravity);
+    const int volume = FRAME_F_COUNT - 1; /* volume_change is the last field */
+    if (!rc && h->set_of[volume] >= 0) rc = append(h, h->set_of[volume], &f->volume_change);
+    if (rc) h5_error(h, err, errlen, "write a frame");
+    return rc ? -1 : 0;
+}
+
+static void free_sets(export_h5 *h)
+{
+    for (int i = 0; i < h->nsets; i++) {
+        if (h->sets[i].id >= 0) H5Dclose(h->sets[i].id);
+        free(h->sets[i].pending);
+    }
+    h->nsets = 0;
+}
+
+int export_h5_close(export_h5 *h, char **image, size_t *len, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; !rc && i < h->nsets; i++) rc = flush_set(h, &h->sets[i]);
+    if (rc) h5_error(h, err, errlen, "write the last frames");
+    free_sets(h);
+    if (!rc && image) {
+        ssize_t n = H5Fflush(h->file, H5F_SCOPE_LOCAL) >= 0 ? H5Fget_file_image(h->file, NULL, 0) : -1;
+        char *buf = n > 0 ? malloc((size_t)n) : NULL;
+        if (!buf || H5Fget_file_image(h->file, buf, (size_t)n) != n) {
+            if (n > 0 && !buf)
+                snprintf(err, errlen, "out of memory for a %zd-byte file", n);
+            else
+                h5_error(h, err, errlen, "take the file's image");
+            free(buf);
+            rc = -1;
+        } else {
+            *image = buf;
+            *len = (size_t)n;
+        }
+    }
+    if (H5Fclose(h->file) < 0 && !rc) {
+        h5_error(h, err, errlen, "close the file");
+        rc = -1;
+    }
+    free(h);
+    return rc;
+}
+
+void export_h5_abort(export_h5 *h)
+{
+    if (!h) return;
+    free_sets(h);
+    if (h->file >= 0) H5Fclose(h->file);
+    free(h);
+}

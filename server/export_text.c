@@ -1,0 +1,131 @@
+/* The text exports. Numbers carry 10 significant digits, as the JSON frames do: far below any
+ * physical uncertainty of the model, and the HDF5 export keeps every bit for who needs it.
+ *
+ * CSV is the long form: a header, then one row per frame and point, base to tip, with the
+ * frame's own values (energies, volume change) repeated on each of its rows, so every row
+ * stands alone for a spreadsheet or a data frame's group-by. */
+#include "export_impl.h"
+#include "frame_fields.h"
+
+#include <math.h>
+
+static void num(FILE *o, double v, int json)
+{
+    if (isfinite(v))
+        fprintf(o, "%.10g", v);
+    else if (json) /* JSON has no inf or NaN */
+        fputs("null", o);
+    else
+        fputs(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", o);
+}
+
+static const char *const csv_columns[FRAME_F_COUNT] = {
+    "s",
+    "x,y,z",
+    "r11,r12,r13,r21,r22,r23,r31,r32,r33",
+    "rho",
+    "radius",
+    "kappa1,kappa2,kappa3",
+    "nu1,nu2,nu3",
+    "e_kinetic,e_elastic,e_gravity",
+    "volume_change",
+};
+
+int export_csv_header(export_writer *w)
+{
+    fputs("t,point", w->out);
+    for (int i = 0; i < FRAME_F_COUNT; i++)
+        if (w->meta.fields & (1u << i)) fprintf(w->out, ",%s", csv_columns[i]);
+    fputc('\n', w->out);
+    return ferror(w->out) ? -1 : 0;
+}
+
+/* The per-point arrays of a frame by field bit, in field order. */
+static const double *point_values(const rod_frame *f, unsigned bit)
+{
+    switch (bit) {
+    case FRAME_F_S: return f->s;
+    case FRAME_F_POSITION: return f->position;
+    case FRAME_F_ROTATION: return f->rotation;
+    case FRAME_F_RHO: return f->rho;
+    case FRAME_F_RADIUS: return f->radius;
+    case FRAME_F_KAPPA: return f->kappa;
+    case FRAME_F_NU: return f->nu;
+    default: return NULL;
+    }
+}
+
+int export_csv_frame(export_writer *w, const rod_frame *f)
+{
+    FILE *o = w->out;
+    const unsigned mask = w->meta.fields;
+    for (int i = 0; i < f->n; i++) {
+        num(o, f->t, 0);
+        fprintf(o, ",%d", i);
+        for (int b = 0; b < FRAME_F_COUNT; b++) {
+            const unsigned bit = 1u << b;
+            if (!(mask & bit)) continue;
+            const int width = frame_field_width(bit);
+            const double *v = point_values(f, bit);
+            for (int k = 0; k < width; k++) {
+                fputc(',', o);
+                num(o, v[(size_t)width * i + k], 0);
+            }
+        }
+        if (mask & FRAME_F_ENERGY) {
+            const double e[3] = {f->e_kinetic, f->e_elastic, f->e_gravity};
+            for (int k = 0; k < 3; k++) {
+                fputc(',', o);
+                num(o, e[k], 0);
+            }
+        }
+        if (mask & FRAME_F_VOLUME) {
+            fputc(',', o);
+            num(o, f->volume_change, 0);
+        }
+        fputc('\n', o);
+    }
+    return ferror(o) ? -1 : 0;
+}
+
+/* One FRAME per line: the fields chosen, in the FRAME's order and shapes. */
+int export_ndjson_frame(export_writer *w, const rod_frame *f)
+{
+    FILE *o = w->out;
+    const unsigned mask = w->meta.fields;
+    fputs("{\"t\":", o);
+    num(o, f->t, 1);
+    for (int b = 0; b < FRAME_F_COUNT; b++) {
+        const unsigned bit = 1u << b;
+        const int width = frame_field_width(bit);
+        if (!(mask & bit) || width == 0) continue;
+        const double *v = point_values(f, bit);
+        fprintf(o, ",\"%s\":[", frame_field_name(b));
+        for (int i = 0; i < f->n; i++) {
+            if (i) fputc(',', o);
+            if (width > 1) fputc('[', o);
+            for (int k = 0; k < width; k++) {
+                if (k) fputc(',', o);
+                num(o, v[(size_t)width * i + k], 1);
+            }
+            if (width > 1) fputc(']', o);
+        }
+        fputc(']', o);
+    }
+    if (mask & FRAME_F_ENERGY) {
+        fputs(",\"energy\":{\"kinetic\":", o);
+        num(o, f->e_kinetic, 1);
+        fputs(",\"elastic\":", o);
+        num(o, f->e_elastic, 1);
+        fputs(",\"gravity\":", o);
+        num(o, f->e_gravity, 1);
+        fputc('}', o);
+    }
+    if (mask & FRAME_F_VOLUME) {
+        fputs(",\"volume_change\":", o);
+        num(o, f->volume_change, 1);
+    }
+    fputs("}\n", o);
+    /* a reader of a pipe gets each frame as it is made */
+    return fflush(o) != 0 || ferror(o) ? -1 : 0;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# rodd run --format ndjson|csv|hdf5 [--out FILE]: the three exports of one run read back by
+# independent readers (json, csv, h5py, h5dump) and agreeing; bad options and unwritable
+# files named; an interrupted HDF5 run still leaves a whole file.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+rodd=${RODD:-$top/build/rodd}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1" >&2; fails=$((fails + 1)); }
+expect() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name: exit $rc, wanted $want"; cat "$tmp/err" >&2; fi
+}
+# h5py and NumPy as Debian installs them (deploy/setup.sh), for whichever python3 has them
+py=""
+for p in python3 /usr/bin/python3; do
+  "$p" -c 'import h5py, numpy' 2>/dev/null && { py=$p; break; }
+done
+[ -n "$py" ] || { echo "FAIL no python3 with h5py and numpy (deploy/setup.sh installs them)" >&2; exit 1; }
+
+ex=$top/api/examples/octopus-reaching.json
+run=(run "$ex" --until 0.1 --every 0.02 --points 7)
+expect "run --format ndjson (the default) on stdout" 0 "$rodd" "${run[@]}" --format ndjson
+cp "$tmp/out" "$tmp/frames.ndjson"
+expect "run --format csv --out FILE" 0 "$rodd" "${run[@]}" --format csv --out "$tmp/frames.csv"
+[ ! -s "$tmp/out" ] && pass "nothing on stdout with --out" || fail "stdout not empty with --out"
+expect "run --format hdf5 --out FILE" 0 "$rodd" "${run[@]}" --format hdf5 --out "$tmp/frames.h5"
+"$py" "$here/check_export.py" "$tmp/frames.ndjson" "$tmp/frames.csv" "$tmp/frames.h5" "$ex" 7 0.02 \
+  && pass "NDJSON, CSV and HDF5 agree, read by json, csv and h5py" || fail "the exports disagree"
+expect "run --format hdf5 to a pipe" 0 "$rodd" "${run[@]}" --format hdf5
+cp "$tmp/out" "$tmp/piped.h5"
+"$py" -c 'import h5py, sys
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+assert (a["position"][...] == b["position"][...]).all() and a["t"].shape == (6,)' "$tmp/piped.h5" "$tmp/frames.h5" \
+  && pass "HDF5 on stdout is the same file's data" || fail "HDF5 on stdout"
+h5dump -H -A 1 "$tmp/frames.h5" >"$tmp/dump" 2>&1 \
+  && grep -q 'DATASET "rotation"' "$tmp/dump" && grep -q 'SIMPLE { ( 6, 7, 3, 3 ) / ( H5S_UNLIMITED, 7, 3, 3 ) }' "$tmp/dump" \
+  && pass "h5dump reads the layout" || { fail "h5dump"; head -20 "$tmp/dump" >&2; }
+
+expect "an unknown format" 64 "$rodd" "${run[@]}" --format xml
+grep -q -- '--format must be ndjson, csv or hdf5, not "xml"' "$tmp/err" && pass "the format error says what is allowed" \
+  || fail "format message: $(cat "$tmp/err")"
+for fmt in csv hdf5; do
+  expect "$fmt into a missing directory fails with 1" 1 "$rodd" "${run[@]}" --format $fmt --out "$tmp/no/such/f"
+  grep -q "$tmp/no/such/f" "$tmp/err" && pass "$fmt: the error names the file" || fail "$fmt message: $(cat "$tmp/err")"
+done
+for fmt in ndjson hdf5; do
+  expect "$fmt onto a full disk fails with 1" 1 "$rodd" "${run[@]}" --format $fmt --out /dev/full
+  grep -q "No space left on device" "$tmp/err" && pass "$fmt: the error says the disk is full" \
+    || fail "$fmt full-disk message: $(cat "$tmp/err")"
+done
+
+# SIGINT during an HDF5 run: the frames so far in a finished file
+"$rodd" run "$ex" --until 1000 --every 0.01 --points 5 --format hdf5 --out "$tmp/cut.h5" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1.5
+kill -s INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && pass "SIGINT stops an HDF5 run with 130" || fail "SIGINT: exit $rc"
+"$py" -c 'import h5py, sys
+h = h5py.File(sys.argv[1])
+n = h["t"].shape[0]
+assert n >= 2 and h["position"].shape == (n, 5, 3) and h["energy/kinetic"].shape == (n,), n
+assert h["t"][-1] > 0' "$tmp/cut.h5" && pass "the interrupted run's HDF5 file is whole" || fail "interrupted HDF5 file"
+
+[ "$fails" -eq 0 ] && echo "cli exports: all passed" || echo "cli exports: $fails failed" >&2
+exit $((fails > 0))
