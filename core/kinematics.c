@@ -13,15 +13,18 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
     for (int i = 0; i < 6; i++) Omega[i] = 0.5 * h * (xi1[i] + xi2[i]) + MAGNUS_C * h * h * c[i];
 }
 
-/* One Zanna step of length h from (g, J) in place: g <- g exp(Omega) and
- * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), where Phi_Omega = dOmega/dq =
- * h/2 (Phi1 + Phi2) + sqrt(3) h^2/12 (ad_xi1 Phi2 - ad_xi2 Phi1). A column of Phi_xi is one
- * component c times a scalar, so Ad^{-1} T Phi_Omega's column is a combination of three
- * vectors per component, Ad^{-1} T e_c, Ad^{-1} T ad_xi1 e_c and Ad^{-1} T ad_xi2 e_c, formed
- * once per step. a1, a2: the Phi_xi column values at the two Zanna points. */
-static void step_J(const rod_model *m, const double *a1, const double *a2, double h,
-                   const double xi1[6], const double xi2[6], const lie_tangent *tc,
-                   const lie_pose *e, double *J)
+/* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
+ * brought back to the body frame only at the stations. In the body frame one Zanna step is
+ * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), which costs an Ad^{-1} of every
+ * column per step; in the base frame it is J_s <- J_s + Ad_g T_Omega Phi_Omega (g: the pose
+ * before the step), a sum. Phi_Omega = dOmega/dq = h/2 (Phi1 + Phi2) + sqrt(3) h^2/12
+ * (ad_xi1 Phi2 - ad_xi2 Phi1), and a column of Phi_xi is one component c times a scalar, so
+ * Ad_g T Phi_Omega's column is a combination of three vectors per component, Ad_g T e_c,
+ * Ad_g T ad_xi1 e_c and Ad_g T ad_xi2 e_c, formed once per step. a1, a2: the Phi_xi column
+ * values at the two Zanna points. */
+static void step_Js(const rod_model *m, const double *a1, const double *a2, double h,
+                    const double xi1[6], const double xi2[6], const lie_tangent *tc,
+                    const lie_pose *g, double *Js)
 {
     double w0[6][6], w1[6][6], w2[6][6];
     for (int c = 0; c < 6; c++) {
@@ -29,26 +32,33 @@ static void step_J(const rod_model *m, const double *a1, const double *a2, doubl
         double ec[6] = {0}, v[6], Tv[6];
         ec[c] = 1.0;
         lie_dexp_apply_tc(tc, ec, Tv);
-        lie_Ad_inv_apply(e, Tv, w0[c]);
+        lie_Ad_apply(g, Tv, w0[c]);
         lie_ad_apply(xi1, ec, v);
         lie_dexp_apply_tc(tc, v, Tv);
-        lie_Ad_inv_apply(e, Tv, w1[c]);
+        lie_Ad_apply(g, Tv, w1[c]);
         lie_ad_apply(xi2, ec, v);
         lie_dexp_apply_tc(tc, v, Tv);
-        lie_Ad_inv_apply(e, Tv, w2[c]);
+        lie_Ad_apply(g, Tv, w2[c]);
     }
     const double cm = MAGNUS_C * h * h;
     for (int j = 0; j < m->n_xi; j++) {
         const int c = m->cols[j].comp;
         const double b0 = 0.5 * h * (a1[j] + a2[j]), b1 = cm * a2[j], b2 = -cm * a1[j];
-        double *Jj = J + 6 * j, t[6];
-        lie_Ad_inv_apply(e, Jj, t);
-        for (int i = 0; i < 6; i++) Jj[i] = t[i] + b0 * w0[c][i] + b1 * w1[c][i] + b2 * w2[c][i];
+        double *Jj = Js + 6 * j;
+        for (int i = 0; i < 6; i++) Jj[i] += b0 * w0[c][i] + b1 * w1[c][i] + b2 * w2[c][i];
     }
 }
 
+/* J = Ad_g^{-1} J_s, column by column */
+static void body_from_base(const rod_model *m, const lie_pose *g, const double *Js, double *J)
+{
+    for (int j = 0; j < m->n_xi; j++) lie_Ad_inv_apply(g, Js + 6 * j, J + 6 * j);
+}
+
+/* One Zanna step of length h: g <- g exp(Omega), and the base-frame Jacobian when Js is not
+ * NULL. */
 static void zanna_step(const rod_model *m, const double *q, const double *a1, const double *a2,
-                       double h, lie_pose *g, double *J)
+                       double h, lie_pose *g, double *Js)
 {
     double xi1[6], xi2[6], Omega[6];
     model_xi(m, a1, q, xi1);
@@ -56,27 +66,30 @@ static void zanna_step(const rod_model *m, const double *q, const double *a1, co
     kin_zanna_omega(xi1, xi2, h, Omega);
     lie_tangent tc;
     lie_tangent_init(Omega, &tc);
+    if (Js) step_Js(m, a1, a2, h, xi1, xi2, &tc, g, Js);
     lie_pose e;
     lie_exp_tc(&tc, &e);
     lie_pose_mul(g, &e, g);
-    if (J) step_J(m, a1, a2, h, xi1, xi2, &tc, &e, J);
 }
 
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
     const int nx = m->n_xi, sub = m->substeps;
     const size_t jsz = (size_t)6 * nx;
+    double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
-    if (J) memset(J, 0, jsz * sizeof *J);
+    if (J) {
+        memset(J, 0, jsz * sizeof *J);
+        memset(Js, 0, jsz * sizeof *Js);
+    }
     for (int k = 1; k < m->ns; k++) {
         const double h = (m->s[k] - m->s[k - 1]) / sub;
         g[k] = g[k - 1];
-        double *Jk = J ? J + (size_t)k * jsz : NULL;
-        if (J) memcpy(Jk, Jk - jsz, jsz * sizeof *J);
         for (int j = 0; j < sub; j++) {
             const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx;
-            zanna_step(m, q, a1, a1 + nx, h, &g[k], Jk);
+            zanna_step(m, q, a1, a1 + nx, h, &g[k], J ? Js : NULL);
         }
+        if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
     }
 }
 
@@ -110,16 +123,17 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
 {
     const int nx = m->n_xi, sub = m->substeps;
     const size_t jsz = (size_t)6 * nx;
+    double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
     memset(J, 0, jsz * sizeof *J);
+    memset(Js, 0, jsz * sizeof *Js);
     memset(eta, 0, 6 * sizeof *eta);
     memset(bias, 0, 6 * sizeof *bias);
     for (int k = 1; k < m->ns; k++) {
         const double h = (m->s[k] - m->s[k - 1]) / sub;
         const double cm = MAGNUS_C * h * h;
         g[k] = g[k - 1];
-        double *Jk = J + (size_t)k * jsz, *ek = eta + 6 * k, *bk = bias + 6 * k;
-        memcpy(Jk, Jk - jsz, jsz * sizeof *J);
+        double *ek = eta + 6 * k, *bk = bias + 6 * k;
         memcpy(ek, ek - 6, 6 * sizeof *eta);
         memcpy(bk, bk - 6, 6 * sizeof *bias);
         for (int j = 0; j < sub; j++) {
@@ -140,13 +154,14 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
                 e_new[i] = ek[i] + TOd[i];
                 b_new[i] = bk[i] + adeT[i] + TdOd[i] + TPd[i];
             }
+            step_Js(m, a1, a2, h, xi1, xi2, &tc, &g[k], Js);
             lie_pose e;
             lie_exp_tc(&tc, &e);
             lie_Ad_inv_apply(&e, e_new, ek);
             lie_Ad_inv_apply(&e, b_new, bk);
             lie_pose_mul(&g[k], &e, &g[k]);
-            step_J(m, a1, a2, h, xi1, xi2, &tc, &e, Jk);
         }
+        body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
     }
 }
 
