@@ -40,12 +40,31 @@ static void cross(const double a[3], const double b[3], double c[3])
 
 /* inv[m][k] = 1 / ((2k+m)(2k+m-1)), the ratio of successive terms of f_m */
 static double series_inv[8][SERIES_TERMS + 1];
+/* t2_max[K]: the largest theta^2 for which the terms after k = K are below 1e-17 relative
+ * (the worst case is f_0: theta^(2K+2) / (2K+2)!). The Zanna steps' angles are small, so
+ * most evaluations need 3 to 5 terms instead of SERIES_TERMS. */
+static double t2_max[SERIES_TERMS + 1];
 static const double inv_fact[8] = {1.0, 1.0, 0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040};
 
 static void series_table_fill(void)
 {
     for (int m = 0; m < 8; m++)
         for (int k = 1; k <= SERIES_TERMS; k++) series_inv[m][k] = 1.0 / ((double)(2 * k + m) * (2 * k + m - 1));
+    double fact = 1.0; /* (2K+2)! */
+    for (int K = 1; K <= SERIES_TERMS; K++) {
+        fact = 2.0;
+        for (int i = 3; i <= 2 * K + 2; i++) fact *= i;
+        t2_max[K] = pow(1e-17 * fact, 1.0 / (K + 1));
+    }
+    t2_max[SERIES_TERMS] = INFINITY; /* the switch angle keeps theta <= 1 here */
+}
+
+/* The number of series terms that theta^2 = t2 needs. */
+static int series_terms(double t2)
+{
+    int K = 1;
+    while (t2 > t2_max[K]) K++;
+    return K;
 }
 
 static void series_table(void)
@@ -58,10 +77,11 @@ void lie_coeffs_series(double theta, double f[6])
 {
     series_table();
     const double t2 = theta * theta;
+    const int K = series_terms(t2);
     for (int m = 0; m < 6; m++) {
         /* Horner on sum_k (-t2)^k / (2k+m)!, from the innermost term out */
         double acc = 0.0;
-        for (int k = SERIES_TERMS; k >= 1; k--) acc = (1.0 - t2 * acc) * series_inv[m][k];
+        for (int k = K; k >= 1; k--) acc = (1.0 - t2 * acc) * series_inv[m][k];
         f[m] = (1.0 - t2 * acc) * inv_fact[m];
     }
 }
@@ -76,11 +96,13 @@ void lie_coeffs_deriv(double theta, const double f[6], double h[6])
         return;
     }
     series_table();
-    /* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)!: the series of f_(m+2) with weights j+1 */
+    /* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)!: the series of f_(m+2) with weights j+1; its
+     * terms fall at least as fast as f_0's (one more term for the weight) */
+    const int J = series_terms(x) < SERIES_TERMS - 1 ? series_terms(x) + 1 : SERIES_TERMS - 1;
     for (int m = 1; m < 6; m++) {
         const int mm = m + 2;
         double acc = 0.0;
-        for (int j = SERIES_TERMS - 1; j >= 1; j--)
+        for (int j = J; j >= 1; j--)
             acc = ((double)j + 1.0) / j * (1.0 - x * acc) * series_inv[mm][j];
         /* term ratios: t_j / t_(j-1) = -x (j+1)/j / ((2j+mm)(2j+mm-1)) */
         h[m] = -(1.0 - x * acc) * inv_fact[mm];
@@ -146,19 +168,6 @@ void lie_ad(const double xi[6], double ad[36])
             ad[(i + 3) + 6 * (j + 3)] = K[i + 3 * j];
             ad[(i + 3) + 6 * j] = N[i + 3 * j];
         }
-}
-
-void lie_ad_apply(const double a[6], const double b[6], double out[6])
-{
-    /* [k x bk ; n x bk + k x bn] */
-    double t1[3], t2[3], t3[3];
-    cross(a, b, t1);
-    cross(a + 3, b, t2);
-    cross(a, b + 3, t3);
-    for (int i = 0; i < 3; i++) {
-        out[i] = t1[i];
-        out[i + 3] = t2[i] + t3[i];
-    }
 }
 
 void lie_coad_apply(const double a[6], const double b[6], double out[6])

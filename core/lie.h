@@ -26,8 +26,21 @@ void lie_coeffs_closed(double theta, double f[6]);
 void lie_exp(const double Omega[6], lie_pose *g);
 /* ad_xi (App. C), 6x6. */
 void lie_ad(const double xi[6], double ad[36]);
-/* ad_a b, without forming the matrix. */
-void lie_ad_apply(const double a[6], const double b[6], double out[6]);
+/* ad_a b, without forming the matrix: [k x bk ; n x bk + k x bn]. Inline: the recursion
+ * calls it a few hundred times per station. */
+static inline void lie_ad_apply(const double a[6], const double b[6], double out[6])
+{
+    const double o0 = a[1] * b[2] - a[2] * b[1], o1 = a[2] * b[0] - a[0] * b[2], o2 = a[0] * b[1] - a[1] * b[0];
+    const double o3 = a[4] * b[2] - a[5] * b[1] + a[1] * b[5] - a[2] * b[4];
+    const double o4 = a[5] * b[0] - a[3] * b[2] + a[2] * b[3] - a[0] * b[5];
+    const double o5 = a[3] * b[1] - a[4] * b[0] + a[0] * b[4] - a[1] * b[3];
+    out[0] = o0;
+    out[1] = o1;
+    out[2] = o2;
+    out[3] = o3;
+    out[4] = o4;
+    out[5] = o5;
+}
 /* coadjoint as the paper defines it: ad*_xi = [[k~, n~], [0, k~]] = -ad_xi^T. */
 void lie_coad_apply(const double a[6], const double b[6], double out[6]);
 /* Ad_g = [[R, 0], [r~R, R]], 6x6. */

@@ -15,6 +15,8 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+enum { MAX_SETUP_CALLS = 5 };
+
 typedef struct {
     const rod_model *m;
     rod_state *st;
@@ -117,7 +119,16 @@ static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters)
     KINSetFuncNormTol(mem, m->spec->tolerance);
     KINSetScaledStepTol(mem, 1e-15);
     KINSetNumMaxIters(mem, m->spec->max_iterations);
-    KINSetMaxSetupCalls(mem, 1); /* a fresh Jacobian every iteration: exact Newton */
+    /* Modified Newton: a Jacobian costs n kinematic passes and stays good for several
+     * iterations near the solution; KINSOL forms a fresh one after at most MAX_SETUP_CALLS
+     * iterations or as soon as the line search fails with a stale one. */
+    KINSetMaxSetupCalls(mem, MAX_SETUP_CALLS);
+    /* KINSOL limits a Newton step to 1000 |u0| in its scaled norm, and to 1 when u0 = 0: from
+     * the straight rod that cut every step of a curvature above 1/m to length 1, and five in a
+     * row failed the solve into load steps (25 iterations for the reaching arm instead of 3).
+     * The step's scale here is the rod's: 1000 radians of bending over its length. */
+    const double u0 = N_VWL2Norm(u, us);
+    KINSetMaxNewtonStep(mem, fmax(1000.0 * u0, 1000.0 / m->L));
     KINSetLinearSolver(mem, LS, A);
     KINSetJacFn(mem, kin_jacobian);
     int flag = KINSol(mem, u, KIN_LINESEARCH, us, fs);
