@@ -213,10 +213,11 @@ static void add_matrix_node(rod_model *m, double s, double w)
     const double eta_t = sp->authors.damping_slips ? 1.0 : eta;
     double P[MODEL_MAX_XI], phi[MODEL_MAX_RHO], dphi[MODEL_MAX_RHO];
     section c = model_section(m, s);
-    const double Sigma[6] = {E * c.I11, E * c.I22, mu * c.I33, mu * c.A0, mu * c.A0,
+    const double ks = sp->shear_coefficient; /* Timoshenko's correction of G A (and eta A) */
+    const double Sigma[6] = {E * c.I11, E * c.I22, mu * c.I33, ks * mu * c.A0, ks * mu * c.A0,
                              (m->extended ? lam + 2 * mu : E) * c.A0};
-    const double Ups[6] = {3 * eta * c.I11, 3 * eta * c.I22, eta_t * c.I33, eta * c.A0,
-                           eta * c.A0, (m->extended ? 2 : 3) * eta * c.A0};
+    const double Ups[6] = {3 * eta * c.I11, 3 * eta * c.I22, eta_t * c.I33, ks * eta * c.A0,
+                           ks * eta * c.A0, (m->extended ? 2 : 3) * eta * c.A0};
     model_eval_xi_columns(m, s, P);
     if (nr) {
         basis_hermite(sp->pieces, sp->bc, m->L, s, phi, dphi);
@@ -313,7 +314,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     m->L = sp->length;
     m->E = sp->youngs;
     m->nu0 = sp->poisson;
-    m->mu = sp->youngs / (2 * (1 + sp->poisson));
+    m->mu = sp->shear_modulus;
     m->lambda = sp->youngs * sp->poisson / ((1 + sp->poisson) * (1 - 2 * sp->poisson));
     m->eta = sp->eta;
     m->rho0 = sp->density;

@@ -24,7 +24,7 @@ static const char *const keys_root[] = {"model", "name", "description", "rod", "
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
     "authors_code", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
-    "poisson_ratio", "shear_viscosity", "inertia", NULL};
+    "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
 static const char *const keys_inflation[] = {"pieces", "boundary", NULL};
 static const char *const keys_env[] = {"gravity", "fluid", NULL};
@@ -46,7 +46,8 @@ static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
 const char *const spec_known_paths[] = {
     "/model", "/name", "/description",
     "/rod", "/rod/length", "/rod/radius", "/rod/radius/base", "/rod/radius/tip",
-    "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_viscosity",
+    "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_modulus",
+    "/rod/shear_coefficient", "/rod/shear_viscosity",
     "/rod/inertia",
     "/strains", "/strains/bend1", "/strains/bend2", "/strains/twist", "/strains/shear1",
     "/strains/shear2", "/strains/stretch",
@@ -431,7 +432,25 @@ static void parse_rod(pctx *c, const cJSON *rod)
     }
     get_number(c, rod, "density", "/rod", REQUIRED, R_POS, &s->density);
     get_number(c, rod, "youngs_modulus", "/rod", REQUIRED, R_POS, &s->youngs);
-    get_number(c, rod, "poisson_ratio", "/rod", REQUIRED, R_POISSON, &s->poisson);
+    /* the shear modulus comes from the Poisson ratio or is given: one or the other */
+    const int has_nu = member(rod, "poisson_ratio") != NULL, has_G = member(rod, "shear_modulus") != NULL;
+    if (has_nu && has_G) {
+        bad(c, "/rod/shear_modulus", "give poisson_ratio or shear_modulus, not both (each fixes G)");
+    } else if (has_G) {
+        int ok_E = member(rod, "youngs_modulus") && s->youngs > 0;
+        if (get_number(c, rod, "shear_modulus", "/rod", REQUIRED, R_POS, &s->shear_modulus) && ok_E) {
+            s->poisson = s->youngs / (2 * s->shear_modulus) - 1;
+            if (s->extended && !(s->poisson > -1 && s->poisson < 0.5))
+                bad(c, "/rod/shear_modulus", "must be > youngs_modulus / 3 for model \"extended\" (it "
+                    "implies a Poisson ratio E / (2 G) - 1 = %g, outside (-1, 0.5))", s->poisson);
+        }
+    } else if (!has_nu) {
+        bad(c, "/rod/poisson_ratio", "is required (or give shear_modulus instead)");
+    } else if (get_number(c, rod, "poisson_ratio", "/rod", REQUIRED, R_POISSON, &s->poisson)) {
+        s->shear_modulus = s->youngs / (2 * (1 + s->poisson));
+    }
+    s->shear_coefficient = 1.0;
+    get_number(c, rod, "shear_coefficient", "/rod", OPTIONAL, R_POS, &s->shear_coefficient);
     get_number(c, rod, "shear_viscosity", "/rod", OPTIONAL, R_NONNEG, &s->eta);
     static const char *const inertias[] = {"conserving", "paper", NULL};
     s->inertia_paper = get_enum(c, rod, "inertia", "/rod", OPTIONAL, inertias, 0) == 1;

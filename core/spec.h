@@ -62,6 +62,8 @@ typedef struct {
     char *name;
     /* rod */
     double length, radius_base, radius_tip, density, youngs, poisson, eta;
+    double shear_modulus;     /* G; from the Poisson ratio when the spec gives that instead */
+    double shear_coefficient; /* multiplies G A and eta A in shear (default 1) */
     int inertia_paper;    /* 1: mass ~ rho^2 A0 and inertia ~ rho^4 I0 as the paper; 0: mass conserved */
     /* strains: Legendre degree per component, -1 when held at its reference */
     int degree[6];

@@ -269,3 +269,25 @@ Test(spec, authors_code_options)
     cr_assert_eq(rod_model_quadrature_points(m), 12);
     rod_model_free(m);
 }
+
+Test(spec, shear_modulus_or_poisson_ratio)
+{
+    const char *head = "{\"model\": \"classic\", \"strains\": {\"bend2\": 3}, \"rod\": {\"length\": 0.5, "
+                       "\"radius\": 0.01, \"density\": 1000, \"youngs_modulus\": 1e5";
+    char json[512];
+    snprintf(json, sizeof json, "%s, \"poisson_ratio\": 0.3, \"shear_modulus\": 4e4}}", head);
+    expect(json, "/rod/shear_modulus: give poisson_ratio or shear_modulus, not both");
+    snprintf(json, sizeof json, "%s}}", head);
+    expect(json, "/rod/poisson_ratio: is required (or give shear_modulus instead)");
+    snprintf(json, sizeof json, "%s, \"shear_modulus\": -1}}", head);
+    expect(json, "/rod/shear_modulus: must be > 0");
+    snprintf(json, sizeof json, "%s, \"shear_modulus\": 1e4, \"shear_coefficient\": 0}}", head);
+    expect(json, "/rod/shear_coefficient: must be > 0");
+    /* the classic rod takes any G; the extended one needs the implied Poisson ratio in (-1, 0.5) */
+    snprintf(json, sizeof json, "%s, \"shear_modulus\": 1e3, \"shear_coefficient\": 1.3333}}", head);
+    rod_model_free(tu_model(json));
+    expect("{\"model\": \"extended\", \"strains\": {\"stretch\": 1}, \"inflation\": {\"pieces\": 1, "
+           "\"boundary\": \"neumann\"}, \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+           "\"youngs_modulus\": 1e5, \"shear_modulus\": 1e3}}",
+           "/rod/shear_modulus: must be > youngs_modulus / 3 for model \"extended\"");
+}
