@@ -43,7 +43,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-integration \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration \
         test-deploy test-container test-browser web \
         asan tsan valgrind \
         fuzz fuzz-run bench bench-load bench-viewer clean
@@ -123,6 +123,10 @@ test-deploy: | $(SETUP_STAMP)
 test-container:
 	bash tests/container/run.sh
 
+# rodd converge's error estimates against converged runs (elastica, cantilever, reaching arm).
+test-converge: $(BUILD)/rodd
+	BUILD=$(BUILD) bash tests/validation/converge.sh
+
 test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 	BUILD=$(BUILD) bash tests/validation/reaching.sh
 	BUILD=$(BUILD) bash tests/validation/authors.sh
@@ -130,7 +134,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-reaching test-integration test-browser test-deploy \
+test: test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-browser test-deploy \
       fuzz-run asan tsan valgrind
 
 asan:

@@ -459,6 +459,7 @@ int rod_model_ndof_rho(const rod_model *m) { return m->n_rho; }
 double rod_model_length(const rod_model *m) { return m->L; }
 int rod_model_is_extended(const rod_model *m) { return m->extended; }
 int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
+int rod_model_substeps(const rod_model *m) { return m->substeps; }
 void rod_model_gravity(const rod_model *m, double g[3])
 {
     for (int i = 0; i < 3; i++) g[i] = m->grav[i];

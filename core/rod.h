@@ -63,6 +63,7 @@ int rod_model_ndof_rho(const rod_model *m);
 double rod_model_length(const rod_model *m);
 int rod_model_is_extended(const rod_model *m);
 int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
+int rod_model_substeps(const rod_model *m);           /* Zanna steps between stations */
 void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the base frame */
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
@@ -142,6 +143,14 @@ char *rod_state_save(const rod_model *m, rod_state *st);
 /* Loads a checkpoint of the same model into st: all of it, or (on any problem) nothing.
  * The integrator restarts there; start it first with rod_dynamics_start if it never ran. */
 int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t len);
+
+/* ---- a cheap error indicator ---- */
+/* The tip position error (m) that truncating the strain bases leaves in q, judged from the
+ * decay of each strain's Legendre coefficients: the larger of its last two, times L^2 / 2 for
+ * bending and twist and times L for stretch and shear, summed. It sees the bases' truncation
+ * only, not the quadrature of sharp loads, the inflation's Hermite pieces or the time
+ * integration (rodd converge measures all of them); a component of degree 0 adds nothing. */
+double rod_error_indicator(const rod_model *m, const double *q);
 
 /* ---- frames ---- */
 typedef struct {

@@ -64,6 +64,7 @@ int cli_solve(int argc, char **argv)
     cJSON_AddNumberToObject(out, "iterations", res.iterations);
     cJSON_AddNumberToObject(out, "load_steps", res.load_steps);
     cJSON_AddNumberToObject(out, "residual", res.residual);
+    cJSON_AddNumberToObject(out, "error_indicator", rod_error_indicator(m, rod_state_q(st)));
     cJSON_AddItemToObject(out, "q", cJSON_CreateDoubleArray(rod_state_q(st), rod_model_ndof(m)));
     cJSON_AddItemToObject(out, "frame", rod_frame_to_cjson(&fr));
     char *text = cJSON_PrintUnformatted(out);

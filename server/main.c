@@ -18,6 +18,8 @@ static void usage(FILE *f)
             "                                            dynamics, one FRAME per line (NDJSON)\n"
             "  rodd sweep SPEC.json --grid PATH=V1,V2,... [--grid ...] [--until T] [--index I] [--out DIR]\n"
             "  rodd sweep --collect DIR [--out FILE.csv]   parameter grids, locally or one point a task\n"
+            "  rodd converge SPEC.json [--until T] [--every DT] [--levels K] [--budget S] [--set ...]\n"
+            "                                            error estimate: the spec against refined copies\n"
             "  rodd serve [--config FILE] [--listen ADDR:PORT] [--state-dir DIR] [--example NAME]\n"
             "                                            the daemon: REST, streams, the viewer\n"
             "  rodd probe [--listen ADDR:PORT] [--path /readyz]   health check of a running daemon\n"
@@ -44,6 +46,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "solve") == 0) return cli_solve(argc, argv);
     if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
     if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc, argv);
+    if (strcmp(cmd, "converge") == 0) return cli_converge(argc, argv);
     if (strcmp(cmd, "serve") == 0) return cli_serve(argc, argv);
     if (strcmp(cmd, "probe") == 0) return cli_probe(argc, argv);
     fprintf(stderr, "rodd: unknown command \"%s\"\n", cmd);

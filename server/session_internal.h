@@ -36,6 +36,7 @@ struct session {
     double until; /* 0: no end */
     int points;
     double t;     /* simulation time, mirrored for readers */
+    double error_indicator; /* rod_error_indicator of the latest frame's q */
     command *mail_head, *mail_tail;
     published_frame *latest;
     uint64_t seq;

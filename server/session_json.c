@@ -29,6 +29,7 @@ cJSON *session_describe(session *s)
     else
         cJSON_AddNullToObject(o, "until");
     cJSON_AddNumberToObject(o, "points", s->points);
+    cJSON_AddNumberToObject(o, "error_indicator", s->error_indicator);
     char when[64];
     time_t tt = (time_t)s->created_wall;
     struct tm tm;

@@ -2,6 +2,7 @@
  * readers that must never wait for it. */
 #include "session_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 void session_cache_inputs(session *s)
@@ -27,6 +28,7 @@ int session_publish(session *s)
     session_cache_inputs(s);
     published_frame *pf = frame_compute(s->model, s->state, s->points);
     if (!pf) return -1;
+    const double indicator = rod_error_indicator(s->model, rod_state_q(s->state));
     pthread_mutex_lock(&s->mu);
     const uint64_t seq = ++s->seq;
     pthread_mutex_unlock(&s->mu);
@@ -38,6 +40,7 @@ int session_publish(session *s)
     published_frame *old = s->latest;
     s->latest = pf;
     s->t = rod_state_time(s->state);
+    if (isfinite(indicator)) s->error_indicator = indicator;
     pthread_mutex_unlock(&s->mu);
     frame_release(old);
     return 0;

@@ -31,6 +31,7 @@ python3 - "$tmp/out" <<'PY' && pass "solve result has the contract's keys" || fa
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["converged"] is True and d["iterations"] >= 1 and d["residual"] < 1e-9
+assert d["error_indicator"] >= 0
 assert len(d["q"]) == 5
 f = d["frame"]
 for k in ["t", "s", "position", "rotation", "rho", "radius", "kappa", "nu", "energy", "volume_change"]:
@@ -91,6 +92,19 @@ PY
 grep -q "real-time factor" "$tmp/err" && pass "run reports its counters on stderr" || fail "run stderr"
 expect "run needs --until" 64 "$rodd" run "$ex"
 expect "run refuses a bad spec with 2" 2 "$rodd" run "$tmp/bad.json" --until 1
+expect "converge refuses a bad spec with 2" 2 "$rodd" converge "$tmp/bad.json"
+[ ! -s "$tmp/out" ] && pass "nothing on stdout from converge for a bad spec" || fail "converge stdout not empty"
+expect "converge without a spec is a usage error" 64 "$rodd" converge
+expect "converge --levels 0 is a usage error" 64 "$rodd" converge "$ex" --levels 0
+expect "converge --until -1 is a usage error" 64 "$rodd" converge "$ex" --until -1
+expect "converge: the example against one refinement" 0 "$rodd" converge "$ex" --levels 1 --points 5
+python3 - "$tmp/out" <<'PY' && pass "converge prints the estimates and both runs" || fail "converge result"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tip_error_estimate"] >= 0 and d["shape_error_estimate"] >= d["tip_error_estimate"]
+assert len(d["runs"]) == 2 and d["runs"][1]["points"] == 2 * d["runs"][0]["points"]
+assert d["runs"][1]["strains"]["stretch"] == 2 * d["runs"][0]["strains"]["stretch"] + 1
+PY
 expect "run --set" 0 "$rodd" run "$ex" --until 0.02 --every 0.01 --points 2 --set rod.shear_viscosity=10
 cat >"$tmp/blowup.json" <<'JSON'
 {"model": "classic", "rod": {"length": 0.5, "radius": 0.01, "density": 1000, "youngs_modulus": 1e5, "poisson_ratio": 0.45},
