@@ -265,8 +265,9 @@ int cli_converge(int argc, char **argv)
     if (co.every <= 0) co.every = co.have_until ? co.until / 100 : 1;
     const int nsteps = (int)floor(co.until / co.every + 1e-9);
     const int ntimes = co.have_until ? nsteps + 1 + (co.until - nsteps * co.every > 1e-9 * co.until ? 1 : 0) : 1;
-    if (ntimes > 100001) {
-        fprintf(stderr, "rodd: --every gives more than 100000 output times\n");
+    if (ntimes > 20001 || (long)ntimes * o.points > 2000000) {
+        fprintf(stderr, "rodd: --every and --points give more than 20000 output times or 2e6 "
+                "output points in all\n");
         cli_free_common(&o);
         return EXIT_USAGE;
     }
