@@ -1,5 +1,6 @@
 #include "dynamics.h"
 
+#include "constraints.h"
 #include "dense.h"
 #include "forces.h"
 #include "kinematics.h"
@@ -120,7 +121,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
         dense_cholesky_solve(M, nx, qdd);
     }
     if (nr) dense_cholesky_solve(m->Mrho_chol, nr, qdd + nx);
-    return 0;
+    return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
 }
 
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
