@@ -1,5 +1,6 @@
 #include "dynamics.h"
 
+#include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
 #include "forces.h"
@@ -101,6 +102,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
             for (int j = 0; j < nr; j++) Q[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
+    if (sp->nbodies) bodies_dynamics(m, st, M, Q);
     /* internal forces: stiffness and Kelvin-Voigt damping (Eqs. 50-52) */
     for (int i = 0; i < n; i++) {
         double s = Q[i];

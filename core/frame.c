@@ -1,4 +1,5 @@
 /* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "bodies.h"
 #include "constraints.h"
 #include "dynamics.h"
 #include "kinematics.h"
@@ -55,7 +56,9 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
         vol += m->w[k] * A0 * rho * rho * nun;
         vol0 += m->w[k] * A0;
     }
-    f->e_gravity = vg;
+    double bk, bg;
+    bodies_energy(m, g, NULL, &bk, &bg);
+    f->e_gravity = vg + bg;
     f->volume_change = vol / vol0 - 1.0;
     f->e_kinetic = 0.0;
     int moving = 0;
@@ -64,6 +67,8 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
     if (!eta) return -1;
     f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
+    bodies_energy(m, g, eta, &bk, &bg);
+    f->e_kinetic += bk;
     free(eta);
     return 0;
 }

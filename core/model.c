@@ -3,6 +3,7 @@
 
 #include "authors.h"
 #include "basis.h"
+#include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
 #include "issues.h"
@@ -115,7 +116,8 @@ static int build_stations(rod_model *m)
         m->substeps = sp->substeps > 0 ? sp->substeps : 1;
         return assign_load_stations(m);
     }
-    int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads + constraints_nbreakpoints(sp);
+    int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads + constraints_nbreakpoints(sp) +
+                 bodies_nbreakpoints(sp);
     double *bp = malloc((size_t)nb_cap * sizeof *bp);
     if (!bp) return -1;
     int nb = 0;
@@ -128,6 +130,7 @@ static int build_stations(rod_model *m)
     }
     for (int l = 0; l < sp->nloads; l++) bp[nb++] = sp->loads[l].s;
     constraints_breakpoints(sp, bp, &nb);
+    bodies_breakpoints(sp, bp, &nb);
     qsort(bp, (size_t)nb, sizeof *bp, cmp_double);
     int u = 0;
     for (int i = 0; i < nb; i++)

@@ -74,6 +74,16 @@ typedef struct {
     double stiffness, damping; /* penalty only: N/m (N m/rad; for volume N m per unit strain) */
 } spec_constraint;
 
+/* A rigid body attached at a point of the rod (a tip mass, a gripper, a payload). */
+typedef struct {
+    char *name;
+    double s;            /* where it is attached (m from the base) */
+    double mass;         /* kg */
+    double inertia[9];   /* about its centre of mass, in the rod's local frame at s; column-major */
+    double offset[3];    /* its centre of mass from the rod's axis at s, local frame (m) */
+    double volume;       /* m^3, for buoyancy in a fluid */
+} spec_body;
+
 typedef struct {
     int extended;
     char *name;
@@ -107,9 +117,11 @@ typedef struct {
     spec_authors_code authors;
     int nguess;
     double *guess;
-    /* constraints */
+    /* constraints and attached bodies */
     int ncons;
     spec_constraint *cons;
+    int nbodies;
+    spec_body *bodies;
     /* expression strings referenced by the profiles */
     int nexprs;
     char **exprs;

@@ -191,13 +191,116 @@ static void parse_constraints(pctx *c, const cJSON *cons)
     }
 }
 
+#define MAX_BODIES 16
+static const char *const keys_body[] = {"name", "s", "mass", "inertia", "offset", "volume", NULL};
+
+/* "inertia": [3] (principal, along the local axes) or [3][3] (symmetric, positive definite). */
+static void parse_inertia(pctx *c, const cJSON *b, const char *base, double J[9])
+{
+    char p[320];
+    spec_join(p, sizeof p, base, "inertia");
+    const cJSON *v = spec_member(b, "inertia");
+    if (!v) return;
+    const int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+    if (n == 3 && cJSON_IsNumber(v->child)) {
+        double d[3];
+        if (!spec_get_vec(c, b, "inertia", base, REQUIRED, 3, d)) return;
+        for (int i = 0; i < 3; i++) {
+            if (!(d[i] >= 0)) {
+                spec_bad(c, p, "principal moments must be >= 0");
+                return;
+            }
+            J[4 * i] = d[i];
+        }
+        return;
+    }
+    if (n != 3) {
+        spec_bad(c, p, "must be 3 principal moments or a 3x3 matrix (kg m^2)");
+        return;
+    }
+    int i = 0;
+    for (const cJSON *row = v->child; row; row = row->next, i++) {
+        int j = 0;
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 3) {
+            spec_bad(c, p, "must be 3 principal moments or a 3x3 matrix (kg m^2)");
+            return;
+        }
+        for (const cJSON *e = row->child; e; e = e->next, j++) {
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+                spec_bad(c, p, "must be 3 principal moments or a 3x3 matrix (kg m^2)");
+                return;
+            }
+            J[i + 3 * j] = e->valuedouble;
+        }
+    }
+    for (i = 0; i < 3; i++)
+        for (int j = 0; j < i; j++)
+            if (fabs(J[i + 3 * j] - J[j + 3 * i]) > 1e-12 * (fabs(J[i + 3 * j]) + fabs(J[j + 3 * i]))) {
+                spec_bad(c, p, "must be symmetric");
+                return;
+            }
+    /* positive semidefinite: the leading minors of a 3x3 symmetric matrix */
+    const double m1 = J[0], m2 = J[0] * J[4] - J[1] * J[3];
+    const double m3 = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[3] * (J[1] * J[8] - J[2] * J[7]) +
+                      J[6] * (J[1] * J[5] - J[2] * J[4]);
+    if (m1 < 0 || m2 < 0 || m3 < 0) spec_bad(c, p, "must be positive semidefinite");
+}
+
+static void parse_bodies(pctx *c, const cJSON *bodies)
+{
+    rod_spec *s = c->s;
+    if (!bodies) return;
+    if (!cJSON_IsArray(bodies)) {
+        spec_bad(c, "/bodies", "must be an array");
+        return;
+    }
+    const int n = cJSON_GetArraySize(bodies);
+    if (n > MAX_BODIES) {
+        spec_bad(c, "/bodies", "at most %d bodies", MAX_BODIES);
+        return;
+    }
+    s->bodies = calloc((size_t)(n ? n : 1), sizeof *s->bodies);
+    if (!s->bodies) {
+        spec_bad(c, "/bodies", "out of memory");
+        return;
+    }
+    int i = 0;
+    for (const cJSON *b = bodies->child; b; b = b->next, i++) {
+        char base[64], p[320];
+        spec_join_index(base, sizeof base, "/bodies", i);
+        spec_body *k = &s->bodies[s->nbodies++];
+        k->s = s->length;
+        if (!spec_check_object(c, b, base, keys_body)) continue;
+        k->name = spec_get_name(c, b, base);
+        for (int j = 0; k->name && j < i; j++)
+            if (s->bodies[j].name && strcmp(s->bodies[j].name, k->name) == 0) {
+                spec_join(p, sizeof p, base, "name");
+                spec_bad(c, p, "duplicate name \"%s\" (body names must be unique)", k->name);
+                break;
+            }
+        if (spec_get_number(c, b, "s", base, OPTIONAL, R_NONNEG, &k->s) && s->length > 0 &&
+            !(k->s > 0 && k->s <= s->length * (1 + 1e-12))) {
+            spec_join(p, sizeof p, base, "s");
+            spec_bad(c, p, "must be in (0, length]: the base (s = 0) is clamped");
+        }
+        if (k->s > s->length) k->s = s->length;
+        spec_get_number(c, b, "mass", base, REQUIRED, R_POS, &k->mass);
+        parse_inertia(c, b, base, k->inertia);
+        spec_get_vec(c, b, "offset", base, OPTIONAL, 3, k->offset);
+        spec_get_number(c, b, "volume", base, OPTIONAL, R_NONNEG, &k->volume);
+    }
+}
+
 void spec_parse_mechanics(pctx *c, const cJSON *root)
 {
     parse_constraints(c, spec_member(root, "constraints"));
+    parse_bodies(c, spec_member(root, "bodies"));
 }
 
 void spec_free_mechanics(rod_spec *s)
 {
     for (int i = 0; i < s->ncons; i++) free(s->cons[i].name);
     free(s->cons);
+    for (int i = 0; i < s->nbodies; i++) free(s->bodies[i].name);
+    free(s->bodies);
 }

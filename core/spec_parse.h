@@ -35,7 +35,7 @@ int spec_parse_profile(pctx *c, const cJSON *obj, const char *key, const char *b
                        double dflt, profile *out);
 char *spec_get_name(pctx *c, const cJSON *obj, const char *base);
 
-/* spec_mech.c: "constraints" (and later sections) of the root object. */
+/* spec_mech.c: "constraints" and "bodies" of the root object. */
 void spec_parse_mechanics(pctx *c, const cJSON *root);
 void spec_free_mechanics(rod_spec *s);
 
@@ -45,6 +45,8 @@ void spec_free_mechanics(rod_spec *s);
     "/constraints/*/s", "/constraints/*/position", "/constraints/*/rotation", \
     "/constraints/*/rotation/axis", "/constraints/*/rotation/angle", \
     "/constraints/*/components", "/constraints/*/scope", "/constraints/*/method", \
-    "/constraints/*/stiffness", "/constraints/*/damping",
+    "/constraints/*/stiffness", "/constraints/*/damping", \
+    "/bodies", "/bodies/*", "/bodies/*/name", "/bodies/*/s", "/bodies/*/mass", \
+    "/bodies/*/inertia", "/bodies/*/offset", "/bodies/*/volume",
 
 #endif

@@ -1,4 +1,4 @@
-/* The "constraints" section: every problem named by its JSON pointer. */
+/* The "constraints" and "bodies" sections: every problem named by its JSON pointer. */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -46,4 +46,28 @@ Test(spec_constraints, bad_constraints_are_named_by_path)
     expect(with("classic", "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"x\"]}, "
                            "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"y\"]}"),
            "/constraints/1/name: duplicate name \"a\"");
+}
+
+static const char *with_bodies(const char *bodies)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 2}, "
+             "\"bodies\": [%s]}", bodies);
+    return buf;
+}
+
+Test(spec_constraints, bad_bodies_are_named_by_path)
+{
+    expect(with_bodies("{\"name\": \"b\"}"), "/bodies/0/mass: is required");
+    expect(with_bodies("{\"name\": \"b\", \"mass\": 1, \"inertia\": [1, 2]}"),
+           "/bodies/0/inertia: must be 3 principal moments or a 3x3 matrix");
+    expect(with_bodies("{\"name\": \"b\", \"mass\": 1, \"inertia\": [[1, 2, 0], [0, 1, 0], [0, 0, 1]]}"),
+           "/bodies/0/inertia: must be symmetric");
+    expect(with_bodies("{\"name\": \"b\", \"mass\": 1, \"inertia\": [[1, 2, 0], [2, 1, 0], [0, 0, 1]]}"),
+           "/bodies/0/inertia: must be positive semidefinite");
+    expect(with_bodies("{\"name\": \"b\", \"mass\": 1, \"s\": 0.7}"), "/bodies/0/s: must be in (0, length]");
+    expect(with_bodies("{\"name\": \"b\", \"mass\": 1}, {\"name\": \"b\", \"mass\": 2}"),
+           "/bodies/1/name: duplicate name \"b\"");
 }
