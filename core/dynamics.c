@@ -1,5 +1,7 @@
 #include "dynamics.h"
 
+#include "bodies.h"
+#include "constraints.h"
 #include "dense.h"
 #include "forces.h"
 #include "kinematics.h"
@@ -100,6 +102,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
             for (int j = 0; j < nr; j++) Q[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
+    if (sp->nbodies) bodies_dynamics(m, st, M, Q);
     /* internal forces: stiffness and Kelvin-Voigt damping (Eqs. 50-52) */
     for (int i = 0; i < n; i++) {
         double s = Q[i];
@@ -120,7 +123,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
         dense_cholesky_solve(M, nx, qdd);
     }
     if (nr) dense_cholesky_solve(m->Mrho_chol, nr, qdd + nx);
-    return 0;
+    return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
 }
 
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,

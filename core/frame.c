@@ -1,4 +1,6 @@
 /* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "bodies.h"
+#include "constraints.h"
 #include "dynamics.h"
 #include "kinematics.h"
 #include "state.h"
@@ -25,6 +27,7 @@ void rod_frame_free(rod_frame *f)
     free(f->radius);
     free(f->kappa);
     free(f->nu);
+    free(f->cons);
     memset(f, 0, sizeof *f);
 }
 
@@ -53,7 +56,9 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
         vol += m->w[k] * A0 * rho * rho * nun;
         vol0 += m->w[k] * A0;
     }
-    f->e_gravity = vg;
+    double bk, bg;
+    bodies_energy(m, g, NULL, &bk, &bg);
+    f->e_gravity = vg + bg;
     f->volume_change = vol / vol0 - 1.0;
     f->e_kinetic = 0.0;
     int moving = 0;
@@ -62,7 +67,25 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
     if (!eta) return -1;
     f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
+    bodies_energy(m, g, eta, &bk, &bg);
+    f->e_kinetic += bk;
     free(eta);
+    return 0;
+}
+
+static int frame_constraints(const rod_model *m, const rod_state *st, rod_frame *f)
+{
+    const int nc = constraints_count(m);
+    if (!nc) return 0;
+    f->cons = calloc((size_t)nc, sizeof *f->cons);
+    if (!f->cons) return -1;
+    f->ncons = nc;
+    for (int i = 0; i < nc; i++) {
+        rod_frame_constraint *c = &f->cons[i];
+        snprintf(c->name, sizeof c->name, "%s", constraints_name(m, i));
+        c->volume = constraints_is_volume(m, i);
+        constraints_reaction(st, i, c->force, c->moment, &c->violation, &c->pressure);
+    }
     return 0;
 }
 
@@ -118,6 +141,7 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
         memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
     }
     int rc = frame_integrals(m, st, g, f);
+    if (rc == 0) rc = frame_constraints(m, st, f);
     free(sall);
     free(g);
     free(cols);
@@ -166,6 +190,21 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
         cJSON_AddNumberToObject(e, "gravity", f->e_gravity);
     }
     cJSON_AddNumberToObject(o, "volume_change", f->volume_change);
+    if (f->ncons) {
+        cJSON *cs = cJSON_AddObjectToObject(o, "constraints");
+        for (int i = 0; cs && i < f->ncons; i++) {
+            const rod_frame_constraint *c = &f->cons[i];
+            cJSON *e = cJSON_AddObjectToObject(cs, c->name);
+            if (!e) continue;
+            if (c->volume) {
+                cJSON_AddNumberToObject(e, "pressure", c->pressure);
+            } else {
+                cJSON_AddItemToObject(e, "force", array_of(c->force, 3));
+                cJSON_AddItemToObject(e, "moment", array_of(c->moment, 3));
+            }
+            cJSON_AddNumberToObject(e, "violation", c->violation);
+        }
+    }
     return o;
 }
 
@@ -250,6 +289,36 @@ char *rod_frame_to_json(const rod_frame *f)
     sb_num(&b, f->e_gravity);
     sb_str(&b, "},\"volume_change\":");
     sb_num(&b, f->volume_change);
+    if (f->ncons) {
+        sb_str(&b, ",\"constraints\":{");
+        for (int i = 0; i < f->ncons; i++) {
+            const rod_frame_constraint *c = &f->cons[i];
+            if (i) sb_str(&b, ",");
+            sb_str(&b, "\""); /* names are letters, digits, '_', '-', '.': nothing to escape */
+            sb_str(&b, c->name);
+            sb_str(&b, "\":{");
+            if (c->volume) {
+                sb_str(&b, "\"pressure\":");
+                sb_num(&b, c->pressure);
+            } else {
+                sb_str(&b, "\"force\":[");
+                for (int a = 0; a < 3; a++) {
+                    if (a) sb_str(&b, ",");
+                    sb_num(&b, c->force[a]);
+                }
+                sb_str(&b, "],\"moment\":[");
+                for (int a = 0; a < 3; a++) {
+                    if (a) sb_str(&b, ",");
+                    sb_num(&b, c->moment[a]);
+                }
+                sb_str(&b, "]");
+            }
+            sb_str(&b, ",\"violation\":");
+            sb_num(&b, c->violation);
+            sb_str(&b, "}");
+        }
+        sb_str(&b, "}");
+    }
     sb_str(&b, "}");
     if (b.oom) {
         free(b.buf);

@@ -2,9 +2,11 @@
  * y = [q; q_dot]. One integrator per state, with its own SUNDIALS context. */
 #include "dynamics.h"
 
+#include "constraints.h"
 #include "dense.h"
 
 #include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdio.h>
@@ -125,10 +127,45 @@ static int jacobian_elastic(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm
         if (j >= n) col[j - n] = 1.0;
         const double *src = j < n ? m->K + (size_t)n * j : m->D + (size_t)n * (j - n);
         for (int i = 0; i < n; i++) col[n + i] = -src[i];
+        constraints_penalty_column(m, st, j < n ? j : j - n, j >= n, col + n);
         if (nx) dense_cholesky_solve(st->Mxi, nx, col + n);
         if (nr) dense_cholesky_solve(m->Mrho_chol, nr, col + n + nx);
+        constraints_project_column(m, st, col + n);
     }
     return 0;
+}
+
+/* After each step: (q, q_dot) back onto the multiplier constraints' c = 0, c_dot = 0. */
+static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps, N_Vector err,
+                   void *data)
+{
+    (void)eps;
+    (void)err;
+    rod_state *st = data;
+    const int n = st->m->n;
+    const double *y = N_VGetArrayPointer(ycur);
+    double *c = N_VGetArrayPointer(corr);
+    memcpy(c, y, (size_t)2 * n * sizeof *c);
+    if (interrupted(st)) return -1;
+    if (constraints_project(st->m, st, t, c, c + n) != 0) return 1; /* recoverable: a smaller step */
+    for (int i = 0; i < 2 * n; i++) c[i] -= y[i];
+    return 0;
+}
+
+/* Consistent initial conditions: (q, q_dot) on the constraints at the state's time. */
+static int make_consistent(const rod_model *m, rod_state *st)
+{
+    if (!constraints_nmult(m)) return ROD_OK;
+    /* the projection's metric is M: evaluate it at the state first */
+    if (dyn_accel(m, st, st->t, st->q, st->qd, st->vec_n) != 0 ||
+        constraints_project(m, st, st->t, st->q, st->qd) != 0) {
+        char prev[sizeof st->err];
+        snprintf(prev, sizeof prev, "%s", st->err);
+        state_set_error(st, "no consistent initial state: %s (start from \"initial\": \"static\" "
+                        "when the constraints' targets at t = 0 are away from the rest shape)", prev);
+        return ROD_ESOLVER;
+    }
+    return ROD_OK;
 }
 
 static void cv_error(int code, const char *module, const char *function, char *msg, void *data)
@@ -163,6 +200,8 @@ static int dyn_restart(const rod_model *m, rod_state *st)
 {
     struct dyn_solver *d = st->dyn;
     const int n = m->n;
+    int rc = make_consistent(m, st);
+    if (rc != ROD_OK) return rc;
     double *y = N_VGetArrayPointer(d->y);
     memcpy(y, st->q, (size_t)n * sizeof *y);
     memcpy(y + n, st->qd, (size_t)n * sizeof *y);
@@ -182,6 +221,10 @@ static int dyn_restart(const rod_model *m, rod_state *st)
         /* lightly damped modes put eigenvalues near the imaginary axis, where BDF of order
          * 3 and up is unstable: let CVODE detect it and lower the order */
         if (flag == CV_SUCCESS) flag = CVodeSetStabLimDet(d->mem, SUNTRUE);
+        if (flag == CV_SUCCESS && constraints_nmult(m)) {
+            flag = CVodeSetProjFn(d->mem, project);
+            if (flag == CV_SUCCESS) flag = CVodeSetProjErrEst(d->mem, SUNFALSE);
+        }
     } else {
         add_counters(d, &d->done);
         flag = CVodeReInit(d->mem, st->t, d->y);
@@ -223,7 +266,9 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
         int rc = rod_statics_solve(m, st, 0.0, &res);
         if (rc != ROD_OK) return rc;
     }
-    return dyn_restart(m, st);
+    int rc = dyn_restart(m, st);
+    if (rc == ROD_OK) constraints_record(m, st, NULL);
+    return rc;
 }
 
 int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
@@ -282,6 +327,7 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     memcpy(st->q, y, (size_t)n * sizeof *y);
     memcpy(st->qd, y + n, (size_t)n * sizeof *y);
     st->t = tret;
+    constraints_record(m, st, NULL);
     return ROD_OK;
 }
 

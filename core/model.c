@@ -3,6 +3,8 @@
 
 #include "authors.h"
 #include "basis.h"
+#include "bodies.h"
+#include "constraints.h"
 #include "dense.h"
 #include "issues.h"
 #include "quad.h"
@@ -114,7 +116,8 @@ static int build_stations(rod_model *m)
         m->substeps = sp->substeps > 0 ? sp->substeps : 1;
         return assign_load_stations(m);
     }
-    int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads;
+    int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads + constraints_nbreakpoints(sp) +
+                 bodies_nbreakpoints(sp);
     double *bp = malloc((size_t)nb_cap * sizeof *bp);
     if (!bp) return -1;
     int nb = 0;
@@ -126,6 +129,8 @@ static int build_stations(rod_model *m)
         bp[nb++] = sp->acts[a].span[1];
     }
     for (int l = 0; l < sp->nloads; l++) bp[nb++] = sp->loads[l].s;
+    constraints_breakpoints(sp, bp, &nb);
+    bodies_breakpoints(sp, bp, &nb);
     qsort(bp, (size_t)nb, sizeof *bp, cmp_double);
     int u = 0;
     for (int i = 0; i < nb; i++)
@@ -347,7 +352,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
-    if (build_bases(m) || build_matrices(m) || build_inputs(m)) goto nomem;
+    if (build_bases(m) || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
@@ -450,6 +455,7 @@ void rod_model_free(rod_model *m)
     free(m->Mrho_chol);
     free(m->inputs);
     free(m->load_station);
+    constraints_model_free(m);
     free(m);
 }
 

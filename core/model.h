@@ -65,6 +65,7 @@ struct rod_model {
     int ninputs;
     model_input *inputs;
     int *load_station;           /* per load: its station index */
+    struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
 };
 
 /* Legendre values of every xi column at X = s/L (out: n_xi). */

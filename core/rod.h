@@ -153,6 +153,16 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
 double rod_error_indicator(const rod_model *m, const double *q);
 
 /* ---- frames ---- */
+/* A constraint's reaction on the rod (world frame) and how far it is from being met. */
+typedef struct {
+    char name[72];
+    int volume;        /* 1: a volume constraint (pressure), 0: a pose (force, moment) */
+    double force[3];   /* N */
+    double moment[3];  /* N m */
+    double violation;  /* m or rad (the largest held component); relative for volume */
+    double pressure;   /* Pa, volume only: the multiplier (or penalty force) over V0 */
+} rod_frame_constraint;
+
 typedef struct {
     int n;            /* points, base to tip */
     double t;
@@ -165,6 +175,8 @@ typedef struct {
     double *nu;       /* 3n */
     double e_kinetic, e_elastic, e_gravity;
     double volume_change; /* Sec. 5.2's Delta V */
+    int ncons;
+    rod_frame_constraint *cons; /* ncons, in the spec's order */
 } rod_frame;
 
 /* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */

@@ -3,6 +3,7 @@
 #include "spec.h"
 
 #include "issues.h"
+#include "spec_parse.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -22,7 +23,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
 static const char *const keys_root[] = {"model", "name", "description", "rod", "strains",
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
-    "authors_code", NULL};
+    "authors_code", "constraints", "bodies", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
     "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
@@ -71,13 +72,8 @@ const char *const spec_known_paths[] = {
     "/initial",
     "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
     "/authors_code/damping_slips", "/authors_code/slope_per_X",
+    SPEC_MECH_PATHS
     NULL};
-
-typedef struct {
-    rod_issues *iss;
-    rod_spec *s;
-    int nbad; /* issues recorded by this parse */
-} pctx;
 
 static void bad(pctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void bad(pctx *c, const char *path, const char *fmt, ...)
@@ -143,9 +139,6 @@ static const cJSON *member(const cJSON *obj, const char *key)
 {
     return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 }
-
-enum { OPTIONAL = 0, REQUIRED = 1 };
-typedef enum { R_ANY, R_POS, R_NONNEG, R_POISSON, R_UNIT, R_UNIT_OPEN } range;
 
 static const char *range_text(range r)
 {
@@ -806,6 +799,7 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     parse_loads(&c, member(root, "loads"));
     parse_actuators(&c, member(root, "actuators"));
     check_unique_names(&c);
+    spec_parse_mechanics(&c, root);
     const cJSON *disc = member(root, "discretization");
     if (disc && check_object(&c, disc, "/discretization", keys_disc))
     {
@@ -834,5 +828,49 @@ void spec_free(rod_spec *s)
     free(s->exprs);
     free(s->guess);
     free(s->name);
+    spec_free_mechanics(s);
     free(s);
 }
+
+/* ---- the helpers, for the parsers of the other spec sections (spec_parse.h) ---- */
+void spec_bad(pctx *c, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    bad(c, path, "%s", msg);
+}
+void spec_join(char *out, size_t n, const char *base, const char *key) { join(out, n, base, key); }
+void spec_join_index(char *out, size_t n, const char *base, int i) { join_index(out, n, base, i); }
+int spec_check_object(pctx *c, const cJSON *obj, const char *path, const char *const *keys)
+{
+    return check_object(c, obj, path, keys);
+}
+const cJSON *spec_member(const cJSON *obj, const char *key) { return member(obj, key); }
+int spec_get_number(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                    range r, double *out)
+{
+    return get_number(c, obj, key, base, req, r, out);
+}
+int spec_get_enum(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                  const char *const *names, int dflt)
+{
+    return get_enum(c, obj, key, base, req, names, dflt);
+}
+int spec_get_vec(pctx *c, const cJSON *obj, const char *key, const char *base, int req, int n,
+                 double *out)
+{
+    return get_vec(c, obj, key, base, req, n, out);
+}
+int spec_parse_scalar(pctx *c, const cJSON *v, const char *path, profile_scalar *out)
+{
+    return parse_scalar(c, v, path, 0, 0, out, NULL);
+}
+int spec_parse_profile(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
+                       double dflt, profile *out)
+{
+    return parse_profile(c, obj, key, base, req, 0, 0, dflt, out);
+}
+char *spec_get_name(pctx *c, const cJSON *obj, const char *base) { return get_name(c, obj, base); }

@@ -57,6 +57,33 @@ typedef struct {
                                      * and the rho' stiffness and damping */
 } spec_authors_code;
 
+/* Constraints (seeds/003): a point's pose held (any of its six components), or the volume. */
+typedef enum { CON_POSE, CON_VOLUME } spec_con_type;
+enum { CON_X, CON_Y, CON_Z, CON_RX, CON_RY, CON_RZ }; /* pose components, world frame */
+
+typedef struct {
+    char *name;
+    spec_con_type type;
+    double s;            /* CON_POSE: the point held (m from the base) */
+    int held[6];         /* CON_POSE: which components of CON_X..CON_RZ are held */
+    profile position[3]; /* target position (m), world frame; default the reference (0, 0, s) */
+    double axis[3];      /* target rotation: angle(t) about this unit axis (world) */
+    profile angle;
+    int pieces;          /* CON_VOLUME: 1 for one constraint per Hermite piece, 0 for the total */
+    int penalty;         /* 0: Lagrange multiplier, 1: penalty */
+    double stiffness, damping; /* penalty only: N/m (N m/rad; for volume N m per unit strain) */
+} spec_constraint;
+
+/* A rigid body attached at a point of the rod (a tip mass, a gripper, a payload). */
+typedef struct {
+    char *name;
+    double s;            /* where it is attached (m from the base) */
+    double mass;         /* kg */
+    double inertia[9];   /* about its centre of mass, in the rod's local frame at s; column-major */
+    double offset[3];    /* its centre of mass from the rod's axis at s, local frame (m) */
+    double volume;       /* m^3, for buoyancy in a fluid */
+} spec_body;
+
 typedef struct {
     int extended;
     char *name;
@@ -90,6 +117,11 @@ typedef struct {
     spec_authors_code authors;
     int nguess;
     double *guess;
+    /* constraints and attached bodies */
+    int ncons;
+    spec_constraint *cons;
+    int nbodies;
+    spec_body *bodies;
     /* expression strings referenced by the profiles */
     int nexprs;
     char **exprs;

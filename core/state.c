@@ -1,5 +1,6 @@
 #include "state.h"
 
+#include "constraints.h"
 #include "dynamics.h"
 
 #include <math.h>
@@ -47,7 +48,7 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
     st->Mxi = calloc(nx * nx, sizeof *st->Mxi);
     st->Q = calloc(n, sizeof *st->Q);
     if (!st->q || !st->qd || !st->vec_n || !st->input || !st->g || !st->J || !st->eta ||
-        !st->bias || !st->Mxi || !st->Q)
+        !st->bias || !st->Mxi || !st->Q || constraints_state_init(st) != 0)
         goto nomem;
     for (int i = 0; i < m->ninputs; i++) {
         const model_input *in = &m->inputs[i];
@@ -82,6 +83,7 @@ void rod_state_free(rod_state *st)
     free(st->bias);
     free(st->Mxi);
     free(st->Q);
+    constraints_state_free(st);
     free(st);
 }
 

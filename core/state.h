@@ -23,6 +23,7 @@ struct rod_state {
     double *eta, *bias;      /* ns x 6: body twists and J_dot q_dot */
     double *Mxi;             /* n_xi x n_xi mass matrix, then its Cholesky factor */
     double *Q;               /* n: generalized forces */
+    struct con_work *con;    /* constraints' rows, multipliers and scratch (constraints.c) */
     /* dynamics: the integrator, created on the first rod_dynamics_start */
     struct dyn_solver *dyn;
     int need_reinit;         /* restart the integrator at st->t before the next step */

@@ -1,6 +1,8 @@
 /* Statics (Eqs. 57-58): K q - B u - F(q) = 0 solved by KINSOL's Newton method with a line
  * search; when the full load does not converge, the loads are applied in steps (natural
  * continuation from the unloaded straight rod, which is an exact solution at zero load). */
+#include "bodies.h"
+#include "constraints.h"
 #include "forces.h"
 #include "kinematics.h"
 #include "state.h"
@@ -21,20 +23,33 @@ typedef struct {
     const rod_model *m;
     rod_state *st;
     double t, factor;
-    double *Q, *Q2, *qp; /* scratch, n each */
-    int failed;          /* an input went non-finite */
+    int N;                  /* unknowns: q (n) and the constraints' multipliers (constraints.h) */
+    double *Q, *Q2, *qp;    /* scratch: n, n, N */
+    double *cm, *cm2;       /* scratch: the multiplier rows' violations */
+    int failed;             /* an input went non-finite */
 } statics_ctx;
 
-/* R = K q - Q(q) */
-static int residual(const statics_ctx *c, const double *q, double *R)
+/* The loads on q at u = [q; lambda]: Q(q) plus the constraints' forces, and the multiplier
+ * rows' violations in cm. */
+static int loads(const statics_ctx *c, const double *u, double *Q, double *cm)
+{
+    const rod_model *m = c->m;
+    kin_forward(m, u, c->st->g, c->st->J);
+    if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
+    if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
+    if (m->con) constraints_statics_terms(m, c->st, u, u + m->n, c->t, c->factor, Q, cm);
+    return 0;
+}
+
+/* R = [K q - Q(q) - A^T lambda; c(q)] */
+static int residual(const statics_ctx *c, const double *u, double *R)
 {
     const rod_model *m = c->m;
     const int n = m->n;
-    kin_forward(m, q, c->st->g, c->st->J);
-    if (forces_static(m, c->st, q, c->t, c->factor, c->Q) != 0) return -1;
+    if (loads(c, u, c->Q, R + n) != 0) return -1;
     for (int i = 0; i < n; i++) {
         double s = -c->Q[i];
-        for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * q[j];
+        for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * u[j];
         R[i] = s;
     }
     return 0;
@@ -47,12 +62,13 @@ static int kin_residual(N_Vector u, N_Vector f, void *data)
         c->failed = 1;
         return -1;
     }
-    for (sunindextype i = 0; i < c->m->n; i++)
+    for (sunindextype i = 0; i < c->N; i++)
         if (!isfinite(N_VGetArrayPointer(f)[i])) return 1; /* recoverable: the line search backs off */
     return 0;
 }
 
-/* dR/dq = K - dQ/dq: the stiff linear part exactly, the load part by forward differences. */
+/* dR/du: the stiff linear part K exactly, the loads' and constraints' parts by forward
+ * differences in q; the multipliers' columns are -A^T exactly. */
 static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
 {
     (void)fu;
@@ -60,19 +76,27 @@ static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vec
     (void)t2;
     statics_ctx *c = data;
     const rod_model *m = c->m;
-    const int n = m->n;
+    const int n = m->n, N = c->N;
     const double *q = N_VGetArrayPointer(u);
-    kin_forward(m, q, c->st->g, c->st->J);
-    if (forces_static(m, c->st, q, c->t, c->factor, c->Q) != 0) return -1;
-    memcpy(c->qp, q, (size_t)n * sizeof *q);
+    memcpy(c->qp, q, (size_t)N * sizeof *q);
+    if (loads(c, q, c->Q, c->cm) != 0) return -1;
     for (int j = 0; j < n; j++) {
         const double h = 1.4901161193847656e-08 * fmax(fabs(q[j]), 1.0);
         c->qp[j] = q[j] + h;
-        kin_forward(m, c->qp, c->st->g, c->st->J);
-        if (forces_static(m, c->st, c->qp, c->t, c->factor, c->Q2) != 0) return -1;
+        if (loads(c, c->qp, c->Q2, c->cm2) != 0) return -1;
         c->qp[j] = q[j];
         double *col = SUNDenseMatrix_Column(Jm, j);
         for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / h;
+        for (int i = n; i < N; i++) col[i] = (c->cm2[i - n] - c->cm[i - n]) / h;
+    }
+    if (N > n) {
+        if (loads(c, q, c->Q, c->cm) != 0) return -1; /* A at q */
+        for (int r = 0; r < N - n; r++) {
+            double *col = SUNDenseMatrix_Column(Jm, n + r);
+            constraints_mult_column(m, c->st, r, col);
+            for (int i = 0; i < n; i++) col[i] = -col[i];
+            memset(col + n, 0, (size_t)(N - n) * sizeof *col);
+        }
     }
     return 0;
 }
@@ -85,23 +109,32 @@ static void kin_error(int code, const char *module, const char *function, char *
     state_set_error(c->st, "KINSOL %s: %s", function, msg);
 }
 
-/* max_i |R_i| / K_ii at q */
-static double scaled_residual(statics_ctx *c, const double *q, double *R)
+/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. */
+static void residual_scale(const statics_ctx *c, double *fs)
 {
-    if (residual(c, q, R) != 0) return INFINITY;
+    const int n = c->m->n;
+    memcpy(fs, c->m->Kdiag_inv, (size_t)n * sizeof *fs);
+    for (int i = n; i < c->N; i++) fs[i] = constraints_row_scale(c->m, i - n);
+}
+
+/* max_i |R_i| / K_ii (and the constraints' violations, scaled) at u */
+static double scaled_residual(statics_ctx *c, const double *u, double *R, double *fs)
+{
+    if (residual(c, u, R) != 0) return INFINITY;
+    residual_scale(c, fs);
     double r = 0;
-    for (int i = 0; i < c->m->n; i++) {
-        double v = fabs(R[i]) * c->m->Kdiag_inv[i];
+    for (int i = 0; i < c->N; i++) {
+        double v = fabs(R[i]) * fs[i];
         if (!(v <= r)) r = v; /* NaN propagates as the worst */
     }
     return r;
 }
 
 /* One Newton solve at a given load factor from q (updated in place on success). */
-static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters)
+static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters, double *R)
 {
     const rod_model *m = c->m;
-    const int n = m->n;
+    const int n = c->N;
     int rc = -1;
     N_Vector u = N_VNew_Serial(n, ctx), us = N_VNew_Serial(n, ctx), fs = N_VNew_Serial(n, ctx);
     SUNMatrix A = SUNDenseMatrix(n, n, ctx);
@@ -112,7 +145,7 @@ static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters)
     if (!LS) goto out;
     memcpy(N_VGetArrayPointer(u), q, (size_t)n * sizeof *q);
     N_VConst(1.0, us);
-    memcpy(N_VGetArrayPointer(fs), m->Kdiag_inv, (size_t)n * sizeof(double));
+    residual_scale(c, N_VGetArrayPointer(fs));
     if (KINInit(mem, kin_residual, u) != KIN_SUCCESS) goto out;
     KINSetUserData(mem, c);
     KINSetErrHandlerFn(mem, kin_error, c);
@@ -136,8 +169,7 @@ static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters)
     KINGetNumNonlinSolvIters(mem, &nni);
     *iters += (int)nni;
     if (flag >= 0 && !c->failed) {
-        double *R = c->Q2; /* free scratch here */
-        double r = scaled_residual(c, N_VGetArrayPointer(u), R);
+        double r = scaled_residual(c, N_VGetArrayPointer(u), R, R + n);
         if (r <= m->spec->tolerance) {
             memcpy(q, N_VGetArrayPointer(u), (size_t)n * sizeof *q);
             rc = 0;
@@ -162,16 +194,17 @@ out:
 
 int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
 {
-    const int n = m->n;
+    const int n = m->n, N = n + constraints_nmult(m);
     memset(res, 0, sizeof *res);
     st->err[0] = '\0';
+    if (constraints_check_rank(m, st, st->q) != 0) return ROD_EINVAL;
     SUNContext ctx = NULL;
     if (SUNContext_Create(NULL, &ctx) != 0) {
         state_set_error(st, "cannot create a SUNDIALS context");
         return ROD_ENOMEM;
     }
-    statics_ctx c = {m, st, t, 1.0, NULL, NULL, NULL, 0};
-    double *buf = calloc((size_t)5 * n, sizeof *buf);
+    statics_ctx c = {m, st, t, 1.0, N, NULL, NULL, NULL, NULL, NULL, 0};
+    double *buf = calloc((size_t)2 * n + 6 * N, sizeof *buf);
     if (!buf) {
         SUNContext_Free(&ctx);
         state_set_error(st, "out of memory");
@@ -180,13 +213,15 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     c.Q = buf;
     c.Q2 = buf + n;
     c.qp = buf + 2 * n;
-    double *q = buf + 3 * n, *q_done = buf + 4 * n;
+    c.cm = c.qp + N; /* the multiplier rows: N - n each */
+    c.cm2 = c.cm + (N - n);
+    double *q = c.cm2 + (N - n), *q_done = q + N, *R = q_done + N; /* R: 2N */
     memcpy(q, st->q, (size_t)n * sizeof *q);
 
     int rc = ROD_OK, steps = 1;
-    if (solve_at(&c, ctx, q, &res->iterations) != 0 && !c.failed) {
+    if (solve_at(&c, ctx, q, &res->iterations, R) != 0 && !c.failed) {
         /* continuation from the straight rod, the equilibrium at zero load */
-        memset(q_done, 0, (size_t)n * sizeof *q_done);
+        memset(q_done, 0, (size_t)N * sizeof *q_done);
         double done = 0.0, step = 0.25;
         steps = 0;
         while (done < 1.0 && !c.failed) {
@@ -195,19 +230,19 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
                 break;
             }
             c.factor = fmin(1.0, done + step);
-            memcpy(q, q_done, (size_t)n * sizeof *q);
+            memcpy(q, q_done, (size_t)N * sizeof *q);
             st->err[0] = '\0';
             steps++;
-            if (solve_at(&c, ctx, q, &res->iterations) == 0) {
+            if (solve_at(&c, ctx, q, &res->iterations, R) == 0) {
                 done = c.factor;
-                memcpy(q_done, q, (size_t)n * sizeof *q);
+                memcpy(q_done, q, (size_t)N * sizeof *q);
                 step *= 2.0;
             } else {
                 step *= 0.25;
             }
         }
         if (rc != ROD_OK) {
-            memcpy(q, q_done, (size_t)n * sizeof *q);
+            memcpy(q, q_done, (size_t)N * sizeof *q);
             char prev[sizeof st->err];
             snprintf(prev, sizeof prev, "%s", st->err);
             state_set_error(st, "no equilibrium found: reached %.3g of the full load in %d load "
@@ -218,11 +253,12 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     c.factor = 1.0;
     res->load_steps = steps;
     c.failed = 0;
-    res->residual = scaled_residual(&c, q, c.Q2);
+    res->residual = scaled_residual(&c, q, R, R + N);
     res->converged = rc == ROD_OK;
     memcpy(st->q, q, (size_t)n * sizeof *q);
     memset(st->qd, 0, (size_t)n * sizeof *st->qd);
     st->t = t;
+    constraints_record(m, st, q + n);
     free(buf);
     SUNContext_Free(&ctx);
     return rc;

@@ -1,0 +1,612 @@
+/* Constraint rows, their gradients and time derivatives, the multipliers' saddle-point
+ * solve and the projection back onto the constraint manifold (constraints.h). */
+#include "constraints.h"
+
+#include "dense.h"
+#include "dynamics.h"
+#include "kinematics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One row per held pose component, one per volume scope (the whole rod or each piece). */
+typedef struct {
+    int con;   /* index into spec->cons */
+    int comp;  /* CON_X..CON_RZ for a pose; the piece (or 0 for the total) for a volume */
+    int mult;  /* index among the multiplier rows, or -1 for a penalty row */
+} con_row;
+
+struct con_layout {
+    int nrows, nmult;
+    con_row *rows;
+    int *mult_row;    /* nmult: the row of each multiplier */
+    int *station;     /* per constraint: the station of a pose's point */
+    double *vol0;     /* per row: the reference volume of a volume row's scope */
+    int *first_row;   /* per constraint: its first row; its rows are contiguous */
+    int *nrow;        /* per constraint: its row count */
+};
+
+struct con_work {
+    double *c, *cd, *A, *bias; /* per row: value, rate, gradient (row-major, n), A_dot q_dot minus
+                                * the target's acceleration */
+    double *lam;               /* per row: multiplier or penalty force */
+    double *viol;              /* per row: c at the last record */
+    double *B, *S, *mu, *tmp, *q2, *A2; /* scratch */
+};
+
+int constraints_nbreakpoints(const rod_spec *sp) { return sp->ncons; }
+
+void constraints_breakpoints(const rod_spec *sp, double *bp, int *nb)
+{
+    for (int i = 0; i < sp->ncons; i++)
+        if (sp->cons[i].type == CON_POSE) bp[(*nb)++] = sp->cons[i].s;
+}
+
+int constraints_count(const rod_model *m) { return m->spec->ncons; }
+int constraints_nmult(const rod_model *m) { return m->con ? m->con->nmult : 0; }
+int constraints_nrows(const rod_model *m) { return m->con ? m->con->nrows : 0; }
+const char *constraints_name(const rod_model *m, int i) { return m->spec->cons[i].name; }
+int constraints_is_volume(const rod_model *m, int i) { return m->spec->cons[i].type == CON_VOLUME; }
+
+void constraints_model_free(rod_model *m)
+{
+    struct con_layout *L = m->con;
+    if (!L) return;
+    free(L->rows);
+    free(L->mult_row);
+    free(L->station);
+    free(L->vol0);
+    free(L->first_row);
+    free(L->nrow);
+    free(L);
+    m->con = NULL;
+}
+
+/* The Hermite piece a Gauss station lies in (its nodes are stations of weight 0). */
+static int piece_of(const rod_model *m, int k)
+{
+    const int P = m->spec->pieces > 0 ? m->spec->pieces : 1;
+    int p = (int)floor(m->s[k] / m->L * P);
+    return p < 0 ? 0 : p >= P ? P - 1 : p;
+}
+
+int constraints_compile(rod_model *m)
+{
+    const rod_spec *sp = m->spec;
+    if (!sp->ncons) return 0;
+    struct con_layout *L = calloc(1, sizeof *L);
+    if (!L) return -1;
+    m->con = L;
+    const int nc = sp->ncons;
+    L->station = calloc((size_t)nc, sizeof *L->station);
+    L->first_row = calloc((size_t)nc, sizeof *L->first_row);
+    L->nrow = calloc((size_t)nc, sizeof *L->nrow);
+    if (!L->station || !L->first_row || !L->nrow) return -1;
+    for (int i = 0; i < nc; i++) {
+        const spec_constraint *k = &sp->cons[i];
+        L->first_row[i] = L->nrows;
+        if (k->type == CON_POSE)
+            for (int a = 0; a < 6; a++) L->nrow[i] += k->held[a];
+        else
+            L->nrow[i] = k->pieces ? sp->pieces : 1;
+        L->nrows += L->nrow[i];
+    }
+    L->rows = calloc((size_t)L->nrows, sizeof *L->rows);
+    L->mult_row = calloc((size_t)L->nrows, sizeof *L->mult_row);
+    L->vol0 = calloc((size_t)L->nrows, sizeof *L->vol0);
+    if (!L->rows || !L->mult_row || !L->vol0) return -1;
+    int r = 0;
+    for (int i = 0; i < nc; i++) {
+        const spec_constraint *k = &sp->cons[i];
+        if (k->type == CON_POSE) {
+            int best = 0;
+            for (int j = 0; j < m->ns; j++)
+                if (fabs(m->s[j] - k->s) < fabs(m->s[best] - k->s)) best = j;
+            L->station[i] = best;
+        }
+        for (int a = 0; a < (k->type == CON_POSE ? 6 : L->nrow[i]); a++) {
+            if (k->type == CON_POSE && !k->held[a]) continue;
+            con_row *row = &L->rows[r];
+            row->con = i;
+            row->comp = a;
+            row->mult = k->penalty ? -1 : L->nmult;
+            if (!k->penalty) L->mult_row[L->nmult++] = r;
+            if (k->type == CON_VOLUME)
+                for (int s = 0; s < m->ns; s++)
+                    if (m->w[s] > 0 && (!k->pieces || piece_of(m, s) == a))
+                        L->vol0[r] += m->w[s] * m->sec[s].A0;
+            r++;
+        }
+    }
+    return 0;
+}
+
+int constraints_state_init(rod_state *st)
+{
+    const rod_model *m = st->m;
+    if (!m->con) return 0;
+    const size_t R = (size_t)m->con->nrows, nm = (size_t)(m->con->nmult ? m->con->nmult : 1),
+                 n = (size_t)m->n;
+    struct con_work *w = calloc(1, sizeof *w);
+    if (!w) return -1;
+    st->con = w;
+    w->c = calloc(R, sizeof *w->c);
+    w->cd = calloc(R, sizeof *w->cd);
+    w->A = calloc(R * n, sizeof *w->A);
+    w->bias = calloc(R, sizeof *w->bias);
+    w->lam = calloc(R, sizeof *w->lam);
+    w->viol = calloc(R, sizeof *w->viol);
+    w->B = calloc(nm * n, sizeof *w->B);
+    w->S = calloc(nm * nm, sizeof *w->S);
+    w->mu = calloc(nm, sizeof *w->mu);
+    w->tmp = calloc(n, sizeof *w->tmp);
+    w->q2 = calloc(n, sizeof *w->q2);
+    w->A2 = calloc(R * n, sizeof *w->A2);
+    if (!w->c || !w->cd || !w->A || !w->bias || !w->lam || !w->viol || !w->B || !w->S || !w->mu ||
+        !w->tmp || !w->q2 || !w->A2)
+        return -1;
+    return 0;
+}
+
+void constraints_state_free(rod_state *st)
+{
+    struct con_work *w = st->con;
+    if (!w) return;
+    free(w->c);
+    free(w->cd);
+    free(w->A);
+    free(w->bias);
+    free(w->lam);
+    free(w->viol);
+    free(w->B);
+    free(w->S);
+    free(w->mu);
+    free(w->tmp);
+    free(w->q2);
+    free(w->A2);
+    free(w);
+    st->con = NULL;
+}
+
+/* A target profile in t with its first two time derivatives (central differences: the
+ * profiles are expressions, not functions we can differentiate). */
+static void target(const profile *p, profile_eval *ev, double t, double out[3])
+{
+    out[0] = profile_value(p, ev, t, 0.0);
+    out[1] = out[2] = 0.0;
+    if (p->kind == PROFILE_CONST) return;
+    const double h = 1e-4 * fmax(1.0, fabs(t));
+    const double vp = profile_value(p, ev, t + h, 0.0), vm = profile_value(p, ev, t - h, 0.0);
+    out[1] = (vp - vm) / (2 * h);
+    out[2] = (vp - 2 * out[0] + vm) / (h * h);
+}
+
+/* Rotation vector of E (column-major), |angle| < pi. */
+static void so3_log(const double E[9], double e[3])
+{
+    const double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
+    const double sn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double cs = 0.5 * (E[0] + E[4] + E[8] - 1.0);
+    const double th = atan2(sn, cs);
+    const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
+    for (int i = 0; i < 3; i++) e[i] = f * w[i];
+}
+
+static void rotation_about(const double a[3], double th, double R[9])
+{
+    const double c = cos(th), s = sin(th), v = 1 - c;
+    R[0] = c + a[0] * a[0] * v;
+    R[4] = c + a[1] * a[1] * v;
+    R[8] = c + a[2] * a[2] * v;
+    R[1] = a[1] * a[0] * v + a[2] * s; /* (1,0) */
+    R[3] = a[0] * a[1] * v - a[2] * s; /* (0,1) */
+    R[2] = a[2] * a[0] * v - a[1] * s; /* (2,0) */
+    R[6] = a[0] * a[2] * v + a[1] * s; /* (0,2) */
+    R[5] = a[2] * a[1] * v + a[0] * s; /* (2,1) */
+    R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
+}
+
+/* The volume rows' c and A at q (c[0..], A's rows from 0) of a constraint whose first row
+ * is r0. */
+static void volume_rows(const rod_model *m, const spec_constraint *k, int r0, const double *q,
+                        double *c, double *A)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho, R = k->pieces ? m->spec->pieces : 1;
+    for (int r = 0; r < R; r++) {
+        c[r] = 0.0;
+        memset(A + (size_t)r * n, 0, (size_t)n * sizeof *A);
+    }
+    for (int s = 0; s < m->ns; s++) {
+        const double w = m->w[s];
+        if (w == 0) continue;
+        const int r = k->pieces ? piece_of(m, s) : 0;
+        double rho = 1.0, xi[6];
+        const double *phr = m->phr + (size_t)s * nr, *leg = m->leg + (size_t)s * nx;
+        for (int j = 0; j < nr; j++) rho += phr[j] * q[nx + j];
+        model_xi(m, leg, q, xi);
+        const double A0 = m->sec[s].A0, nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
+        const double inv = 1.0 / m->con->vol0[r0 + r];
+        c[r] += w * A0 * rho * rho * nun * inv;
+        double *Ar = A + (size_t)r * n;
+        for (int j = 0; j < nx; j++) {
+            const int cc = m->cols[j].comp;
+            if (cc >= 3) Ar[j] += w * A0 * rho * rho * xi[cc] / nun * leg[j] * inv;
+        }
+        for (int j = 0; j < nr; j++) Ar[nx + j] += w * A0 * 2 * rho * nun * phr[j] * inv;
+    }
+    for (int r = 0; r < R; r++) c[r] -= 1.0;
+}
+
+/* Every row's c and A at q (st->g, st->J computed there); with qd, also c_dot and the bias
+ * A_dot q_dot - (target acceleration), which need st->eta and st->bias at (q, qd). */
+static void eval_rows(const rod_model *m, rod_state *st, const double *q, const double *qd,
+                      double t, double factor)
+{
+    const rod_spec *sp = m->spec;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nx = m->n_xi;
+    for (int i = 0; i < sp->ncons; i++) {
+        const spec_constraint *k = &sp->cons[i];
+        const int r0 = L->first_row[i];
+        if (k->type == CON_VOLUME) {
+            volume_rows(m, k, r0, q, w->c + r0, w->A + (size_t)r0 * n);
+            if (!qd) continue;
+            /* c_dot = A q_dot (no target motion); A_dot q_dot by a central difference of A
+             * along q_dot */
+            double vmax = 0;
+            for (int j = 0; j < n; j++) vmax = fmax(vmax, fabs(qd[j]));
+            const int R = L->nrow[i];
+            for (int r = 0; r < R; r++) {
+                double s = 0;
+                for (int j = 0; j < n; j++) s += w->A[(size_t)(r0 + r) * n + j] * qd[j];
+                w->cd[r0 + r] = s;
+                w->bias[r0 + r] = 0;
+            }
+            if (vmax == 0) continue;
+            const double eps = 1e-6 / vmax;
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                for (int j = 0; j < n; j++) w->q2[j] = q[j] + sgn * eps * qd[j];
+                double cdummy[SPEC_MAX_PIECES + 1];
+                volume_rows(m, k, r0, w->q2, cdummy, w->A2);
+                for (int r = 0; r < R; r++) {
+                    double s = 0;
+                    for (int j = 0; j < n; j++) s += w->A2[(size_t)r * n + j] * qd[j];
+                    w->bias[r0 + r] += sgn * s / (2 * eps);
+                }
+            }
+            continue;
+        }
+        const int ks = L->station[i];
+        const lie_pose *g = &st->g[ks];
+        const double *Jk = st->J + (size_t)ks * 6 * nx;
+        double tgt[3][3], ang[3], e[3] = {0};
+        for (int a = 0; a < 3; a++) {
+            target(&k->position[a], st->ev, t, tgt[a]);
+            const double ref = a == 2 ? k->s : 0.0;
+            tgt[a][0] = ref + factor * (tgt[a][0] - ref);
+            tgt[a][1] *= factor;
+            tgt[a][2] *= factor;
+        }
+        target(&k->angle, st->ev, t, ang);
+        if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
+            double Rt[9], E[9];
+            rotation_about(k->axis, factor * ang[0], Rt);
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    double s = 0;
+                    for (int l = 0; l < 3; l++) s += g->R[a + 3 * l] * Rt[b + 3 * l]; /* R Rt^T */
+                    E[a + 3 * b] = s;
+                }
+            so3_log(E, e);
+        }
+        double accb[6] = {0};
+        if (qd) {
+            const double *eta = st->eta + 6 * ks, *bs = st->bias + 6 * ks;
+            double body[6];
+            for (int a = 0; a < 3; a++) body[a] = bs[a];
+            body[3] = bs[3] + eta[1] * eta[5] - eta[2] * eta[4];
+            body[4] = bs[4] + eta[2] * eta[3] - eta[0] * eta[5];
+            body[5] = bs[5] + eta[0] * eta[4] - eta[1] * eta[3];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++) {
+                    accb[a] += g->R[a + 3 * b] * body[b];
+                    accb[3 + a] += g->R[a + 3 * b] * body[3 + b];
+                }
+        }
+        int r = r0;
+        for (int a = 0; a < 6; a++) {
+            if (!k->held[a]) continue;
+            const int lin = a < 3, ax = lin ? a : a - 3;
+            double *Ar = w->A + (size_t)r * n;
+            memset(Ar, 0, (size_t)n * sizeof *Ar);
+            for (int j = 0; j < nx; j++) {
+                const double *Jj = Jk + 6 * j + (lin ? 3 : 0);
+                Ar[j] = g->R[ax] * Jj[0] + g->R[ax + 3] * Jj[1] + g->R[ax + 6] * Jj[2];
+            }
+            w->c[r] = lin ? g->r[ax] - tgt[ax][0] : e[ax];
+            if (qd) {
+                double s = 0;
+                for (int j = 0; j < nx; j++) s += Ar[j] * qd[j];
+                const double vt = lin ? tgt[ax][1] : factor * ang[1] * k->axis[ax];
+                const double at = lin ? tgt[ax][2] : factor * ang[2] * k->axis[ax];
+                w->cd[r] = s - vt;
+                w->bias[r] = (lin ? accb[3 + ax] : accb[ax]) - at;
+            }
+            r++;
+        }
+    }
+}
+
+double constraints_row_scale(const rod_model *m, int r)
+{
+    const con_row *row = &m->con->rows[m->con->mult_row[r]];
+    const spec_constraint *k = &m->spec->cons[row->con];
+    return k->type == CON_POSE && row->comp < 3 ? 1.0 / m->L : 1.0;
+}
+
+/* y (n) += A^T f over the penalty rows, with f = -k c - d c_dot (c_dot when qd is given). */
+static void penalty_force(const rod_model *m, rod_state *st, const double *qd, double *y)
+{
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n;
+    for (int r = 0; r < L->nrows; r++) {
+        if (L->rows[r].mult >= 0) continue;
+        const spec_constraint *k = &m->spec->cons[L->rows[r].con];
+        const double f = -k->stiffness * w->c[r] - (qd ? k->damping * w->cd[r] : 0.0);
+        w->lam[r] = f;
+        const double *Ar = w->A + (size_t)r * n;
+        for (int j = 0; j < n; j++) y[j] += Ar[j] * f;
+    }
+}
+
+void constraints_statics_terms(const rod_model *m, rod_state *st, const double *q,
+                               const double *lambda, double t, double factor, double *Qc,
+                               double *cm)
+{
+    if (!m->con) return;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n;
+    eval_rows(m, st, q, NULL, t, factor);
+    penalty_force(m, st, NULL, Qc);
+    for (int i = 0; i < L->nmult; i++) {
+        const int r = L->mult_row[i];
+        const double *Ar = w->A + (size_t)r * n;
+        for (int j = 0; j < n; j++) Qc[j] += Ar[j] * lambda[i];
+        cm[i] = w->c[r];
+    }
+}
+
+void constraints_mult_column(const rod_model *m, const rod_state *st, int r, double *col)
+{
+    memcpy(col, st->con->A + (size_t)m->con->mult_row[r] * m->n, (size_t)m->n * sizeof *col);
+}
+
+static const char *const comp_names[] = {"x", "y", "z", "rx", "ry", "rz"};
+
+int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
+{
+    if (!m->con || !m->con->nmult) return 0;
+    kin_forward(m, q, st->g, st->J);
+    eval_rows(m, st, q, NULL, 0.0, 1.0);
+    const int n = m->n;
+    for (int r = 0; r < m->con->nrows; r++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) s += fabs(st->con->A[(size_t)r * n + j]);
+        if (s > 0) continue;
+        const con_row *row = &m->con->rows[r];
+        const spec_constraint *k = &m->spec->cons[row->con];
+        state_set_error(st, "constraint \"%s\": component %s cannot be moved by the strains in "
+                        "use here (add the strain that moves it, or do not hold it)", k->name,
+                        k->type == CON_POSE ? comp_names[row->comp] : "volume");
+        return -1;
+    }
+    return 0;
+}
+
+/* y <- M^{-1} y, with M_xi's factor in st->Mxi and M_rho's in the model. */
+static void apply_Minv(const rod_model *m, const rod_state *st, double *y)
+{
+    if (m->n_xi) dense_cholesky_solve(st->Mxi, m->n_xi, y);
+    if (m->n_rho) dense_cholesky_solve(m->Mrho_chol, m->n_rho, y + m->n_xi);
+}
+
+/* B = M^{-1} A_m^T and S = A_m M^{-1} A_m^T, factored. 0, or -1 when S is singular. */
+static int factor_saddle(const rod_model *m, rod_state *st, double t)
+{
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
+    for (int a = 0; a < nm; a++) {
+        double *Ba = w->B + (size_t)a * n;
+        memcpy(Ba, w->A + (size_t)L->mult_row[a] * n, (size_t)n * sizeof *Ba);
+        apply_Minv(m, st, Ba);
+    }
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b <= a; b++) {
+            const double *Aa = w->A + (size_t)L->mult_row[a] * n, *Bb = w->B + (size_t)b * n;
+            double s = 0;
+            for (int j = 0; j < n; j++) s += Aa[j] * Bb[j];
+            w->S[a + (size_t)nm * b] = s;
+            w->S[b + (size_t)nm * a] = s;
+        }
+    const int bad = dense_cholesky(w->S, nm);
+    if (bad) {
+        const con_row *row = &L->rows[L->mult_row[bad - 1]];
+        const spec_constraint *k = &m->spec->cons[row->con];
+        state_set_error(st, "constraint \"%s\" (%s) cannot be held at t = %g: the strains in "
+                        "use cannot move it, or other constraints already hold it", k->name,
+                        k->type == CON_POSE ? comp_names[row->comp] : "volume", t);
+        return -1;
+    }
+    return 0;
+}
+
+int constraints_accel(const rod_model *m, rod_state *st, double t, const double *q,
+                      const double *qd, double *qdd)
+{
+    if (!m->con) return 0;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
+    eval_rows(m, st, q, qd, t, 1.0);
+    if (L->nmult < L->nrows) {
+        memset(w->tmp, 0, (size_t)n * sizeof *w->tmp);
+        penalty_force(m, st, qd, w->tmp);
+        apply_Minv(m, st, w->tmp);
+        for (int j = 0; j < n; j++) qdd[j] += w->tmp[j];
+    }
+    if (!nm) return 0;
+    if (factor_saddle(m, st, t) != 0) return -1;
+    for (int a = 0; a < nm; a++) {
+        const int r = L->mult_row[a];
+        const double *Ar = w->A + (size_t)r * n;
+        double s = w->bias[r];
+        for (int j = 0; j < n; j++) s += Ar[j] * qdd[j];
+        w->mu[a] = -s;
+    }
+    dense_cholesky_solve(w->S, nm, w->mu);
+    for (int a = 0; a < nm; a++) {
+        w->lam[L->mult_row[a]] = w->mu[a];
+        const double *Ba = w->B + (size_t)a * n;
+        for (int j = 0; j < n; j++) qdd[j] += Ba[j] * w->mu[a];
+    }
+    return 0;
+}
+
+void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v)
+{
+    if (!m->con || m->con->nmult == m->con->nrows) return;
+    const struct con_layout *L = m->con;
+    const struct con_work *w = st->con;
+    const int n = m->n;
+    for (int r = 0; r < L->nrows; r++) {
+        if (L->rows[r].mult >= 0) continue;
+        const spec_constraint *k = &m->spec->cons[L->rows[r].con];
+        const double *Ar = w->A + (size_t)r * n;
+        const double f = (rate ? k->damping : k->stiffness) * Ar[j];
+        for (int i = 0; i < n; i++) v[i] -= f * Ar[i];
+    }
+}
+
+void constraints_project_column(const rod_model *m, rod_state *st, double *v)
+{
+    if (!m->con || !m->con->nmult) return;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
+    for (int a = 0; a < nm; a++) {
+        const double *Ar = w->A + (size_t)L->mult_row[a] * n;
+        double s = 0;
+        for (int j = 0; j < n; j++) s += Ar[j] * v[j];
+        w->mu[a] = s;
+    }
+    dense_cholesky_solve(w->S, nm, w->mu);
+    for (int a = 0; a < nm; a++) {
+        const double *Ba = w->B + (size_t)a * n;
+        for (int j = 0; j < n; j++) v[j] -= Ba[j] * w->mu[a];
+    }
+}
+
+/* The largest multiplier row violation, scaled as the statics residual scales it. */
+static double mult_violation(const rod_model *m, const rod_state *st)
+{
+    double e = 0;
+    for (int a = 0; a < m->con->nmult; a++)
+        e = fmax(e, fabs(st->con->c[m->con->mult_row[a]]) * constraints_row_scale(m, a));
+    return e;
+}
+
+#define PROJ_TOL 1e-13
+#define PROJ_MAX_ITERS 12
+
+int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd)
+{
+    if (!m->con || !m->con->nmult) return 0;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
+    double err = INFINITY;
+    for (int it = 0;; it++) {
+        kin_forward(m, q, st->g, st->J);
+        eval_rows(m, st, q, NULL, t, 1.0);
+        err = mult_violation(m, st);
+        if (factor_saddle(m, st, t) != 0) return -1;
+        if (err <= PROJ_TOL || it == PROJ_MAX_ITERS) break;
+        for (int a = 0; a < nm; a++) w->mu[a] = w->c[L->mult_row[a]];
+        dense_cholesky_solve(w->S, nm, w->mu);
+        for (int a = 0; a < nm; a++) {
+            const double *Ba = w->B + (size_t)a * n;
+            for (int j = 0; j < n; j++) q[j] -= Ba[j] * w->mu[a];
+        }
+    }
+    if (!(err <= 1e3 * PROJ_TOL)) {
+        state_set_error(st, "the constraints cannot be met at t = %g (violation %.3g after %d "
+                        "projections)", t, err, PROJ_MAX_ITERS);
+        return -1;
+    }
+    /* velocities: remove the part that moves off c_dot = 0 (A is at the projected q) */
+    kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    eval_rows(m, st, q, qd, t, 1.0);
+    for (int a = 0; a < nm; a++) w->mu[a] = w->cd[L->mult_row[a]];
+    dense_cholesky_solve(w->S, nm, w->mu);
+    for (int a = 0; a < nm; a++) {
+        const double *Ba = w->B + (size_t)a * n;
+        for (int j = 0; j < n; j++) qd[j] -= Ba[j] * w->mu[a];
+    }
+    return 0;
+}
+
+void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
+{
+    if (!m->con) return;
+    struct con_work *w = st->con;
+    const struct con_layout *L = m->con;
+    if (lambda) {
+        kin_forward(m, st->q, st->g, st->J);
+        eval_rows(m, st, st->q, NULL, st->t, 1.0);
+        double *dummy = st->vec_n;
+        memset(dummy, 0, (size_t)m->n * sizeof *dummy);
+        penalty_force(m, st, NULL, dummy);
+        for (int a = 0; a < L->nmult; a++) w->lam[L->mult_row[a]] = lambda[a];
+    } else {
+        /* CVODE's output is its interpolant between steps, which sit on the constraints
+         * (projected) while the interpolant drifts off by the local error: put the output
+         * back as well, in the metric of the last M evaluated */
+        if (m->con->nmult && constraints_project(m, st, st->t, st->q, st->qd) != 0) st->err[0] = '\0';
+        if (dyn_accel(m, st, st->t, st->q, st->qd, st->vec_n) != 0) return;
+    }
+    memcpy(w->viol, w->c, (size_t)L->nrows * sizeof *w->viol);
+}
+
+void constraints_reaction(const rod_state *st, int i, double force[3], double moment[3],
+                          double *violation, double *pressure)
+{
+    const rod_model *m = st->m;
+    const struct con_layout *L = m->con;
+    const struct con_work *w = st->con;
+    const spec_constraint *k = &m->spec->cons[i];
+    for (int a = 0; a < 3; a++) force[a] = moment[a] = 0.0;
+    *violation = 0.0;
+    *pressure = 0.0;
+    double vtot = 0.0;
+    for (int r = L->first_row[i]; r < L->first_row[i] + L->nrow[i]; r++) {
+        if (fabs(w->viol[r]) > fabs(*violation)) *violation = w->viol[r];
+        if (k->type == CON_VOLUME) {
+            /* lambda A^T with A = grad V / V0: the pressure is lambda / V0; pieces report the
+             * volume-weighted mean */
+            *pressure += w->lam[r];
+            vtot += L->vol0[r];
+            continue;
+        }
+        const int a = L->rows[r].comp;
+        if (a < 3)
+            force[a] = w->lam[r];
+        else
+            moment[a - 3] = w->lam[r];
+    }
+    if (k->type == CON_VOLUME && vtot > 0) *pressure /= vtot;
+}

@@ -1,0 +1,76 @@
+/* Constraints (seeds/003): a point's pose (any of its six world components) or the volume
+ * held, either exactly by Lagrange multipliers or approximately by penalties.
+ *
+ * Each constraint contributes rows c_r(q, t) (metres, radians, or relative volume) with their
+ * gradient A_r = dc_r/dq. A multiplier row adds an unknown lambda_r with the generalized force
+ * A_r^T lambda_r: lambda is the reaction the constraint applies to the rod (N for position
+ * rows, N m for rotation rows, world frame; V0 times the pressure for volume rows). A penalty
+ * row applies f_r = -k c_r - d c_r_dot the same way.
+ *
+ * Statics solves equilibrium and the multiplier rows together (constraints_statics_*).
+ * Dynamics is the index-1 form, M q_ddot = F + A^T lambda with A q_ddot = -(A_dot q_dot) +
+ * the targets' acceleration, and CVODE projects (q, q_dot) back onto c = 0, c_dot = 0 after
+ * every step, so the drift stays at the projection's tolerance instead of growing. */
+#ifndef ROD_CONSTRAINTS_H
+#define ROD_CONSTRAINTS_H
+
+#include "state.h"
+
+/* Compile-time layout (model.c calls these). */
+int constraints_compile(rod_model *m);
+void constraints_model_free(rod_model *m);
+/* Points that must be stations: the s of every pose constraint appended to bp[*nb]. */
+int constraints_nbreakpoints(const rod_spec *sp);
+void constraints_breakpoints(const rod_spec *sp, double *bp, int *nb);
+
+/* Per-state work (state.c calls these). */
+int constraints_state_init(rod_state *st);
+void constraints_state_free(rod_state *st);
+
+/* Rows solved by multipliers (the extra unknowns of statics) and all rows. */
+int constraints_nmult(const rod_model *m);
+int constraints_nrows(const rod_model *m);
+
+/* Statics: with st->g and st->J computed at q, Qc (n) += A^T (penalty forces + lambda) and
+ * cm (nmult) = the multiplier rows' c, their targets moved from the reference by factor. */
+void constraints_statics_terms(const rod_model *m, rod_state *st, const double *q,
+                               const double *lambda, double t, double factor, double *Qc,
+                               double *cm);
+/* Column r of the multiplier rows' gradient A_m^T (n values) at the q of the last
+ * constraints_statics_terms call. */
+void constraints_mult_column(const rod_model *m, const rod_state *st, int r, double *col);
+/* The scale of multiplier row r's violation for the residual: 1/L for positions, 1 else. */
+double constraints_row_scale(const rod_model *m, int r);
+/* Statics: rows A_m that vanish (a component the strains in use cannot move) at q; 0 or -1
+ * with the state's error naming the constraint and component. */
+int constraints_check_rank(const rod_model *m, rod_state *st, const double *q);
+
+/* Dynamics (the end of dyn_accel): with st->g, J, eta, bias at (q, q_dot) and st->Mxi the
+ * Cholesky factor of M_xi, adds the penalty forces and the multipliers' correction to qdd.
+ * 0, or -1 with the state's error set. */
+int constraints_accel(const rod_model *m, rod_state *st, double t, const double *q,
+                      const double *qd, double *qdd);
+/* v (n) -= the penalty rows' k A^T A e_j (rate 0) or d A^T A e_j (rate 1) at the last
+ * constraints_accel: the penalties' part of the stiff Jacobian (before M^{-1}). */
+void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v);
+/* v (n) <- (I - M^{-1} A^T S^{-1} A) v with S = A M^{-1} A^T at the last constraints_accel:
+ * an acceleration with the multipliers' response taken out, for the Jacobian of the stiff
+ * part (a column of -M^{-1} K becomes what the constrained system does). */
+void constraints_project_column(const rod_model *m, rod_state *st, double *v);
+/* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
+ * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
+int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+/* Records the reactions and violations at the state's (t, q, q_dot) for frames (after a
+ * statics solve: lambda given; in dynamics: from the accelerations, lambda NULL). */
+void constraints_record(const rod_model *m, rod_state *st, const double *lambda);
+
+/* Frames: the recorded values of constraint i. */
+int constraints_count(const rod_model *m);
+const char *constraints_name(const rod_model *m, int i);
+int constraints_is_volume(const rod_model *m, int i);
+/* force[3], moment[3] (N, N m, world, on the rod), violation (m or rad: the largest held
+ * component; relative for volume), pressure (Pa, volume only). */
+void constraints_reaction(const rod_state *st, int i, double force[3], double moment[3],
+                          double *violation, double *pressure);
+
+#endif

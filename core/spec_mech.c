@@ -1,0 +1,306 @@
+/* The spec's mechanics sections: "constraints" (seeds/003: poses and volume held by Lagrange
+ * multipliers or by penalties). */
+#include "spec_parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CONSTRAINTS 64
+
+static const char *const keys_con[] = {"name", "type", "s", "position", "rotation", "components",
+    "scope", "method", "stiffness", "damping", NULL};
+static const char *const keys_rotation[] = {"axis", "angle", NULL};
+static const char *const comp_names[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
+
+static void not_allowed(pctx *c, const cJSON *obj, const char *base, const char *key, const char *why)
+{
+    if (!spec_member(obj, key)) return;
+    char p[320];
+    spec_join(p, sizeof p, base, key);
+    spec_bad(c, p, "not allowed %s", why);
+}
+
+/* "position": three profiles in t. */
+static int parse_position(pctx *c, const cJSON *con, const char *base, profile out[3])
+{
+    char p[320];
+    spec_join(p, sizeof p, base, "position");
+    const cJSON *v = spec_member(con, "position");
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3) {
+        spec_bad(c, p, "must be an array of 3 numbers or expressions in t");
+        return 0;
+    }
+    int i = 0, ok = 1;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        char pe[340];
+        spec_join_index(pe, sizeof pe, p, i);
+        memset(&out[i], 0, sizeof out[i]);
+        if (spec_parse_scalar(c, e, pe, &out[i].v))
+            out[i].kind = out[i].v.expr >= 0 ? PROFILE_EXPR : PROFILE_CONST;
+        else
+            ok = 0;
+    }
+    return ok;
+}
+
+/* "rotation": {"axis": [3], "angle": profile}; the axis is normalized. */
+static int parse_rotation(pctx *c, const cJSON *obj, const char *base, double axis[3], profile *angle)
+{
+    char p[320];
+    spec_join(p, sizeof p, base, "rotation");
+    const cJSON *r = spec_member(obj, "rotation");
+    if (!spec_check_object(c, r, p, keys_rotation)) return 0;
+    int ok = spec_get_vec(c, r, "axis", p, REQUIRED, 3, axis);
+    ok &= spec_parse_profile(c, r, "angle", p, REQUIRED, 0.0, angle);
+    if (ok) {
+        const double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+        if (!(n > 0)) {
+            char pa[340];
+            spec_join(pa, sizeof pa, p, "axis");
+            spec_bad(c, pa, "must not be the zero vector");
+            return 0;
+        }
+        for (int i = 0; i < 3; i++) axis[i] /= n;
+    }
+    return ok;
+}
+
+static void parse_components(pctx *c, const cJSON *con, const char *base, int held[6])
+{
+    char p[320];
+    spec_join(p, sizeof p, base, "components");
+    const cJSON *v = spec_member(con, "components");
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > 6) {
+        spec_bad(c, p, "must be an array of 1 to 6 of \"x\", \"y\", \"z\", \"rx\", \"ry\", \"rz\"");
+        return;
+    }
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        char pe[340];
+        spec_join_index(pe, sizeof pe, p, i);
+        int k = -1;
+        for (int j = 0; cJSON_IsString(e) && comp_names[j]; j++)
+            if (strcmp(e->valuestring, comp_names[j]) == 0) k = j;
+        if (k < 0)
+            spec_bad(c, pe, "must be one of \"x\", \"y\", \"z\", \"rx\", \"ry\", \"rz\"");
+        else if (held[k])
+            spec_bad(c, pe, "\"%s\" is listed twice", comp_names[k]);
+        else
+            held[k] = 1;
+    }
+}
+
+static void parse_pose(pctx *c, const cJSON *con, const char *base, spec_constraint *k)
+{
+    rod_spec *s = c->s;
+    char p[320];
+    k->s = s->length;
+    if (spec_get_number(c, con, "s", base, OPTIONAL, R_NONNEG, &k->s) && s->length > 0 &&
+        !(k->s > 0 && k->s <= s->length * (1 + 1e-12))) {
+        spec_join(p, sizeof p, base, "s");
+        spec_bad(c, p, "must be in (0, length]: the base (s = 0) is clamped");
+    }
+    if (k->s > s->length) k->s = s->length;
+    for (int i = 0; i < 3; i++) {
+        k->position[i].kind = PROFILE_CONST;
+        k->position[i].v.expr = -1;
+        k->position[i].v.value = i == 2 ? k->s : 0.0;
+    }
+    k->axis[2] = 1.0;
+    k->angle.kind = PROFILE_CONST;
+    k->angle.v.expr = -1;
+    const int has_pos = spec_member(con, "position") != NULL;
+    const int has_rot = spec_member(con, "rotation") != NULL;
+    if (has_pos) parse_position(c, con, base, k->position);
+    if (has_rot) parse_rotation(c, con, base, k->axis, &k->angle);
+    if (spec_member(con, "components")) {
+        parse_components(c, con, base, k->held);
+    } else if (has_pos || has_rot) {
+        for (int i = 0; i < 3; i++) {
+            k->held[i] = has_pos;
+            k->held[3 + i] = has_rot;
+        }
+    } else {
+        spec_bad(c, base, "a pose constraint needs \"position\", \"rotation\" or \"components\"");
+    }
+    not_allowed(c, con, base, "scope", "for a pose constraint");
+}
+
+static void parse_constraints(pctx *c, const cJSON *cons)
+{
+    rod_spec *s = c->s;
+    if (!cons) return;
+    if (!cJSON_IsArray(cons)) {
+        spec_bad(c, "/constraints", "must be an array");
+        return;
+    }
+    const int n = cJSON_GetArraySize(cons);
+    if (n > MAX_CONSTRAINTS) {
+        spec_bad(c, "/constraints", "at most %d constraints", MAX_CONSTRAINTS);
+        return;
+    }
+    s->cons = calloc((size_t)(n ? n : 1), sizeof *s->cons);
+    if (!s->cons) {
+        spec_bad(c, "/constraints", "out of memory");
+        return;
+    }
+    static const char *const types[] = {"pose", "volume", NULL};
+    static const char *const methods[] = {"multiplier", "penalty", NULL};
+    static const char *const scopes[] = {"total", "pieces", NULL};
+    int i = 0;
+    for (const cJSON *con = cons->child; con; con = con->next, i++) {
+        char base[64], p[320];
+        spec_join_index(base, sizeof base, "/constraints", i);
+        spec_constraint *k = &s->cons[s->ncons++];
+        if (!spec_check_object(c, con, base, keys_con)) continue;
+        k->name = spec_get_name(c, con, base);
+        for (int j = 0; k->name && j < i; j++)
+            if (s->cons[j].name && strcmp(s->cons[j].name, k->name) == 0) {
+                spec_join(p, sizeof p, base, "name");
+                spec_bad(c, p, "duplicate name \"%s\" (constraint names must be unique)", k->name);
+                break;
+            }
+        int t = spec_get_enum(c, con, "type", base, REQUIRED, types, 0);
+        k->penalty = spec_get_enum(c, con, "method", base, OPTIONAL, methods, 0) == 1;
+        if (k->penalty) {
+            spec_get_number(c, con, "stiffness", base, REQUIRED, R_POS, &k->stiffness);
+            spec_get_number(c, con, "damping", base, OPTIONAL, R_NONNEG, &k->damping);
+        } else {
+            not_allowed(c, con, base, "stiffness", "with method \"multiplier\" (a penalty's)");
+            not_allowed(c, con, base, "damping", "with method \"multiplier\" (a penalty's)");
+        }
+        if (t < 0) continue;
+        k->type = (spec_con_type)t;
+        if (k->type == CON_POSE) {
+            parse_pose(c, con, base, k);
+            continue;
+        }
+        if (!s->extended || s->pieces == 0) {
+            spec_join(p, sizeof p, base, "type");
+            spec_bad(c, p, "\"volume\" needs model \"extended\" with inflation (the classic rod "
+                     "keeps its cross-section)");
+        }
+        k->pieces = spec_get_enum(c, con, "scope", base, OPTIONAL, scopes, 0) == 1;
+        const char *why = "for a volume constraint";
+        not_allowed(c, con, base, "s", why);
+        not_allowed(c, con, base, "position", why);
+        not_allowed(c, con, base, "rotation", why);
+        not_allowed(c, con, base, "components", why);
+    }
+}
+
+#define MAX_BODIES 16
+static const char *const keys_body[] = {"name", "s", "mass", "inertia", "offset", "volume", NULL};
+
+/* "inertia": [3] (principal, along the local axes) or [3][3] (symmetric, positive definite). */
+static void parse_inertia(pctx *c, const cJSON *b, const char *base, double J[9])
+{
+    char p[320];
+    spec_join(p, sizeof p, base, "inertia");
+    const cJSON *v = spec_member(b, "inertia");
+    if (!v) return;
+    const int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+    if (n == 3 && cJSON_IsNumber(v->child)) {
+        double d[3];
+        if (!spec_get_vec(c, b, "inertia", base, REQUIRED, 3, d)) return;
+        for (int i = 0; i < 3; i++) {
+            if (!(d[i] >= 0)) {
+                spec_bad(c, p, "principal moments must be >= 0");
+                return;
+            }
+            J[4 * i] = d[i];
+        }
+        return;
+    }
+    if (n != 3) {
+        spec_bad(c, p, "must be 3 principal moments or a 3x3 matrix (kg m^2)");
+        return;
+    }
+    int i = 0;
+    for (const cJSON *row = v->child; row; row = row->next, i++) {
+        int j = 0;
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 3) {
+            spec_bad(c, p, "must be 3 principal moments or a 3x3 matrix (kg m^2)");
+            return;
+        }
+        for (const cJSON *e = row->child; e; e = e->next, j++) {
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+                spec_bad(c, p, "must be 3 principal moments or a 3x3 matrix (kg m^2)");
+                return;
+            }
+            J[i + 3 * j] = e->valuedouble;
+        }
+    }
+    for (i = 0; i < 3; i++)
+        for (int j = 0; j < i; j++)
+            if (fabs(J[i + 3 * j] - J[j + 3 * i]) > 1e-12 * (fabs(J[i + 3 * j]) + fabs(J[j + 3 * i]))) {
+                spec_bad(c, p, "must be symmetric");
+                return;
+            }
+    /* positive semidefinite: the leading minors of a 3x3 symmetric matrix */
+    const double m1 = J[0], m2 = J[0] * J[4] - J[1] * J[3];
+    const double m3 = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[3] * (J[1] * J[8] - J[2] * J[7]) +
+                      J[6] * (J[1] * J[5] - J[2] * J[4]);
+    if (m1 < 0 || m2 < 0 || m3 < 0) spec_bad(c, p, "must be positive semidefinite");
+}
+
+static void parse_bodies(pctx *c, const cJSON *bodies)
+{
+    rod_spec *s = c->s;
+    if (!bodies) return;
+    if (!cJSON_IsArray(bodies)) {
+        spec_bad(c, "/bodies", "must be an array");
+        return;
+    }
+    const int n = cJSON_GetArraySize(bodies);
+    if (n > MAX_BODIES) {
+        spec_bad(c, "/bodies", "at most %d bodies", MAX_BODIES);
+        return;
+    }
+    s->bodies = calloc((size_t)(n ? n : 1), sizeof *s->bodies);
+    if (!s->bodies) {
+        spec_bad(c, "/bodies", "out of memory");
+        return;
+    }
+    int i = 0;
+    for (const cJSON *b = bodies->child; b; b = b->next, i++) {
+        char base[64], p[320];
+        spec_join_index(base, sizeof base, "/bodies", i);
+        spec_body *k = &s->bodies[s->nbodies++];
+        k->s = s->length;
+        if (!spec_check_object(c, b, base, keys_body)) continue;
+        k->name = spec_get_name(c, b, base);
+        for (int j = 0; k->name && j < i; j++)
+            if (s->bodies[j].name && strcmp(s->bodies[j].name, k->name) == 0) {
+                spec_join(p, sizeof p, base, "name");
+                spec_bad(c, p, "duplicate name \"%s\" (body names must be unique)", k->name);
+                break;
+            }
+        if (spec_get_number(c, b, "s", base, OPTIONAL, R_NONNEG, &k->s) && s->length > 0 &&
+            !(k->s > 0 && k->s <= s->length * (1 + 1e-12))) {
+            spec_join(p, sizeof p, base, "s");
+            spec_bad(c, p, "must be in (0, length]: the base (s = 0) is clamped");
+        }
+        if (k->s > s->length) k->s = s->length;
+        spec_get_number(c, b, "mass", base, REQUIRED, R_POS, &k->mass);
+        parse_inertia(c, b, base, k->inertia);
+        spec_get_vec(c, b, "offset", base, OPTIONAL, 3, k->offset);
+        spec_get_number(c, b, "volume", base, OPTIONAL, R_NONNEG, &k->volume);
+    }
+}
+
+void spec_parse_mechanics(pctx *c, const cJSON *root)
+{
+    parse_constraints(c, spec_member(root, "constraints"));
+    parse_bodies(c, spec_member(root, "bodies"));
+}
+
+void spec_free_mechanics(rod_spec *s)
+{
+    for (int i = 0; i < s->ncons; i++) free(s->cons[i].name);
+    free(s->cons);
+    for (int i = 0; i < s->nbodies; i++) free(s->bodies[i].name);
+    free(s->bodies);
+}
