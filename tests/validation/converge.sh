@@ -2,7 +2,7 @@
 # rodd converge's estimates against the true error, measured from a converged run: the static
 # elastica (bend2 3 under a tip force F L^2 / EI = 9.5), a heavy cantilever falling under
 # gravity (bend2 1, 0.2 s) and the reaching arm (octopus-reaching.json, 0.1 s: its t = 0 pose
-# carries the largest error of the whole run). Each estimate, tip and shape, must be within a
+# carries the largest error of the whole run), and the fetching arm's t = 0 pose. Each estimate, tip and shape, must be within a
 # factor of two of the truth, as `rodd converge` promises.
 set -euo pipefail
 build=${BUILD:-build}
@@ -29,6 +29,13 @@ run "$rodd" run "$spec" --until 0.1 --every 0.05 > "$tmp/r0.ndjson"
 run "$rodd" run "$spec" --until 0.1 --every 0.05 --set strains.bend2=30 --set strains.stretch=30 \
   --set inflation.pieces=50 --set discretization.points=600 > "$tmp/rT.ndjson"
 
+# the fetching arm's t = 0 pose: three dimensions, inflation and sharp (sigma = 200) activations
+spec=api/examples/octopus-fetching.json
+run "$rodd" converge "$spec" > "$tmp/f.json"
+run "$rodd" solve "$spec" > "$tmp/f0.json"
+run "$rodd" solve "$spec" --set strains.bend1=30 --set strains.bend2=30 --set strains.twist=30 \
+  --set strains.stretch=30 --set inflation.pieces=50 --set discretization.points=600 > "$tmp/fT.json"
+
 node - "$tmp" <<'JS'
 const fs = require("fs");
 const dir = process.argv[2];
@@ -50,7 +57,8 @@ function truth(base, conv) {
 let bad = 0;
 for (const [name, est, base, conv] of [["static elastica", "e.json", "e0.json", "eT.json"],
   ["cantilever under gravity", "c.json", "c0.ndjson", "cT.ndjson"],
-  ["reaching arm", "r.json", "r0.ndjson", "rT.ndjson"]]) {
+  ["reaching arm", "r.json", "r0.ndjson", "rT.ndjson"],
+  ["fetching arm at t = 0", "f.json", "f0.json", "fT.json"]]) {
   const e = JSON.parse(fs.readFileSync(`${dir}/${est}`, "utf8")), t = truth(base, conv);
   for (const what of ["tip", "shape"]) {
     const got = e[`${what}_error_estimate`], want = t[what], r = got / want;
