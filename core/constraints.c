@@ -2,6 +2,7 @@
  * solve and the projection back onto the constraint manifold (constraints.h). */
 #include "constraints.h"
 
+#include "base.h"
 #include "dense.h"
 #include "dynamics.h"
 #include "kinematics.h"
@@ -169,19 +170,6 @@ void constraints_state_free(rod_state *st)
     st->con = NULL;
 }
 
-/* A target profile in t with its first two time derivatives (central differences: the
- * profiles are expressions, not functions we can differentiate). */
-static void target(const profile *p, profile_eval *ev, double t, double out[3])
-{
-    out[0] = profile_value(p, ev, t, 0.0);
-    out[1] = out[2] = 0.0;
-    if (p->kind == PROFILE_CONST) return;
-    const double h = 1e-4 * fmax(1.0, fabs(t));
-    const double vp = profile_value(p, ev, t + h, 0.0), vm = profile_value(p, ev, t - h, 0.0);
-    out[1] = (vp - vm) / (2 * h);
-    out[2] = (vp - 2 * out[0] + vm) / (h * h);
-}
-
 /* Rotation vector of E (column-major), |angle| < pi. */
 static void so3_log(const double E[9], double e[3])
 {
@@ -191,20 +179,6 @@ static void so3_log(const double E[9], double e[3])
     const double th = atan2(sn, cs);
     const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
     for (int i = 0; i < 3; i++) e[i] = f * w[i];
-}
-
-static void rotation_about(const double a[3], double th, double R[9])
-{
-    const double c = cos(th), s = sin(th), v = 1 - c;
-    R[0] = c + a[0] * a[0] * v;
-    R[4] = c + a[1] * a[1] * v;
-    R[8] = c + a[2] * a[2] * v;
-    R[1] = a[1] * a[0] * v + a[2] * s; /* (1,0) */
-    R[3] = a[0] * a[1] * v - a[2] * s; /* (0,1) */
-    R[2] = a[2] * a[0] * v - a[1] * s; /* (2,0) */
-    R[6] = a[0] * a[2] * v + a[1] * s; /* (0,2) */
-    R[5] = a[2] * a[1] * v + a[0] * s; /* (2,1) */
-    R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
 }
 
 /* The volume rows' c and A at q (c[0..], A's rows from 0) of a constraint whose first row
@@ -283,16 +257,16 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
         const double *Jk = st->J + (size_t)ks * 6 * nx;
         double tgt[3][3], ang[3], e[3] = {0};
         for (int a = 0; a < 3; a++) {
-            target(&k->position[a], st->ev, t, tgt[a]);
+            profile_value_derivs(&k->position[a], st->ev, t, tgt[a]);
             const double ref = a == 2 ? k->s : 0.0;
             tgt[a][0] = ref + factor * (tgt[a][0] - ref);
             tgt[a][1] *= factor;
             tgt[a][2] *= factor;
         }
-        target(&k->angle, st->ev, t, ang);
+        profile_value_derivs(&k->angle, st->ev, t, ang);
         if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
             double Rt[9], E[9];
-            rotation_about(k->axis, factor * ang[0], Rt);
+            lie_rotation_about(k->axis, factor * ang[0], Rt);
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++) {
                     double s = 0;
@@ -327,8 +301,10 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
             }
             w->c[r] = lin ? g->r[ax] - tgt[ax][0] : e[ax];
             if (qd) {
-                double s = 0;
-                for (int j = 0; j < nx; j++) s += Ar[j] * qd[j];
+                /* the point's world velocity from its whole body twist (a moving base's
+                 * share included), not only A q_dot */
+                const double *eta = st->eta + 6 * ks + (lin ? 3 : 0);
+                const double s = g->R[ax] * eta[0] + g->R[ax + 3] * eta[1] + g->R[ax + 6] * eta[2];
                 const double vt = lin ? tgt[ax][1] : factor * ang[1] * k->axis[ax];
                 const double at = lin ? tgt[ax][2] : factor * ang[2] * k->axis[ax];
                 w->cd[r] = s - vt;
@@ -391,7 +367,8 @@ int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
 {
     if (!m->con || !m->con->nmult) return 0;
     kin_forward(m, q, st->g, st->J);
-    eval_rows(m, st, q, NULL, 0.0, 1.0);
+    base_apply(m, st->ev, st->t, st->g, m->ns, NULL, NULL);
+    eval_rows(m, st, q, NULL, st->t, 1.0);
     const int n = m->n;
     for (int r = 0; r < m->con->nrows; r++) {
         double s = 0;
@@ -532,6 +509,7 @@ int constraints_project(const rod_model *m, rod_state *st, double t, double *q, 
     double err = INFINITY;
     for (int it = 0;; it++) {
         kin_forward(m, q, st->g, st->J);
+        base_apply(m, st->ev, t, st->g, m->ns, NULL, NULL);
         eval_rows(m, st, q, NULL, t, 1.0);
         err = mult_violation(m, st);
         if (factor_saddle(m, st, t) != 0) return -1;
@@ -550,6 +528,7 @@ int constraints_project(const rod_model *m, rod_state *st, double t, double *q, 
     }
     /* velocities: remove the part that moves off c_dot = 0 (A is at the projected q) */
     kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
     eval_rows(m, st, q, qd, t, 1.0);
     for (int a = 0; a < nm; a++) w->mu[a] = w->cd[L->mult_row[a]];
     dense_cholesky_solve(w->S, nm, w->mu);
@@ -567,6 +546,7 @@ void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
     const struct con_layout *L = m->con;
     if (lambda) {
         kin_forward(m, st->q, st->g, st->J);
+        base_apply(m, st->ev, st->t, st->g, m->ns, NULL, NULL);
         eval_rows(m, st, st->q, NULL, st->t, 1.0);
         double *dummy = st->vec_n;
         memset(dummy, 0, (size_t)m->n * sizeof *dummy);

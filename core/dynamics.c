@@ -1,5 +1,6 @@
 #include "dynamics.h"
 
+#include "base.h"
 #include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
@@ -49,6 +50,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
     const rod_spec *sp = m->spec;
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;
     kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
     if (forces_static(m, st, q, t, 1.0, st->Q) != 0) return -1;
     double *Q = st->Q, *M = st->Mxi;
@@ -129,8 +131,14 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                           double *eta_all)
 {
-    const int nx = m->n_xi, nr = m->n_rho;
     kin_forward_twist(m, q, qd, g, eta_all);
+    return dyn_kinetic_energy_of(m, q, qd, eta_all);
+}
+
+double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,
+                             const double *eta_all)
+{
+    const int nx = m->n_xi, nr = m->n_rho;
     double e = 0;
     for (int k = 0; k < m->ns; k++) {
         if (m->w[k] == 0) continue;

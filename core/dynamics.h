@@ -20,4 +20,9 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                           double *eta);
 
+/* The same from every station's body twist eta_all (when the twists carry more than the
+ * rod's own motion: a moving base). */
+double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,
+                             const double *eta_all);
+
 #endif

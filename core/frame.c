@@ -1,4 +1,5 @@
 /* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "base.h"
 #include "bodies.h"
 #include "constraints.h"
 #include "dynamics.h"
@@ -42,6 +43,7 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
         for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
     f->e_elastic = 0.5 * e;
     kin_forward(m, q, g, NULL);
+    base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
     double vg = 0, vol = 0, vol0 = 0;
     for (int k = 0; k < m->ns; k++) {
         if (m->w[k] == 0) continue;
@@ -63,10 +65,17 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     f->e_kinetic = 0.0;
     int moving = 0;
     for (int i = 0; i < n; i++) moving |= st->qd[i] != 0.0;
+    moving |= base_moving(m);
     if (!moving) return 0;
     double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
     if (!eta) return -1;
-    f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
+    if (base_moving(m)) {
+        kin_forward_twist(m, q, st->qd, g, eta);
+        base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
+        f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
+    } else {
+        f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
+    }
     bodies_energy(m, g, eta, &bk, &bg);
     f->e_kinetic += bk;
     free(eta);
@@ -122,6 +131,16 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
     memcpy(sall + n, m->s, (size_t)m->ns * sizeof *sall);
     qsort(sall, (size_t)nall, sizeof *sall, cmp_double);
     kin_poses_at(m, st->q, sall, nall, g);
+    base_apply(m, st->ev, st->t, g, nall, NULL, NULL);
+    if (base_moving(m)) {
+        lie_pose gb;
+        base_motion(m, st->ev, st->t, &gb, NULL, NULL);
+        f->base_moving = 1;
+        for (int a = 0; a < 3; a++) {
+            f->base_position[a] = gb.r[a];
+            for (int b = 0; b < 3; b++) f->base_rotation[3 * a + b] = gb.R[a + 3 * b];
+        }
+    }
     int k = 0;
     for (int i = 0; i < n; i++) {
         while (k < nall - 1 && sall[k] < f->s[i]) k++;
@@ -190,6 +209,13 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
         cJSON_AddNumberToObject(e, "gravity", f->e_gravity);
     }
     cJSON_AddNumberToObject(o, "volume_change", f->volume_change);
+    if (f->base_moving) {
+        cJSON *b = cJSON_AddObjectToObject(o, "base");
+        if (b) {
+            cJSON_AddItemToObject(b, "position", array_of(f->base_position, 3));
+            cJSON_AddItemToObject(b, "rotation", array_of(f->base_rotation, 9));
+        }
+    }
     if (f->ncons) {
         cJSON *cs = cJSON_AddObjectToObject(o, "constraints");
         for (int i = 0; cs && i < f->ncons; i++) {
@@ -289,6 +315,19 @@ char *rod_frame_to_json(const rod_frame *f)
     sb_num(&b, f->e_gravity);
     sb_str(&b, "},\"volume_change\":");
     sb_num(&b, f->volume_change);
+    if (f->base_moving) {
+        sb_str(&b, ",\"base\":{\"position\":[");
+        for (int a = 0; a < 3; a++) {
+            if (a) sb_str(&b, ",");
+            sb_num(&b, f->base_position[a]);
+        }
+        sb_str(&b, "],\"rotation\":[");
+        for (int a = 0; a < 9; a++) {
+            if (a) sb_str(&b, ",");
+            sb_num(&b, f->base_rotation[a]);
+        }
+        sb_str(&b, "]}");
+    }
     if (f->ncons) {
         sb_str(&b, ",\"constraints\":{");
         for (int i = 0; i < f->ncons; i++) {

@@ -338,3 +338,17 @@ void lie_mat6_apply(const double A[36], const double x[6], double y[6])
     }
     memcpy(y, o, sizeof o);
 }
+
+void lie_rotation_about(const double a[3], double th, double R[9])
+{
+    const double c = cos(th), s = sin(th), v = 1 - c;
+    R[0] = c + a[0] * a[0] * v;
+    R[4] = c + a[1] * a[1] * v;
+    R[8] = c + a[2] * a[2] * v;
+    R[1] = a[1] * a[0] * v + a[2] * s; /* (1,0) */
+    R[3] = a[0] * a[1] * v - a[2] * s; /* (0,1) */
+    R[2] = a[2] * a[0] * v - a[1] * s; /* (2,0) */
+    R[6] = a[0] * a[2] * v + a[1] * s; /* (0,2) */
+    R[5] = a[2] * a[1] * v + a[0] * s; /* (2,1) */
+    R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
+}

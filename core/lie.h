@@ -74,6 +74,9 @@ void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6])
 /* h_m = d f_m / d(theta^2), m = 1..5 (h[0] unused), both branches as for lie_coeffs. */
 void lie_coeffs_deriv(double theta, const double f[6], double h[6]);
 
+/* R (column-major) = the rotation by angle th about the unit axis a (Rodrigues). */
+void lie_rotation_about(const double a[3], double th, double R[9]);
+
 /* y = A x for a column-major 6x6 A. */
 void lie_mat6_apply(const double A[36], const double x[6], double y[6]);
 

@@ -139,3 +139,14 @@ int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, si
     pthread_mutex_unlock(&check_lock);
     return rc;
 }
+
+void profile_value_derivs(const profile *p, profile_eval *ev, double t, double out[3])
+{
+    out[0] = profile_value(p, ev, t, 0.0);
+    out[1] = out[2] = 0.0;
+    if (p->kind == PROFILE_CONST) return;
+    const double h = 1e-4 * fmax(1.0, fabs(t));
+    const double vp = profile_value(p, ev, t + h, 0.0), vm = profile_value(p, ev, t - h, 0.0);
+    out[1] = (vp - vm) / (2 * h);
+    out[2] = (vp - 2 * out[0] + vm) / (h * h);
+}

@@ -33,6 +33,11 @@ void profile_eval_free(profile_eval *ev);
  * Eq. 59's alpha (1 - 1/(1 + exp(-sigma (X - mu)))) written so that it cannot overflow. */
 double profile_value(const profile *p, profile_eval *ev, double t, double X);
 
+/* The value at (t, X = 0) with its first two time derivatives (central differences of step
+ * 1e-4 max(1, |t|): the profiles are expressions, not functions one can differentiate; 0 for a
+ * constant). */
+void profile_value_derivs(const profile *p, profile_eval *ev, double t, double out[3]);
+
 /* Checks one expression: the variables allowed are t, and X when allow_X. Returns 0, or -1
  * with a message naming the 1-based column of the problem. Thread-safe. Sets *uses_X. */
 int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len);

@@ -177,6 +177,9 @@ typedef struct {
     double volume_change; /* Sec. 5.2's Delta V */
     int ncons;
     rod_frame_constraint *cons; /* ncons, in the spec's order */
+    int base_moving;            /* 1: the base's pose below (a "moving" base) */
+    double base_position[3];    /* m, world */
+    double base_rotation[9];    /* row-major, as rotation */
 } rod_frame;
 
 /* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */

@@ -23,7 +23,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
 static const char *const keys_root[] = {"model", "name", "description", "rod", "strains",
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
-    "authors_code", "constraints", "bodies", NULL};
+    "authors_code", "constraints", "bodies", "base", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
     "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};

@@ -122,6 +122,11 @@ typedef struct {
     spec_constraint *cons;
     int nbodies;
     spec_body *bodies;
+    /* the base: clamped at the origin, or moving on a prescribed pose */
+    int base_moving;
+    profile base_position[3]; /* m, world frame */
+    double base_axis[3];      /* rotation angle(t) about this unit axis (world) */
+    profile base_angle;
     /* expression strings referenced by the profiles */
     int nexprs;
     char **exprs;

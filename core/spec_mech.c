@@ -291,8 +291,41 @@ static void parse_bodies(pctx *c, const cJSON *bodies)
     }
 }
 
+static const char *const keys_base[] = {"type", "position", "rotation", NULL};
+
+static void parse_base(pctx *c, const cJSON *b)
+{
+    rod_spec *s = c->s;
+    for (int i = 0; i < 3; i++) {
+        s->base_position[i].kind = PROFILE_CONST;
+        s->base_position[i].v.expr = -1;
+    }
+    s->base_axis[2] = 1.0;
+    s->base_angle.kind = PROFILE_CONST;
+    s->base_angle.v.expr = -1;
+    if (!b) return;
+    if (!spec_check_object(c, b, "/base", keys_base)) return;
+    static const char *const types[] = {"clamped", "moving", "free", NULL};
+    const int t = spec_get_enum(c, b, "type", "/base", REQUIRED, types, 0);
+    if (t == 2) {
+        spec_bad(c, "/base/type", "\"free\" (a floating base) is not available yet: use \"clamped\" or "
+                 "\"moving\"");
+        return;
+    }
+    s->base_moving = t == 1;
+    if (t != 1) {
+        const char *why = "unless the base is \"moving\"";
+        not_allowed(c, b, "/base", "position", why);
+        not_allowed(c, b, "/base", "rotation", why);
+        return;
+    }
+    if (spec_member(b, "position")) parse_position(c, b, "/base", s->base_position);
+    if (spec_member(b, "rotation")) parse_rotation(c, b, "/base", s->base_axis, &s->base_angle);
+}
+
 void spec_parse_mechanics(pctx *c, const cJSON *root)
 {
+    parse_base(c, spec_member(root, "base"));
     parse_constraints(c, spec_member(root, "constraints"));
     parse_bodies(c, spec_member(root, "bodies"));
 }

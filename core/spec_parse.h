@@ -35,7 +35,7 @@ int spec_parse_profile(pctx *c, const cJSON *obj, const char *key, const char *b
                        double dflt, profile *out);
 char *spec_get_name(pctx *c, const cJSON *obj, const char *base);
 
-/* spec_mech.c: "constraints" and "bodies" of the root object. */
+/* spec_mech.c: "constraints", "bodies" and "base" of the root object. */
 void spec_parse_mechanics(pctx *c, const cJSON *root);
 void spec_free_mechanics(rod_spec *s);
 
@@ -47,6 +47,8 @@ void spec_free_mechanics(rod_spec *s);
     "/constraints/*/components", "/constraints/*/scope", "/constraints/*/method", \
     "/constraints/*/stiffness", "/constraints/*/damping", \
     "/bodies", "/bodies/*", "/bodies/*/name", "/bodies/*/s", "/bodies/*/mass", \
-    "/bodies/*/inertia", "/bodies/*/offset", "/bodies/*/volume",
+    "/bodies/*/inertia", "/bodies/*/offset", "/bodies/*/volume", \
+    "/base", "/base/type", "/base/position", "/base/rotation", "/base/rotation/axis", \
+    "/base/rotation/angle",
 
 #endif

@@ -1,6 +1,7 @@
 /* Statics (Eqs. 57-58): K q - B u - F(q) = 0 solved by KINSOL's Newton method with a line
  * search; when the full load does not converge, the loads are applied in steps (natural
  * continuation from the unloaded straight rod, which is an exact solution at zero load). */
+#include "base.h"
 #include "bodies.h"
 #include "constraints.h"
 #include "forces.h"
@@ -35,6 +36,7 @@ static int loads(const statics_ctx *c, const double *u, double *Q, double *cm)
 {
     const rod_model *m = c->m;
     kin_forward(m, u, c->st->g, c->st->J);
+    base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
     if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
     if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
     if (m->con) constraints_statics_terms(m, c->st, u, u + m->n, c->t, c->factor, Q, cm);

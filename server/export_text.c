@@ -19,6 +19,46 @@ static void num(FILE *o, double v, int json)
         fputs(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", o);
 }
 
+static void vec_json(FILE *o, const char *key, const double *v, int n)
+{
+    fprintf(o, "\"%s\":[", key);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', o);
+        num(o, v[i], 1);
+    }
+    fputc(']', o);
+}
+
+/* A moving base's pose and the constraints' reactions, as the FRAME has them (issue 13). */
+static void mechanics_json(FILE *o, const rod_frame *f)
+{
+    if (f->base_moving) {
+        fputs(",\"base\":{", o);
+        vec_json(o, "position", f->base_position, 3);
+        fputc(',', o);
+        vec_json(o, "rotation", f->base_rotation, 9);
+        fputc('}', o);
+    }
+    if (!f->ncons) return;
+    fputs(",\"constraints\":{", o);
+    for (int i = 0; i < f->ncons; i++) {
+        const rod_frame_constraint *c = &f->cons[i];
+        fprintf(o, "%s\"%s\":{", i ? "," : "", c->name);
+        if (c->volume) {
+            fputs("\"pressure\":", o);
+            num(o, c->pressure, 1);
+        } else {
+            vec_json(o, "force", c->force, 3);
+            fputc(',', o);
+            vec_json(o, "moment", c->moment, 3);
+        }
+        fputs(",\"violation\":", o);
+        num(o, c->violation, 1);
+        fputc('}', o);
+    }
+    fputc('}', o);
+}
+
 static const char *const csv_columns[FRAME_F_COUNT] = {
     "s",
     "x,y,z",
@@ -125,6 +165,7 @@ int export_ndjson_frame(export_writer *w, const rod_frame *f)
         fputs(",\"volume_change\":", o);
         num(o, f->volume_change, 1);
     }
+    mechanics_json(o, f);
     fputs("}\n", o);
     /* a reader of a pipe gets each frame as it is made */
     return fflush(o) != 0 || ferror(o) ? -1 : 0;

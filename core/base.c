@@ -1,0 +1,58 @@
+#include "base.h"
+
+#include <string.h>
+
+int base_moving(const rod_model *m) { return m->spec->base_moving; }
+
+void base_motion(const rod_model *m, profile_eval *ev, double t, lie_pose *gb, double eta_b[6],
+                 double acc_b[6])
+{
+    const rod_spec *sp = m->spec;
+    double p[3][3], th[3];
+    for (int i = 0; i < 3; i++) profile_value_derivs(&sp->base_position[i], ev, t, p[i]);
+    profile_value_derivs(&sp->base_angle, ev, t, th);
+    lie_rotation_about(sp->base_axis, th[0], gb->R);
+    for (int i = 0; i < 3; i++) gb->r[i] = p[i][0];
+    /* about a fixed axis a: omega = theta_dot a in both frames (R^T a = a); v = R^T p_dot and
+     * its body-frame rate R^T p_ddot - omega x v */
+    double v[3], w[3], a[3];
+    for (int i = 0; i < 3; i++) {
+        w[i] = th[1] * sp->base_axis[i];
+        v[i] = gb->R[3 * i] * p[0][1] + gb->R[3 * i + 1] * p[1][1] + gb->R[3 * i + 2] * p[2][1];
+        a[i] = gb->R[3 * i] * p[0][2] + gb->R[3 * i + 1] * p[1][2] + gb->R[3 * i + 2] * p[2][2];
+    }
+    if (eta_b) {
+        memcpy(eta_b, w, sizeof w);
+        memcpy(eta_b + 3, v, sizeof v);
+    }
+    if (acc_b) {
+        for (int i = 0; i < 3; i++) acc_b[i] = th[2] * sp->base_axis[i];
+        acc_b[3] = a[0] - (w[1] * v[2] - w[2] * v[1]);
+        acc_b[4] = a[1] - (w[2] * v[0] - w[0] * v[2]);
+        acc_b[5] = a[2] - (w[0] * v[1] - w[1] * v[0]);
+    }
+}
+
+void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int n, double *eta,
+                double *bias)
+{
+    if (!m->spec->base_moving) return;
+    lie_pose gb;
+    double eb[6], ab[6];
+    base_motion(m, ev, t, &gb, eb, ab);
+    for (int k = 0; k < n; k++) {
+        if (eta) {
+            double e[6], er[6];
+            lie_Ad_inv_apply(&g[k], eb, e);
+            memcpy(er, eta + 6 * k, sizeof er);
+            for (int i = 0; i < 6; i++) eta[6 * k + i] += e[i];
+            if (bias) {
+                double ad[6], c[6];
+                lie_Ad_inv_apply(&g[k], ab, ad);
+                lie_ad_apply(e, er, c);
+                for (int i = 0; i < 6; i++) bias[6 * k + i] += ad[i] + c[i];
+            }
+        }
+        lie_pose_mul(&gb, &g[k], &g[k]);
+    }
+}
