@@ -351,6 +351,13 @@ test("every operation against a daemon without tokens", async (t) => {
     // ---- solve
     const solved = await call(d, "POST", "/v1/solve", { body: { spec: cableSpec(), points: 5 }, expect: 200 });
     assert.equal(solved.json.frame.s.length, 5);
+    // a pose constraint's reaction and a moving base's pose, as the Frame schema has them
+    const held = cableSpec();
+    held.constraints = [{ name: "prop", type: "pose", components: ["x"] }];
+    held.base = { type: "moving", position: [0, 0, 0.01] };
+    const propped = await call(d, "POST", "/v1/solve", { body: { spec: held, points: 5 }, expect: 200 });
+    assert.equal(propped.json.frame.constraints.prop.force.length, 3);
+    assert.deepEqual(propped.json.frame.base.position, [0, 0, 0.01]);
     await call(d, "POST", "/v1/solve", { body: { points: 1, extra: true }, expect: 422, type: "invalid-request", docRejects: true });
     const badSpec = cableSpec();
     badSpec.rod.poisson_ratio = 0.7;
