@@ -46,8 +46,7 @@ char *rod_state_save(const rod_model *m, rod_state *st)
     cJSON *in = cJSON_AddObjectToObject(o, "inputs");
     for (int i = 0; in && i < m->ninputs; i++) {
         const profile *p = &st->input[i];
-        const profile *orig = m->inputs[i].kind == INPUT_LOAD ? &m->spec->loads[m->inputs[i].index].scale
-                                                              : &m->spec->acts[m->inputs[i].index].value;
+        const profile *orig = model_input_profile(m, i);
         /* only values a command set; the spec's own profiles come back with the spec */
         if (p->kind == PROFILE_CONST && memcmp(p, orig, sizeof *p) != 0)
             cJSON_AddItemToObject(in, m->inputs[i].name, exact_number(p->v.value));
@@ -100,10 +99,7 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
         state_set_error(st, "checkpoint: q and qdot must be %d finite numbers each", m->n);
         goto out;
     }
-    for (int i = 0; i < m->ninputs; i++) {
-        const model_input *mi = &m->inputs[i];
-        in[i] = mi->kind == INPUT_LOAD ? m->spec->loads[mi->index].scale : m->spec->acts[mi->index].value;
-    }
+    for (int i = 0; i < m->ninputs; i++) in[i] = *model_input_profile(m, i);
     if (inputs && !cJSON_IsObject(inputs)) {
         state_set_error(st, "checkpoint: inputs must be an object");
         goto out;

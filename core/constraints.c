@@ -26,6 +26,7 @@ struct con_layout {
     double *vol0;     /* per row: the reference volume of a volume row's scope */
     int *first_row;   /* per constraint: its first row; its rows are contiguous */
     int *nrow;        /* per constraint: its row count */
+    int *target;      /* per constraint x 4: the input holding its x, y, z, angle target, or -1 */
 };
 
 struct con_work {
@@ -60,6 +61,7 @@ void constraints_model_free(rod_model *m)
     free(L->vol0);
     free(L->first_row);
     free(L->nrow);
+    free(L->target);
     free(L);
     m->con = NULL;
 }
@@ -83,7 +85,11 @@ int constraints_compile(rod_model *m)
     L->station = calloc((size_t)nc, sizeof *L->station);
     L->first_row = calloc((size_t)nc, sizeof *L->first_row);
     L->nrow = calloc((size_t)nc, sizeof *L->nrow);
-    if (!L->station || !L->first_row || !L->nrow) return -1;
+    L->target = malloc((size_t)nc * 4 * sizeof *L->target);
+    if (!L->station || !L->first_row || !L->nrow || !L->target) return -1;
+    for (int i = 0; i < 4 * nc; i++) L->target[i] = -1;
+    for (int i = 0; i < m->ninputs; i++)
+        if (m->inputs[i].kind == INPUT_TARGET) L->target[4 * m->inputs[i].index + m->inputs[i].comp] = i;
     for (int i = 0; i < nc; i++) {
         const spec_constraint *k = &sp->cons[i];
         L->first_row[i] = L->nrows;
@@ -256,14 +262,15 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
         const lie_pose *g = &st->g[ks];
         const double *Jk = st->J + (size_t)ks * 6 * nx;
         double tgt[3][3], ang[3], e[3] = {0};
+        const int *in = L->target + 4 * i; /* commands may have replaced the spec's profiles */
         for (int a = 0; a < 3; a++) {
-            profile_value_derivs(&k->position[a], st->ev, t, tgt[a]);
+            profile_value_derivs(in[a] >= 0 ? &st->input[in[a]] : &k->position[a], st->ev, t, tgt[a]);
             const double ref = a == 2 ? k->s : 0.0;
             tgt[a][0] = ref + factor * (tgt[a][0] - ref);
             tgt[a][1] *= factor;
             tgt[a][2] *= factor;
         }
-        profile_value_derivs(&k->angle, st->ev, t, ang);
+        profile_value_derivs(in[3] >= 0 ? &st->input[in[3]] : &k->angle, st->ev, t, ang);
         if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
             double Rt[9], E[9];
             lie_rotation_about(k->axis, factor * ang[0], Rt);

@@ -75,6 +75,7 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
 
     for (int i = 0; i < m->ninputs; i++) {
         const model_input *in = &m->inputs[i];
+        if (in->kind == INPUT_TARGET) continue; /* a constraint's, not a force */
         if (in->kind == INPUT_LOAD) {
             const spec_load *l = &sp->loads[in->index];
             const double sc = state_input_value(st, i, t, l->s / m->L);

@@ -291,17 +291,58 @@ static int build_matrices(rod_model *m)
     return 0;
 }
 
+/* Loads, actuators, then the pose constraints' targets (each held position component, and
+ * the angle when a rotation component is held), so commands can move a target as they set an
+ * actuator. */
 static int build_inputs(rod_model *m)
 {
     const rod_spec *sp = m->spec;
-    m->ninputs = sp->nloads + sp->nacts;
+    static const char *const suffix[4] = {"x", "y", "z", "angle"};
+    int ntargets = 0;
+    size_t names = 1;
+    for (int i = 0; i < sp->ncons; i++) {
+        const spec_constraint *k = &sp->cons[i];
+        if (k->type != CON_POSE) continue;
+        for (int c = 0; c < 4; c++)
+            if (c < 3 ? k->held[c] : k->held[3] || k->held[4] || k->held[5]) {
+                ntargets++;
+                names += strlen(k->name) + strlen(suffix[c]) + 2;
+            }
+    }
+    m->ninputs = sp->nloads + sp->nacts + ntargets;
     m->inputs = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *m->inputs);
-    if (!m->inputs) return -1;
+    m->target_names = malloc(names);
+    if (!m->inputs || !m->target_names) return -1;
     for (int i = 0; i < sp->nloads; i++)
-        m->inputs[i] = (model_input){sp->loads[i].name, INPUT_LOAD, i};
+        m->inputs[i] = (model_input){sp->loads[i].name, INPUT_LOAD, i, 0};
     for (int i = 0; i < sp->nacts; i++)
-        m->inputs[sp->nloads + i] = (model_input){sp->acts[i].name, INPUT_ACTUATOR, i};
+        m->inputs[sp->nloads + i] = (model_input){sp->acts[i].name, INPUT_ACTUATOR, i, 0};
+    int j = sp->nloads + sp->nacts;
+    char *p = m->target_names;
+    for (int i = 0; i < sp->ncons; i++) {
+        const spec_constraint *k = &sp->cons[i];
+        if (k->type != CON_POSE) continue;
+        for (int c = 0; c < 4; c++)
+            if (c < 3 ? k->held[c] : k->held[3] || k->held[4] || k->held[5]) {
+                const int len = sprintf(p, "%s.%s", k->name, suffix[c]);
+                m->inputs[j++] = (model_input){p, INPUT_TARGET, i, c};
+                p += len + 1;
+            }
+    }
     return 0;
+}
+
+const profile *model_input_profile(const rod_model *m, int i)
+{
+    const model_input *in = &m->inputs[i];
+    switch (in->kind) {
+    case INPUT_LOAD: return &m->spec->loads[in->index].scale;
+    case INPUT_ACTUATOR: return &m->spec->acts[in->index].value;
+    default: {
+        const spec_constraint *k = &m->spec->cons[in->index];
+        return in->comp < 3 ? &k->position[in->comp] : &k->angle;
+    }
+    }
 }
 
 static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
@@ -455,6 +496,7 @@ void rod_model_free(rod_model *m)
     free(m->Mrho_chol);
     free(m->inputs);
     free(m->load_station);
+    free(m->target_names);
     constraints_model_free(m);
     free(m);
 }
@@ -484,6 +526,7 @@ const char *rod_model_input_type(const rod_model *m, int i)
     if (i < 0 || i >= m->ninputs) return NULL;
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
+    if (in->kind == INPUT_TARGET) return "target";
     return m->spec->acts[in->index].type == ACT_CABLE ? "cable" : "transverse";
 }
 

@@ -17,12 +17,15 @@ typedef struct {
     int degree;
 } xi_column;
 
-typedef enum { INPUT_LOAD, INPUT_ACTUATOR } input_kind;
+/* INPUT_TARGET: a pose constraint's target, one position component or its rotation angle,
+ * named "CONSTRAINT.x", ".y", ".z" or ".angle" */
+typedef enum { INPUT_LOAD, INPUT_ACTUATOR, INPUT_TARGET } input_kind;
 
 typedef struct {
-    const char *name;  /* borrowed from the spec */
+    const char *name;  /* borrowed from the spec (targets: from the model's target_names) */
     input_kind kind;
-    int index;         /* into spec->loads or spec->acts */
+    int index;         /* into spec->loads, spec->acts or spec->cons */
+    int comp;          /* INPUT_TARGET: 0..2 the position's x, y, z; 3 the angle */
 } model_input;
 
 /* Section and material data at one station. */
@@ -66,6 +69,7 @@ struct rod_model {
     model_input *inputs;
     int *load_station;           /* per load: its station index */
     struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
+    char *target_names;          /* the INPUT_TARGET names, NUL-separated */
 };
 
 /* Legendre values of every xi column at X = s/L (out: n_xi). */
@@ -75,6 +79,8 @@ void model_xi(const rod_model *m, const double *colvals, const double *q, double
 /* rho and rho' at s. */
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho);
 section model_section(const rod_model *m, double s);
+/* The profile input i has in the spec (what a state starts with). */
+const profile *model_input_profile(const rod_model *m, int i);
 /* The mass factor of an inflated section relative to the reference: 1 when mass is
  * conserved, rho^2 under the paper's scaling. */
 static inline double model_mass_factor(const rod_model *m, double rho)

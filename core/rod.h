@@ -69,12 +69,14 @@ double rod_model_base_radius(const rod_model *m);       /* reference radius at s
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 
-/* Inputs are the actuators and loads, by name. */
+/* Inputs are the loads, the actuators and the pose constraints' targets ("NAME.x", ".y", ".z"
+ * for each held position component, "NAME.angle" when the rotation is held), by name. */
 int rod_model_ninputs(const rod_model *m);
 const char *rod_model_input_name(const rod_model *m, int i);
-/* Its type as the spec names it: "tip_force", ..., "cable", "transverse". */
+/* Its type as the spec names it: "tip_force", ..., "cable", "transverse"; "target" for a
+ * constraint's target (m or rad). */
 const char *rod_model_input_type(const rod_model *m, int i);
-/* 1 for an actuator (value >= 0: tension or pressure), 0 for a load (a scale). */
+/* 1 for an actuator (value >= 0: tension or pressure), 0 for a load (a scale) or a target. */
 int rod_model_input_is_actuator(const rod_model *m, int i);
 /* The index of the input with that name, or -1. */
 int rod_model_input_index(const rod_model *m, const char *name);
@@ -89,8 +91,9 @@ double rod_state_time(const rod_state *st);
 /* Generalized coordinates q = [q_xi; q_rho]; n = rod_model_ndof. */
 const double *rod_state_q(const rod_state *st);
 int rod_state_set_q(rod_state *st, const double *q, int n);
-/* Overwrites an input's profile with a constant: an actuator's value (tension, pressure) or
- * a load's scale. Fails without changing anything if the name is unknown or the value is
+/* Overwrites an input's profile with a constant: an actuator's value (tension, pressure), a
+ * load's scale or a constraint's target (the integrator restarts there and projects the state
+ * onto the moved constraint). Fails without changing anything if the name is unknown or the value is
  * out of range. */
 int rod_state_set_input(rod_state *st, const char *name, double value);
 /* Whether input i is a constant now (a number in the spec, or set by a command): 1 and its

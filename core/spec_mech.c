@@ -128,6 +128,27 @@ static void parse_pose(pctx *c, const cJSON *con, const char *base, spec_constra
     not_allowed(c, con, base, "scope", "for a pose constraint");
 }
 
+/* A pose's targets become inputs named NAME.x, .y, .z, .angle: none may be a load's or an
+ * actuator's name. */
+static void check_target_names(pctx *c, const spec_constraint *k, const char *base)
+{
+    static const char *const suffix[4] = {"x", "y", "z", "angle"};
+    const rod_spec *s = c->s;
+    if (!k->name) return;
+    for (int a = 0; a < 4; a++) {
+        char nm[96], p[320];
+        snprintf(nm, sizeof nm, "%s.%s", k->name, suffix[a]);
+        for (int i = 0; i < s->nloads + s->nacts; i++) {
+            const char *other = i < s->nloads ? s->loads[i].name : s->acts[i - s->nloads].name;
+            if (other && strcmp(other, nm) == 0) {
+                spec_join(p, sizeof p, base, "name");
+                spec_bad(c, p, "\"%s\" names this constraint's target input, which a load or "
+                         "actuator already is", nm);
+            }
+        }
+    }
+}
+
 static void parse_constraints(pctx *c, const cJSON *cons)
 {
     rod_spec *s = c->s;
@@ -175,6 +196,7 @@ static void parse_constraints(pctx *c, const cJSON *cons)
         k->type = (spec_con_type)t;
         if (k->type == CON_POSE) {
             parse_pose(c, con, base, k);
+            check_target_names(c, k, base);
             continue;
         }
         if (!s->extended || s->pieces == 0) {

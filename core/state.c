@@ -51,9 +51,7 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
         !st->bias || !st->Mxi || !st->Q || constraints_state_init(st) != 0)
         goto nomem;
     for (int i = 0; i < m->ninputs; i++) {
-        const model_input *in = &m->inputs[i];
-        st->input[i] = in->kind == INPUT_LOAD ? m->spec->loads[in->index].scale
-                                              : m->spec->acts[in->index].value;
+        st->input[i] = *model_input_profile(m, i);
     }
     if (m->spec->nguess) memcpy(st->q, m->spec->guess, n * sizeof *st->q);
     st->ev = profile_eval_create(m->spec->exprs, m->spec->nexprs, err, errlen);

@@ -65,11 +65,15 @@ cJSON *session_describe(session *s)
         cJSON *e = cJSON_CreateObject();
         if (!e) break;
         cJSON_AddStringToObject(e, "name", rod_model_input_name(m, i));
-        cJSON_AddStringToObject(e, "kind", rod_model_input_is_actuator(m, i) ? "actuator" : "load");
+        const int target = strcmp(rod_model_input_type(m, i), "target") == 0;
+        cJSON_AddStringToObject(e, "kind", rod_model_input_is_actuator(m, i) ? "actuator" : target ? "target" : "load");
         cJSON_AddStringToObject(e, "type", rod_model_input_type(m, i));
         cJSON_AddNumberToObject(e, "value", s->input_value[i]);
         cJSON_AddBoolToObject(e, "profile", s->input_profile[i]);
-        cJSON_AddStringToObject(e, "unit", !rod_model_input_is_actuator(m, i) ? ""
+        const char *name = rod_model_input_name(m, i);
+        const size_t len = strlen(name);
+        cJSON_AddStringToObject(e, "unit", target ? (len > 6 && strcmp(name + len - 6, ".angle") == 0 ? "rad" : "m")
+                                : !rod_model_input_is_actuator(m, i) ? ""
                                 : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N" : "Pa");
         cJSON_AddItemToArray(in, e);
     }

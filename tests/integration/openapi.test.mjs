@@ -358,6 +358,15 @@ test("every operation against a daemon without tokens", async (t) => {
     const propped = await call(d, "POST", "/v1/solve", { body: { spec: held, points: 5 }, expect: 200 });
     assert.equal(propped.json.frame.constraints.prop.force.length, 3);
     assert.deepEqual(propped.json.frame.base.position, [0, 0, 0.01]);
+    // a constraint's target is an input commands move (kind "target", unit m)
+    const r0 = await call(d, "POST", "/v1/sessions", { body: { spec: held, points: 5 }, expect: 201 });
+    const heldId = r0.json.id;
+    const targets = await call(d, "GET", `/v1/sessions/${heldId}/actuators`, { expect: 200 });
+    const px = targets.json.actuators.find((a) => a.name === "prop.x");
+    assert.equal(px.kind, "target");
+    assert.equal(px.unit, "m");
+    await call(d, "PUT", `/v1/sessions/${heldId}/actuators/prop.x`, { body: { value: 0.01 }, expect: 200 });
+    await call(d, "DELETE", `/v1/sessions/${heldId}`, { expect: 204 });
     await call(d, "POST", "/v1/solve", { body: { points: 1, extra: true }, expect: 422, type: "invalid-request", docRejects: true });
     const badSpec = cableSpec();
     badSpec.rod.poisson_ratio = 0.7;

@@ -58,6 +58,23 @@ Test(constraints, propped_cantilever_reaction_is_3_EI_delta_over_L3)
     cr_assert_float_eq(tip[0], d, 1e-12 * L_ROD);
     cr_assert_lt(fabs(c.violation), 1e-12 * L_ROD);
     cr_assert_eq(c.moment[1], 0.0, "rotation is free");
+
+    /* the target is an input: a command moves it, the reaction follows linearly */
+    rod_model *m = tu_model(classic("\"bend2\": 1", rest));
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    const int in = rod_model_input_index(m, "prop.x");
+    cr_assert_geq(in, 0, "prop.x is an input");
+    cr_assert_str_eq(rod_model_input_type(m, in), "target");
+    cr_assert_eq(rod_state_set_input(st, "prop.x", 2 * d), ROD_OK);
+    rod_statics_result res;
+    cr_assert_eq(rod_statics_solve(m, st, 0.0, &res), ROD_OK, "%s", rod_state_error(st));
+    rod_frame f = tu_frame(m, st, 2);
+    cr_assert_float_eq(f.cons[0].force[0], 2 * F, 1e-6 * F);
+    cr_assert_float_eq(f.position[3], 2 * d, 1e-12 * L_ROD);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
 }
 
 Test(constraints, guided_cantilever_reactions_are_12_EI_delta_over_L3_and_6_EI_delta_over_L2)
