@@ -219,6 +219,7 @@ class Stream:
         self.description: Optional[Dict[str, Any]] = None
         self.hello: Optional[Dict[str, Any]] = None
         self.last_seq = 0
+        self.subscribed = False  # frames count from the subscription's answer on
         sub: Dict[str, Any] = {"op": "subscribe", "format": "binary" if binary else "json"}
         if rate is not None:
             sub["rate"] = rate
@@ -254,11 +255,17 @@ class Stream:
                     self.hello = m
                 elif op == "description":
                     self.description = m
+                elif op == "subscribed":
+                    self.subscribed = True
+                elif op == "status" and m.get("level") == "error" and not self.subscribed:
+                    self.close()
+                    raise RoddError(422, {"title": "subscription refused", "detail": m.get("message", "")})
                 if op != "frame":
                     continue
                 f = Frame.from_json(m)
-            # a frame already seen (the one sent before the subscription took effect) is skipped
-            if f.seq is not None and f.seq <= self.last_seq:
+            # the frame sent on connection comes before the subscription's format and fields
+            # take effect; the daemon sends the latest frame again in them once subscribed
+            if not self.subscribed or (f.seq is not None and f.seq <= self.last_seq):
                 continue
             self.last_seq = f.seq or self.last_seq
             return f
