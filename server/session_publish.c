@@ -2,6 +2,7 @@
  * readers that must never wait for it. */
 #include "session_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 void session_cache_inputs(session *s)
@@ -34,6 +35,7 @@ int session_publish(session *s)
         frame_release(pf);
         return -1;
     }
+    if (s->rec) recording_add(s->rec, &pf->f);
     pthread_mutex_lock(&s->mu);
     published_frame *old = s->latest;
     s->latest = pf;
@@ -41,6 +43,23 @@ int session_publish(session *s)
     pthread_mutex_unlock(&s->mu);
     frame_release(old);
     return 0;
+}
+
+double session_piece_end(session *s, double t, double goal)
+{
+    double end = fmin(goal, t + 0.01);
+    const double due = s->rec ? recording_next_due(s->rec) : INFINITY;
+    if (due > t && due < end) end = due;
+    return end;
+}
+
+void session_record_due(session *s)
+{
+    if (!s->rec || rod_state_time(s->state) < recording_next_due(s->rec) - 1e-9) return;
+    rod_frame f;
+    if (rod_frame_compute(s->model, s->state, s->points, &f) != ROD_OK) return; /* no memory: the next one */
+    recording_add(s->rec, &f);
+    rod_frame_free(&f);
 }
 
 void session_notify(session *s)
