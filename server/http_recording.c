@@ -21,7 +21,7 @@ static int wanted_format(http_request *rq, export_format *fmt, char *why, size_t
     const char *q = req_query(rq, "format");
     if (q) {
         if (export_format_parse(q, fmt) == 0) return 0;
-        snprintf(why, whylen, "format must be ndjson, csv or hdf5, not \"%s\"", q);
+        snprintf(why, whylen, "query parameter format must be ndjson, csv or hdf5, not \"%s\"", q);
         return -1;
     }
     const char *accept = req_header(rq, "Accept");
@@ -48,10 +48,10 @@ static int time_param(http_request *rq, const char *name, double *v, cJSON *erro
     double x = strtod(q, &end);
     if (!*q || *end || !isfinite(x)) {
         cJSON *e = cJSON_CreateObject();
-        char p[32];
-        snprintf(p, sizeof p, "?%s", name);
-        cJSON_AddStringToObject(e, "path", p);
-        cJSON_AddStringToObject(e, "message", "must be a simulated time in seconds");
+        char msg[96];
+        snprintf(msg, sizeof msg, "query parameter %s must be a simulated time in seconds", name);
+        cJSON_AddStringToObject(e, "path", ""); /* not in the body: the message names it */
+        cJSON_AddStringToObject(e, "message", msg);
         cJSON_AddItemToArray(errors, e);
         return -1;
     }
@@ -72,7 +72,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
     cJSON *errors = cJSON_CreateArray();
     if (w == -1) {
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "path", "?format");
+        cJSON_AddStringToObject(e, "path", "");
         cJSON_AddStringToObject(e, "message", why);
         cJSON_AddItemToArray(errors, e);
     }

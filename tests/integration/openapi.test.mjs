@@ -104,6 +104,7 @@ const SERVED = [
   ["GET", "/v1/sessions/{id}/frame"], ["GET", "/v1/sessions/{id}/checkpoint"],
   ["GET", "/v1/sessions/{id}/actuators"], ["PATCH", "/v1/sessions/{id}/actuators"],
   ["PUT", "/v1/sessions/{id}/actuators/{name}"],
+  ["GET", "/v1/sessions/{id}/recording"], ["PATCH", "/v1/sessions/{id}/recording"],
   ["GET", "/"], ["GET", "/openapi.yaml"], ["GET", "/spec.schema.json"], ["GET", "/{file}"],
 ];
 
@@ -307,7 +308,7 @@ test("the document is OpenAPI 3.1 and every operation is complete", () => {
   const slugs = new Set();
   for (const [n, s] of Object.entries(doc.components.schemas))
     if (n.endsWith("Problem") && n !== "Problem") slugs.add(s.allOf[1].properties.type.const.replace("https://rodd.invalid/problems/", ""));
-  const code = ["http.c", "http_sessions.c", "http_misc.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
+  const code = ["http.c", "http_sessions.c", "http_misc.c", "http_recording.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
   const used = new Set([...code.matchAll(/reply_problem\([^,]+,\s*[^,]+,\s*"([a-z-]+)"/g)].map((m) => m[1]));
   assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/*.c sends");
   // the stream protocol
@@ -463,6 +464,21 @@ test("every operation against a daemon without tokens", async (t) => {
     assert.ok(Math.abs(r.json.t - tck) < 1e-9, "back at the checkpoint's time");
     const restored = r.json.id;
     r = await call(d, "GET", `/v1/sessions/${restored}/frame`, { expect: 200 });
+
+    // ---- recordings (their contents are checked by clients/python's tests)
+    r = await call(d, "GET", `/v1/sessions/${id}/recording`, { expect: 200 });
+    assert.ok(r.text.split("\n").filter(Boolean).every((l) => typeof JSON.parse(l).t === "number"), "NDJSON lines");
+    r = await call(d, "GET", `/v1/sessions/${id}/recording?format=csv&from=0&to=1e9`, { expect: 200 });
+    assert.ok(r.text.startsWith("t,point,s,x,y,z,r11"), "a CSV header");
+    r = await call(d, "GET", `/v1/sessions/${id}/recording`, { headers: { accept: "application/x-hdf5" }, expect: 200 });
+    assert.equal(r.headers.get("content-type"), "application/x-hdf5");
+    await call(d, "GET", `/v1/sessions/${id}/recording`, { headers: { accept: "application/json" }, expect: 406, type: "not-acceptable" });
+    await call(d, "GET", `/v1/sessions/${id}/recording?format=xml&from=x`, { expect: 400, type: "invalid-request" });
+    await call(d, "GET", "/v1/sessions/r0-000000000000/recording", { expect: 404, type: "not-found" });
+    r = await call(d, "PATCH", `/v1/sessions/${restored}/recording`, { body: { rate: 10, when_full: "stop" }, expect: 200 });
+    assert.equal(r.json.rate, 10);
+    await call(d, "PATCH", `/v1/sessions/${restored}/recording`, { body: { rate: 0, fields: ["x"] }, expect: 422, type: "invalid-request" });
+    await call(d, "PATCH", `/v1/sessions/${restored}/recording`, { body: "[", expect: 400 });
 
     // ---- commands
     r = await call(d, "GET", `/v1/sessions/${id}/actuators`, { expect: 200 });
