@@ -116,9 +116,9 @@ int recording_opts_parse(const cJSON *v, const char *prefix, int points, recordi
             if (!cJSON_IsArray(it)) add_issue(errors, prefix, k, "must be an array of field names (empty: all)");
             else if (ok) o->fields = mask ? mask : FRAME_F_ALL;
         } else if (strcmp(k, "max_bytes") == 0) {
-            if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) || it->valuedouble < 4096 ||
+            if (!cJSON_IsNumber(it) || it->valuedouble != floor(it->valuedouble) || it->valuedouble < 80 ||
                 it->valuedouble > 1e12)
-                add_issue(errors, prefix, k, "must be an integer number of bytes in [4096, 1e12]");
+                add_issue(errors, prefix, k, "must be an integer number of bytes in [80, 1e12]");
             else o->max_bytes = (long long)it->valuedouble;
         } else if (strcmp(k, "when_full") == 0) {
             if (!cJSON_IsString(it) || (strcmp(it->valuestring, "ring") && strcmp(it->valuestring, "stop")))

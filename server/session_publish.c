@@ -49,7 +49,9 @@ double session_piece_end(session *s, double t, double goal)
 {
     double end = fmin(goal, t + 0.01);
     const double due = s->rec ? recording_next_due(s->rec) : INFINITY;
-    if (due > t && due < end) end = due;
+    /* a piece that would end a rounding error short of the due time ends on it, so that
+     * recorded times are the rate's grid exactly (not 0.09999999999999999 for 0.1) */
+    if (due > t && (due < end || (due < end + 1e-9 && end < goal))) end = due;
     return end;
 }
 

@@ -18,11 +18,12 @@ def free_port() -> int:
 
 
 class Daemon:
-    def __init__(self, *args: str, env=None):
+    def __init__(self, *args: str, env=None, state_dir=None):
         self.http, self.ws = free_port(), free_port()
         while self.ws == self.http:
             self.ws = free_port()
-        self.dir = tempfile.mkdtemp(prefix="rodd-py-")
+        self.keep_dir = state_dir is not None  # a state directory given is the caller's
+        self.dir = state_dir or tempfile.mkdtemp(prefix="rodd-py-")
         self.url = f"http://127.0.0.1:{self.http}"
         self.proc = subprocess.Popen(
             [RODD, "serve", "--listen", f"127.0.0.1:{self.http}", "--ws-port", str(self.ws),
@@ -50,4 +51,5 @@ class Daemon:
                 self.proc.wait()
         if self.proc.stderr:
             self.proc.stderr.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not self.keep_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)

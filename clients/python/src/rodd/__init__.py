@@ -6,8 +6,8 @@
     s.advance(by=0.1)
     print(s.frame().tip)
 """
-from .client import Client, RoddError, Session, Stream
+from .client import Client, Recording, RoddError, Session, Stream
 from .frames import FIELDS, Frame, FrameFormatError, decode_binary
 
-__all__ = ["Client", "RoddError", "Session", "Stream", "Frame", "FrameFormatError", "FIELDS", "decode_binary"]
+__all__ = ["Client", "Recording", "RoddError", "Session", "Stream", "Frame", "FrameFormatError", "FIELDS", "decode_binary"]
 __version__ = "0.1.0"
