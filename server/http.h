@@ -65,6 +65,8 @@ void h_static(http_request *rq, http_response *rs);
 /* GET and PATCH /v1/sessions/{id}/recording (http_recording.c). */
 struct session;
 void h_recording(http_request *rq, http_response *rs, struct session *s);
+/* POST /v1/sessions/{id}:step (http_step.c). */
+void h_step(http_request *rq, http_response *rs, struct session *s);
 
 /* The stream URL clients use for a session, from the request's Host header. */
 void stream_url_for(http_request *rq, const char *id, char *out, size_t len);

@@ -297,6 +297,9 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
             wrong_state(rs, s, ":pause needs it running");
             return;
         }
+    } else if (strcmp(verb, "step") == 0) {
+        h_step(rq, rs, s);
+        return;
     } else if (strcmp(verb, "reset") == 0) {
         session_reset(s);
     } else if (strcmp(verb, "advance") == 0) {

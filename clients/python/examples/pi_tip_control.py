@@ -1,6 +1,7 @@
 """Holds the cable arm's tip at a target x with a PI controller that owns the clock: each
-control period it reads the tip, sets the cable's tension and advances the simulation by
-one period (lockstep), so the result does not depend on how fast the machine is.
+control period it sets the cable's tension, advances the simulation by one period and reads
+the tip, in one request (:step, lockstep), so the result does not depend on how fast the
+machine is.
 
     python3 pi_tip_control.py http://127.0.0.1:8080 [--target 0.01] [--seconds 3]"""
 import argparse
@@ -19,16 +20,16 @@ def run(url: str, target: float, seconds: float, dt: float = 0.01, token=None):
     kp, ki = 40.0, 70.0         # N/m, N/(m s): the arm is about 46 mm/N with a 0.55 s lag
     integral, history = 0.0, []
     try:
+        f = s.frame()
         for _ in range(round(seconds / dt)):
-            x = s.frame().tip[0]
+            x = f.tip[0]
             error = target - x
             integral += error * dt
             tension = max(0.0, kp * error + ki * integral)  # a cable cannot push
             if tension == 0.0 and error < 0:
                 integral -= error * dt                      # no wind-up against the limit
-            s.set(cable=tension)
-            s.advance(by=dt)
-            history.append((s.t, x, tension))
+            f = s.step(dt, cable=tension)                   # set, advance and read in one request
+            history.append((f.t, x, tension))
     finally:
         s.delete()
     return history

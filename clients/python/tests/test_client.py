@@ -79,6 +79,24 @@ class AgainstTheDaemon(unittest.TestCase):
             s.refresh()
         self.assertEqual((e.exception.status, e.exception.slug), (404, "not-found"))
 
+    def test_lockstep(self):
+        s = self.c.create(spec=ARM, points=5)
+        f = s.step(0.02, cable=0.3)
+        self.assertAlmostEqual(f.t, 0.02, places=9)
+        self.assertEqual((s.state, s.inputs()["cable"]), ("paused", 0.3))
+        self.assertGreater(f.tip[0], 0)  # the tension acted during the step
+        g = s.step(0.01)                  # no inputs: just the step
+        self.assertAlmostEqual(g.t, 0.03, places=9)
+        self.assertGreater(g.seq, f.seq)
+        with self.assertRaises(rodd.RoddError) as e:
+            s.step(0.01, nope=1)
+        self.assertEqual((e.exception.status, e.exception.slug), (422, "invalid-request"))
+        s.start()
+        with self.assertRaises(rodd.RoddError) as e:
+            s.step(0.01)
+        self.assertEqual((e.exception.status, e.exception.slug), (409, "wrong-state"))
+        s.delete()
+
     def test_errors_name_the_path(self):
         bad = json.loads(json.dumps(ARM))
         bad["rod"]["poisson_ratio"] = 0.7

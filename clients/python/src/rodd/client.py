@@ -177,6 +177,19 @@ class Session:
             raise ValueError("name at least one input")
         return self.client.request("PATCH", self.path + "/actuators", inputs)
 
+    def step(self, by: float, **inputs: float) -> Frame:
+        """Lockstep, for a controller that owns the clock: sets the inputs, advances a paused
+        (or created) session by ``by`` simulated seconds and returns the frame there, in one
+        request: ``f = s.step(0.01, cable=u)``."""
+        body: Dict[str, Any] = {"by": by}
+        if inputs:
+            body["inputs"] = inputs
+        out = self.client.request("POST", self.path + ":step", body)
+        self.info = {**self.info, "state": out["state"], "t": out["t"], "failure": out.get("failure")}
+        if out["state"] == "failed":
+            raise RoddError(409, {"type": "https://rodd.invalid/problems/wrong-state", "detail": out.get("failure") or "failed"})
+        return Frame.from_json(out["frame"])
+
     def inputs(self) -> Dict[str, Any]:
         """Each input's value now, by name."""
         return {a["name"]: a["value"] for a in self.client.request("GET", self.path + "/actuators")["actuators"]}
