@@ -43,7 +43,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
         test-deploy test-container test-browser web \
         asan tsan valgrind \
         fuzz fuzz-run bench bench-load bench-viewer clean
@@ -112,6 +112,13 @@ test-schema: $(BUILD)/rodd
 test-integration: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/integration/run.sh
 
+# The Python client (clients/python) and the MATLAB client (clients/matlab, run by GNU Octave)
+# against the real daemon.
+test-python: $(BUILD)/rodd
+	RODD=$(BUILD)/rodd bash clients/python/run-tests.sh
+test-matlab: $(BUILD)/rodd
+	RODD=$(BUILD)/rodd bash clients/matlab/tests/run.sh
+
 # The viewer in headless Chromium against the real daemon.
 test-browser: $(BUILD)/rodd web/dist/index.html
 	RODD=$(BUILD)/rodd bash tests/browser/run.sh
@@ -134,7 +141,8 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-browser test-deploy \
+test: test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
+      test-browser test-deploy \
       fuzz-run asan tsan valgrind
 
 asan:

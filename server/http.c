@@ -304,6 +304,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     struct MHD_Response *r;
     if (rs.file) {
         int fd = open(rs.file, O_RDONLY | O_CLOEXEC);
+        if (rs.file_temporary) unlink(rs.file);
         struct stat st;
         if (fd >= 0 && fstat(fd, &st) != 0) {
             close(fd);
@@ -323,6 +324,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     if (rs.etag[0]) MHD_add_response_header(r, "ETag", rs.etag);
     if (rs.retry_after[0]) MHD_add_response_header(r, "Retry-After", rs.retry_after);
     if (rs.allow[0]) MHD_add_response_header(r, "Allow", rs.allow);
+    if (rs.disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs.disposition);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     if (rs.status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs.status, r);

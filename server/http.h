@@ -36,7 +36,9 @@ typedef struct {
     char etag[64];
     char retry_after[16];
     char allow[64];      /* with a 405: the methods the resource takes */
-    const char *file;    /* serve this file instead of body */
+    const char *file;    /* serve this file instead of body (malloc'd path) */
+    int file_temporary;  /* delete the file once opened: the answer is all that is left of it */
+    char disposition[160]; /* Content-Disposition, when set */
 } http_response;
 
 void reply_json(http_response *rs, int status, struct cJSON *o);  /* takes o */
@@ -60,6 +62,11 @@ void h_solve(http_request *rq, http_response *rs);
 void h_examples(http_request *rq, http_response *rs, const char *name);
 void h_stream_ticket(http_request *rq, http_response *rs);
 void h_static(http_request *rq, http_response *rs);
+/* GET and PATCH /v1/sessions/{id}/recording (http_recording.c). */
+struct session;
+void h_recording(http_request *rq, http_response *rs, struct session *s);
+/* POST /v1/sessions/{id}:step (http_step.c). */
+void h_step(http_request *rq, http_response *rs, struct session *s);
 
 /* The stream URL clients use for a session, from the request's Host header. */
 void stream_url_for(http_request *rq, const char *id, char *out, size_t len);

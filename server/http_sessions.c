@@ -108,7 +108,7 @@ static void create(http_request *rq, http_response *rs)
     if (!body) return;
     cJSON *errors = cJSON_CreateArray();
     static const char *const allowed[] = {"spec", "example", "name", "start", "pace", "until", "points",
-                                          "checkpoint", NULL};
+                                          "checkpoint", "recording", NULL};
     for (cJSON *it = body->child; it; it = it->next) {
         int ok = 0;
         for (int i = 0; allowed[i]; i++) ok |= strcmp(allowed[i], it->string) == 0;
@@ -160,6 +160,12 @@ static void create(http_request *rq, http_response *rs)
         } else {
             cr.points = (int)points->valuedouble;
         }
+    }
+    recording_opts_default(&cr.recording);
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(body, "recording");
+    if (rec) {
+        cr.has_recording = 1;
+        recording_opts_parse(rec, "/recording", cr.points, &cr.recording, errors);
     }
     if (cJSON_GetArraySize(errors)) {
         reply_problem(rs, 422, "invalid-request", "The request is invalid", NULL, errors);
@@ -291,6 +297,9 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
             wrong_state(rs, s, ":pause needs it running");
             return;
         }
+    } else if (strcmp(verb, "step") == 0) {
+        h_step(rq, rs, s);
+        return;
     } else if (strcmp(verb, "reset") == 0) {
         session_reset(s);
     } else if (strcmp(verb, "advance") == 0) {
@@ -547,6 +556,7 @@ int h_session_route(http_request *rq, http_response *rs)
         else if (strcmp(m, "DELETE") == 0) {
             pool_remove(rq->d->pool, id);
             if (rq->d->cfg.state_dir[0]) persist_delete(rq->d->cfg.state_dir, id);
+            if (session_recording(s)) recording_unlink(session_recording(s));
             stream_session_gone(rq->d->streams, s);
             log_event(LOG_INFO, "session_deleted", "id=%s", id);
             rs->status = 204;
@@ -567,6 +577,9 @@ int h_session_route(http_request *rq, http_response *rs)
             } else reply_problem(rs, 500, "internal", "The checkpoint could not be written", "out of memory", NULL);
             free(text);
         } else reply_not_allowed(rs, "GET, HEAD");
+    } else if (strcmp(sub, "recording") == 0 && !name[0]) {
+        if (get || strcmp(m, "PATCH") == 0) h_recording(rq, rs, s);
+        else reply_not_allowed(rs, "GET, HEAD, PATCH");
     } else if (strcmp(sub, "actuators") == 0) {
         if (!name[0] && get) actuators_list(rq, rs, s);
         else if (!name[0] && strcmp(m, "PATCH") == 0) set_inputs(rq, rs, s, NULL);

@@ -54,7 +54,7 @@ int daemon_checkpoint_session(daemon_ctx *d, session *s)
 
 /* Builds and registers a session; id NULL makes a fresh one. */
 static create_result make_session(daemon_ctx *d, const char *id, const char *spec_text, const char *prefix,
-                                  const session_opts *o, session **out)
+                                  const session_opts *o, const recording_opts *ro, session **out)
 {
     create_result r = {0};
     *out = NULL;
@@ -96,9 +96,19 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
         snprintf(fresh, sizeof fresh, "%s-%s", d->ordinal, hex);
         id = fresh;
     }
-    char *spec_copy = strdup(spec_text);
     char err[512];
-    session *s = spec_copy ? session_new(id, m, spec_copy, o, err, sizeof err) : NULL;
+    session_opts so = *o;
+    so.recording = recording_open(d->cfg.state_dir, id, o->points > 1 ? o->points : 51, ro, err, sizeof err);
+    if (!so.recording) {
+        /* a session without its recording would lose what it was asked to keep */
+        r.status = 500;
+        snprintf(r.detail, sizeof r.detail, "%s", err);
+        rod_model_free(m);
+        return r;
+    }
+    char *spec_copy = strdup(spec_text);
+    session *s = spec_copy ? session_new(id, m, spec_copy, &so, err, sizeof err) : NULL;
+    if (!spec_copy) recording_close(so.recording, 1);
     if (!spec_copy) rod_model_free(m);
     if (!s) {
         r.status = 422;
@@ -128,8 +138,9 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
 
 create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out)
 {
-    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0};
-    if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, out);
+    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL};
+    recording_opts ro = cr->recording;
+    if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, &ro, out);
     /* a session checkpoint: its spec, options and engine state */
     create_result r = {0};
     const cJSON *ck = cr->checkpoint;
@@ -157,6 +168,12 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
         v->valuedouble >= 2 && v->valuedouble <= d->cfg.max_points)
         o.points = (int)v->valuedouble;
     if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(ck, "failure"))) o.failure = v->valuestring;
+    if (!cr->has_recording && (v = cJSON_GetObjectItemCaseSensitive(ck, "recording"))) {
+        cJSON *ignored = cJSON_CreateArray(); /* a checkpoint's own options were checked when made */
+        recording_opts from_ck = ro;
+        if (recording_opts_parse(v, "", o.points, &from_ck, ignored) == 0) ro = from_ck;
+        cJSON_Delete(ignored);
+    }
     char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);
     o.checkpoint = state_text;
     o.status = SESSION_PAUSED;
@@ -164,7 +181,7 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     if (cJSON_IsString(status) && session_status_parse(status->valuestring, &st) == 0 && st != SESSION_RUNNING)
         o.status = st;
     if (cr->start) o.status = SESSION_RUNNING;
-    r = make_session(d, NULL, spec_text, "/checkpoint/spec", &o, out);
+    r = make_session(d, NULL, spec_text, "/checkpoint/spec", &o, &ro, out);
     free(spec_text);
     free(state_text);
     return r;
@@ -196,8 +213,16 @@ int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len
     if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "status"))) session_status_parse(v->valuestring, &so.status);
     char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);
     so.checkpoint = state_text;
+    recording_opts ro;
+    recording_opts_default(&ro);
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "recording"))) {
+        cJSON *ignored = cJSON_CreateArray();
+        recording_opts saved = ro;
+        if (recording_opts_parse(v, "", so.points, &saved, ignored) == 0) ro = saved;
+        cJSON_Delete(ignored);
+    }
     session *s = NULL;
-    create_result r = make_session(d, id->valuestring, spec_text, "/spec", &so, &s);
+    create_result r = make_session(d, id->valuestring, spec_text, "/spec", &so, &ro, &s);
     if (r.status == 201) {
         session_view v;
         session_snapshot(s, &v);

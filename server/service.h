@@ -4,6 +4,7 @@
 #define RODD_SERVICE_H
 
 #include "daemon.h"
+#include "recording.h"
 
 #include <stddef.h>
 
@@ -18,6 +19,8 @@ typedef struct {
     int points;
     /* which of pace, until and points the request gave: the rest come from a checkpoint */
     int has_pace, has_until, has_points;
+    recording_opts recording; /* what the request said, over the defaults */
+    int has_recording;
 } create_request;
 
 typedef struct {

@@ -31,9 +31,11 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
         snprintf(err, errlen, "out of memory");
         rod_model_free(model);
         free(spec_json);
+        recording_close(o->recording, 0);
         return NULL;
     }
     atomic_init(&s->refs, 1);
+    s->rec = o->recording;
     snprintf(s->id, sizeof s->id, "%s", id);
     snprintf(s->name, sizeof s->name, "%s", o->name ? o->name : "");
     s->model = model;
@@ -90,6 +92,7 @@ void session_release(session *s)
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1) return;
     session_free_mailbox(s);
     frame_release(s->latest);
+    recording_close(s->rec, 0);
     rod_state_free(s->state);
     rod_model_free(s->model);
     free(s->spec_json);
@@ -99,6 +102,24 @@ void session_release(session *s)
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     free(s);
+}
+
+int session_points(session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    const int n = s->points;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
+const char *session_spec_json(session *s)
+{
+    return s->spec_json;
+}
+
+recording *session_recording(session *s)
+{
+    return s->rec;
 }
 
 const char *session_id(const session *s)

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "frame.h"
+#include "recording.h"
 #include "rod.h"
 
 #include <stddef.h>
@@ -42,6 +43,7 @@ typedef struct {
     session_status status;
     const char *failure;
     double created_wall;
+    recording *recording; /* owned by the session from session_new on (closed on failure too); may be NULL */
 } session_opts;
 
 /* Takes ownership of model and spec_json (both freed on failure too). Starts the dynamics
@@ -78,6 +80,13 @@ int session_set_pace(session *s, double pace);
 /* No more work on this session (it is deleted, or the daemon drains): the piece of simulation
  * a worker or an :advance is in stops at once, the state staying where that piece began. */
 void session_stop_work(session *s);
+
+/* Points per frame, fixed at creation. */
+int session_points(session *s);
+/* The spec as the session runs it (JSON), valid while the caller holds a reference. */
+const char *session_spec_json(session *s);
+/* The session's recording (NULL if none), valid while the caller holds a reference. */
+recording *session_recording(session *s);
 
 /* The latest frame, retained (release it), or NULL. */
 published_frame *session_latest(session *s);

@@ -38,7 +38,7 @@ double session_step(session *s, double now)
     double goal = pace > 0 ? target : INFINITY;
     if (until > 0 && goal > until) goal = until;
     while (t < goal) {
-        const double next = fmin(goal, t + 0.01);
+        const double next = session_piece_end(s, t, goal);
         rc = rod_dynamics_advance(s->model, s->state, next);
         if (rc == ROD_EINTERRUPTED) {
             rc = ROD_OK; /* paused, deleted or drained mid-piece: the state is where it began */
@@ -46,6 +46,7 @@ double session_step(session *s, double now)
         }
         if (rc != ROD_OK) break;
         t = next;
+        session_record_due(s);
         if (mono_now() - w0 >= FRAME_PERIOD) break;
         pthread_mutex_lock(&s->mu);
         const int paused = s->status != SESSION_RUNNING;

@@ -152,7 +152,7 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     double t = rod_state_time(s->state);
     while (t < t_end && mono_now() - w0 < wall_limit) {
         session_drain_mailbox(s); /* commands sent meanwhile apply at the next 10 ms piece */
-        double next = fmin(t_end, t + 0.01);
+        double next = session_piece_end(s, t, t_end);
         rc = rod_dynamics_advance(s->model, s->state, next);
         if (rc == ROD_EINTERRUPTED) {
             rc = ROD_OK;
@@ -164,6 +164,7 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
         }
         if (rc != ROD_OK) break;
         t = next;
+        session_record_due(s);
     }
     if (rc != ROD_OK) {
         pthread_mutex_lock(&s->mu);

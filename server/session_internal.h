@@ -48,6 +48,7 @@ struct session {
      * the state (a slow step would stall REST and the streaming thread) */
     double *input_value;      /* ninputs */
     unsigned char *input_profile;
+    recording *rec; /* its own lock; set at creation, or NULL */
     /* set once before the session runs */
     void (*notify)(void *ctx, struct session *s);
     void *notify_ctx;
@@ -58,6 +59,11 @@ void session_cache_inputs(session *s);
 /* Publishes the state's frame. 0, or -1 on no memory. */
 int session_publish(session *s);
 void session_notify(session *s);
+/* The end of the next piece of simulation from t toward goal: 10 ms at most, and never past
+ * the time the recording's next frame is due (state_mu held). */
+double session_piece_end(session *s, double t, double goal);
+/* Gives the recording the state's frame when one is due (state_mu held). */
+void session_record_due(session *s);
 
 /* session_control.c */
 /* Applies every queued command (state_mu held). */

@@ -30,6 +30,10 @@ cJSON *session_describe(session *s)
         cJSON_AddNullToObject(o, "until");
     cJSON_AddNumberToObject(o, "points", s->points);
     cJSON_AddNumberToObject(o, "error_indicator", s->error_indicator);
+    if (s->rec)
+        cJSON_AddItemToObject(o, "recording", recording_describe(s->rec));
+    else
+        cJSON_AddNullToObject(o, "recording");
     char when[64];
     time_t tt = (time_t)s->created_wall;
     struct tm tm;
@@ -104,6 +108,11 @@ char *session_checkpoint(session *s, double wait, int *busy)
     cJSON_AddNumberToObject(o, "points", s->points);
     cJSON_AddNumberToObject(o, "created", s->created_wall);
     pthread_mutex_unlock(&s->mu);
+    if (s->rec) {
+        recording_opts ro;
+        recording_get_opts(s->rec, &ro);
+        cJSON_AddItemToObject(o, "recording", recording_opts_json(&ro));
+    }
     cJSON_AddItemToObject(o, "spec", cJSON_CreateRaw(s->spec_json));
     cJSON_AddItemToObject(o, "state", cJSON_CreateRaw(state));
     free(state);

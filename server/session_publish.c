@@ -36,6 +36,7 @@ int session_publish(session *s)
         frame_release(pf);
         return -1;
     }
+    if (s->rec) recording_add(s->rec, &pf->f);
     pthread_mutex_lock(&s->mu);
     published_frame *old = s->latest;
     s->latest = pf;
@@ -44,6 +45,25 @@ int session_publish(session *s)
     pthread_mutex_unlock(&s->mu);
     frame_release(old);
     return 0;
+}
+
+double session_piece_end(session *s, double t, double goal)
+{
+    double end = fmin(goal, t + 0.01);
+    const double due = s->rec ? recording_next_due(s->rec) : INFINITY;
+    /* a piece that would end a rounding error short of the due time ends on it, so that
+     * recorded times are the rate's grid exactly (not 0.09999999999999999 for 0.1) */
+    if (due > t && (due < end || (due < end + 1e-9 && end < goal))) end = due;
+    return end;
+}
+
+void session_record_due(session *s)
+{
+    if (!s->rec || rod_state_time(s->state) < recording_next_due(s->rec) - 1e-9) return;
+    rod_frame f;
+    if (rod_frame_compute(s->model, s->state, s->points, &f) != ROD_OK) return; /* no memory: the next one */
+    recording_add(s->rec, &f);
+    rod_frame_free(&f);
 }
 
 void session_notify(session *s)

@@ -100,10 +100,11 @@ const SERVED = [
   ["GET", "/v1/sessions"], ["POST", "/v1/sessions"],
   ["GET", "/v1/sessions/{id}"], ["PATCH", "/v1/sessions/{id}"], ["DELETE", "/v1/sessions/{id}"],
   ["POST", "/v1/sessions/{id}:start"], ["POST", "/v1/sessions/{id}:pause"],
-  ["POST", "/v1/sessions/{id}:reset"], ["POST", "/v1/sessions/{id}:advance"],
+  ["POST", "/v1/sessions/{id}:reset"], ["POST", "/v1/sessions/{id}:advance"], ["POST", "/v1/sessions/{id}:step"],
   ["GET", "/v1/sessions/{id}/frame"], ["GET", "/v1/sessions/{id}/checkpoint"],
   ["GET", "/v1/sessions/{id}/actuators"], ["PATCH", "/v1/sessions/{id}/actuators"],
   ["PUT", "/v1/sessions/{id}/actuators/{name}"],
+  ["GET", "/v1/sessions/{id}/recording"], ["PATCH", "/v1/sessions/{id}/recording"],
   ["GET", "/"], ["GET", "/openapi.yaml"], ["GET", "/spec.schema.json"], ["GET", "/{file}"],
 ];
 
@@ -307,7 +308,7 @@ test("the document is OpenAPI 3.1 and every operation is complete", () => {
   const slugs = new Set();
   for (const [n, s] of Object.entries(doc.components.schemas))
     if (n.endsWith("Problem") && n !== "Problem") slugs.add(s.allOf[1].properties.type.const.replace("https://rodd.invalid/problems/", ""));
-  const code = ["http.c", "http_sessions.c", "http_misc.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
+  const code = ["http.c", "http_sessions.c", "http_misc.c", "http_recording.c", "http_step.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
   const used = new Set([...code.matchAll(/reply_problem\([^,]+,\s*[^,]+,\s*"([a-z-]+)"/g)].map((m) => m[1]));
   assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/*.c sends");
   // the stream protocol
@@ -432,6 +433,7 @@ test("every operation against a daemon without tokens", async (t) => {
     assert.equal(r.json.state, "running");
     await call(d, "POST", `/v1/sessions/${id}:start`, { expect: 409, type: "wrong-state" });
     await call(d, "POST", `/v1/sessions/${id}:advance`, { body: { by: 0.1 }, expect: 409, type: "wrong-state" });
+    await call(d, "POST", `/v1/sessions/${id}:step`, { body: { by: 0.1 }, expect: 409, type: "wrong-state" });
     await sleep(100);
     r = await call(d, "POST", `/v1/sessions/${id}:pause`, { expect: 200 });
     assert.equal(r.json.state, "paused");
@@ -479,6 +481,29 @@ test("every operation against a daemon without tokens", async (t) => {
     assert.ok(Math.abs(r.json.t - tck) < 1e-9, "back at the checkpoint's time");
     const restored = r.json.id;
     r = await call(d, "GET", `/v1/sessions/${restored}/frame`, { expect: 200 });
+
+    // ---- lockstep
+    r = await call(d, "POST", `/v1/sessions/${restored}:step`, { body: { by: 0.01, inputs: { LM1: 0.05 } }, expect: 200 });
+    assert.equal(r.json.frame.s.length, 11);
+    assert.ok(Math.abs(r.json.t - r.json.applied_at - 0.01) < 1e-9 && Math.abs(r.json.frame.t - r.json.t) < 1e-9, "stepped by 0.01 s");
+    await call(d, "POST", `/v1/sessions/${restored}:step`, { body: { inputs: { LM1: 0.05 } }, expect: 422, type: "invalid-request", docRejects: true });
+    await call(d, "POST", `/v1/sessions/${restored}:step`, { body: { by: 0.01, inputs: { nope: 1 } }, expect: 422, type: "invalid-request" });
+    await call(d, "POST", `/v1/sessions/${restored}:step`, { body: { by: -1, x: 1 }, expect: 422, type: "invalid-request", docRejects: true });
+
+    // ---- recordings (their contents are checked by clients/python's tests)
+    r = await call(d, "GET", `/v1/sessions/${id}/recording`, { expect: 200 });
+    assert.ok(r.text.split("\n").filter(Boolean).every((l) => typeof JSON.parse(l).t === "number"), "NDJSON lines");
+    r = await call(d, "GET", `/v1/sessions/${id}/recording?format=csv&from=0&to=1e9`, { expect: 200 });
+    assert.ok(r.text.startsWith("t,point,s,x,y,z,r11"), "a CSV header");
+    r = await call(d, "GET", `/v1/sessions/${id}/recording`, { headers: { accept: "application/x-hdf5" }, expect: 200 });
+    assert.equal(r.headers.get("content-type"), "application/x-hdf5");
+    await call(d, "GET", `/v1/sessions/${id}/recording`, { headers: { accept: "application/json" }, expect: 406, type: "not-acceptable" });
+    await call(d, "GET", `/v1/sessions/${id}/recording?format=xml&from=x`, { expect: 400, type: "invalid-request" });
+    await call(d, "GET", "/v1/sessions/r0-000000000000/recording", { expect: 404, type: "not-found" });
+    r = await call(d, "PATCH", `/v1/sessions/${restored}/recording`, { body: { rate: 10, when_full: "stop" }, expect: 200 });
+    assert.equal(r.json.rate, 10);
+    await call(d, "PATCH", `/v1/sessions/${restored}/recording`, { body: { rate: 0, fields: ["x"] }, expect: 422, type: "invalid-request" });
+    await call(d, "PATCH", `/v1/sessions/${restored}/recording`, { body: "[", expect: 400 });
 
     // ---- commands
     r = await call(d, "GET", `/v1/sessions/${id}/actuators`, { expect: 200 });

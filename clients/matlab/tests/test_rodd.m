@@ -1,0 +1,68 @@
+function test_rodd(url)
+%TEST_RODD  The MATLAB client against a real daemon at url (run by tests/run.sh with GNU
+%   Octave). Each check prints "ok  ..." or raises an error.
+  here = fileparts(mfilename('fullpath'));
+  addpath(fullfile(here, '..'));
+  addpath(fullfile(here, '..', 'examples'));
+  c = rodd_client(url);
+  spec = fileread(fullfile(here, '..', 'examples', 'cable_arm.json'));
+
+  s = rodd_create(c, 'spec', spec, 'points', 5, 'recording', struct('rate', 20));
+  check(strcmp(s.state, 'created'), 'create gives a created session');
+  s = rodd_advance(c, s.id, 0.05);
+  check(strcmp(s.state, 'paused') && abs(s.t - 0.05) < 1e-12, 'advance by 0.05 s');
+  f = rodd_frame(c, s.id);
+  check(isequal(size(f.position), [5 3]) && isequal(size(f.rotation), [5 3 3]), 'frame arrays are points x 3 (x 3)');
+  check(max(abs(f.position(end, :) - [0 0 0.3])) < 1e-12, 'no tension: the tip stays at (0, 0, L)');
+  check(max(max(abs(squeeze(f.rotation(3, :, :)) - eye(3)))) < 1e-12, 'straight: every R is the identity');
+  r = rodd_set(c, s.id, struct('cable', 0.3));
+  check(strcmp(r.status, 'applied'), 'set applies on a paused session');
+  s = rodd_advance(c, s.id, 0.25);
+  f = rodd_frame(c, s.id);
+  check(f.position(end, 1) > 1e-4, 'tension bends the tip toward +x');
+  R = squeeze(f.rotation(end, :, :));
+  check(norm(R' * R - eye(3)) < 1e-8, 'the tip''s R is a rotation');
+  % the third director (third column) is the centreline's tangent direction near the tip:
+  % it leans toward +x like the tip does
+  check(R(1, 3) > 0 && R(3, 3) > 0.9, 'rotation columns are the directors (d3 along the rod)');
+
+  % the recording, through HDF5: the grid of 20 Hz from 0 to 0.3 s and the final frame
+  rec = rodd_recording(c, s.id);
+  check(numel(rec.t) == 7 && max(abs(rec.t' - (0:6) / 20)) < 1e-12, 'the recording holds the 20 Hz grid');
+  check(isequal(size(rec.position), [7 5 3]), 'recorded position is frames x points x 3');
+  last = squeeze(rec.position(end, :, :));
+  check(max(abs(last(:) - f.position(:))) < 1e-9, ...
+        'the last recorded frame is the published one');
+  check(abs(rec.energy.elastic(end) - f.energy.elastic) <= 1e-9 * abs(f.energy.elastic), 'energies recorded');
+  part = rodd_recording(c, s.id, 0.1, 0.2);
+  check(numel(part.t) == 3, 'a time range');
+
+  % errors name the JSON pointer of what is wrong
+  bad = strrep(spec, '"poisson_ratio": 0.45', '"poisson_ratio": 0.7');
+  try
+    rodd_create(c, 'spec', bad);
+    error('test:missed', 'a bad spec was accepted');
+  catch e
+    check(strcmp(e.identifier, 'rodd:invalid-spec') && ~isempty(strfind(e.message, '/spec/rod/poisson_ratio')), ...
+          'a bad spec raises rodd:invalid-spec naming /spec/rod/poisson_ratio');
+  end
+  rodd_delete(c, s.id);
+  try
+    rodd_session(c, s.id);
+    error('test:missed', 'a deleted session is still there');
+  catch e
+    check(strcmp(e.identifier, 'rodd:not-found'), 'a deleted session is not found');
+  end
+
+  % the worked example: a PI controller holds the tip at 10 mm
+  h = pi_tip_control(url, 0.01, 1.5);
+  check(abs(h(end, 2) - 0.01) < 0.02 * 0.01, 'the PI example holds the tip within 2 % by 1.5 s');
+  printf('matlab client: all passed\n');
+end
+
+function check(ok, what)
+  if ~ok
+    error('test:failed', 'FAIL %s', what);
+  end
+  printf('ok   %s\n', what);
+end

@@ -1,0 +1,384 @@
+"""The REST side of rodd (api/openapi.yaml) and its streams, for Python programs."""
+from __future__ import annotations
+
+import io
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from ._websocket import WebSocket
+from .frames import FIELDS, Frame, decode_binary
+
+
+class RoddError(Exception):
+    """An error answer (RFC 9457 problem): ``status``, ``type`` (its last path segment is the
+    slug, e.g. ``invalid-spec``), ``detail`` and ``errors`` (each with the JSON pointer ``path``
+    of what is wrong and a ``message``)."""
+
+    def __init__(self, status: int, problem: Dict[str, Any]):
+        self.status = status
+        self.problem = problem
+        self.type = problem.get("type", "")
+        self.slug = self.type.rsplit("/", 1)[-1]
+        self.detail = problem.get("detail", problem.get("title", ""))
+        self.errors: List[Dict[str, Any]] = problem.get("errors", [])
+        where = "; ".join(f"{e.get('path') or '(document)'}: {e.get('message')}" for e in self.errors)
+        super().__init__(f"{status} {self.slug}: {self.detail}" + (f" ({where})" if where else ""))
+
+
+class Client:
+    """A daemon at ``url`` (e.g. ``http://127.0.0.1:8080``), with a bearer ``token`` when it
+    has tokens configured."""
+
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0):
+        self.url = url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+
+    # ---- plumbing
+    def _headers(self, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+        h = {"Accept": "application/json"}
+        if self.token:
+            h["Authorization"] = f"Bearer {self.token}"
+        h.update(extra or {})
+        return h
+
+    def request_raw(self, method: str, path: str, body: Any = None,
+                    headers: Optional[Dict[str, str]] = None) -> "tuple[int, Dict[str, str], bytes]":
+        """One request; the status, headers and body bytes. Error statuses raise RoddError."""
+        data = None if body is None else json.dumps(body).encode()
+        h = self._headers(headers)
+        if data is not None:
+            h["Content-Type"] = "application/json"
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=h)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                return r.status, dict(r.headers.items()), r.read()
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            try:
+                problem = json.loads(raw)
+            except ValueError:
+                problem = {"title": raw.decode(errors="replace")[:200] or e.reason}
+            raise RoddError(e.code, problem) from None
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """One JSON request; the decoded answer (None for an empty one)."""
+        _, _, raw = self.request_raw(method, path, body)
+        return json.loads(raw) if raw else None
+
+    # ---- the daemon
+    def examples(self) -> List[str]:
+        """The names of the example specs the daemon ships."""
+        return [e["name"] if isinstance(e, dict) else e for e in self.request("GET", "/v1/examples")["examples"]]
+
+    def example(self, name: str) -> Dict[str, Any]:
+        return self.request("GET", f"/v1/examples/{urllib.parse.quote(name, safe='')}")
+
+    def solve(self, spec: Dict[str, Any], points: Optional[int] = None) -> Dict[str, Any]:
+        """Static equilibrium: {"converged", "iterations", "residual", "q", "frame"}; the frame
+        as a Frame."""
+        body: Dict[str, Any] = {"spec": spec}
+        if points is not None:
+            body["points"] = points
+        out = self.request("POST", "/v1/solve", body)
+        out["frame"] = Frame.from_json(out["frame"])
+        return out
+
+    def sessions(self) -> List["Session"]:
+        """Every session, following the pages."""
+        out: List[Session] = []
+        token = ""
+        while True:
+            page = self.request("GET", f"/v1/sessions?page_size=1000&page_token={token}")
+            out += [Session(self, s) for s in page["sessions"]]
+            token = page.get("next_page_token")
+            if not token:
+                return out
+
+    def session(self, id: str) -> "Session":
+        return Session(self, self.request("GET", f"/v1/sessions/{urllib.parse.quote(id, safe='')}"))
+
+    def create(self, spec: Optional[Dict[str, Any]] = None, example: Optional[str] = None,
+               checkpoint: Optional[Dict[str, Any]] = None, *, name: Optional[str] = None,
+               start: bool = False, pace: Union[float, str, None] = None, until: Optional[float] = None,
+               points: Optional[int] = None, **options: Any) -> "Session":
+        """A new session from exactly one of ``spec`` (a dict), ``example`` (a name) or
+        ``checkpoint``; ``pace`` is a real-time factor or "max"; ``until`` the simulated time
+        it stops at; ``points`` per frame. Other keyword options go into the request as is."""
+        if sum(x is not None for x in (spec, example, checkpoint)) != 1:
+            raise ValueError("give exactly one of spec, example and checkpoint")
+        body: Dict[str, Any] = dict(options)
+        for k, v in (("spec", spec), ("example", example), ("checkpoint", checkpoint), ("name", name),
+                     ("pace", pace), ("until", until), ("points", points)):
+            if v is not None:
+                body[k] = v
+        if start:
+            body["start"] = True
+        return Session(self, self.request("POST", "/v1/sessions", body))
+
+
+class Session:
+    """One session. ``info`` is its latest description from the daemon (state, t, inputs...),
+    refreshed by every call that returns the session."""
+
+    def __init__(self, client: Client, info: Dict[str, Any]):
+        self.client = client
+        self.info = info
+        self.id: str = info["id"]
+
+    def __repr__(self) -> str:
+        return f"<rodd.Session {self.id} {self.info.get('state')} t={self.info.get('t')}>"
+
+    @property
+    def path(self) -> str:
+        return f"/v1/sessions/{urllib.parse.quote(self.id, safe='')}"
+
+    @property
+    def state(self) -> str:
+        return self.info["state"]
+
+    @property
+    def t(self) -> float:
+        return self.info["t"]
+
+    def _update(self, info: Dict[str, Any]) -> "Session":
+        if info and "id" in info:
+            self.info = info
+        return self
+
+    def refresh(self) -> "Session":
+        return self._update(self.client.request("GET", self.path))
+
+    def start(self) -> "Session":
+        return self._update(self.client.request("POST", self.path + ":start"))
+
+    def pause(self) -> "Session":
+        return self._update(self.client.request("POST", self.path + ":pause"))
+
+    def reset(self) -> "Session":
+        return self._update(self.client.request("POST", self.path + ":reset"))
+
+    def advance(self, by: Optional[float] = None, until: Optional[float] = None) -> "Session":
+        """Steps a paused (or created) session by ``by`` simulated seconds, or to ``until``,
+        synchronously."""
+        if (by is None) == (until is None):
+            raise ValueError("give one of by and until")
+        body = {"by": by} if by is not None else {"until": until}
+        return self._update(self.client.request("POST", self.path + ":advance", body))
+
+    def set(self, **inputs: float) -> Dict[str, Any]:
+        """Sets inputs (actuators: N or Pa; loads: a scale) to constants, all at one simulated
+        time: ``s.set(LM1=0.2, TM=500)``. The answer says ``applied`` (with ``t``) or
+        ``queued``."""
+        if not inputs:
+            raise ValueError("name at least one input")
+        return self.client.request("PATCH", self.path + "/actuators", inputs)
+
+    def step(self, by: float, **inputs: float) -> Frame:
+        """Lockstep, for a controller that owns the clock: sets the inputs, advances a paused
+        (or created) session by ``by`` simulated seconds and returns the frame there, in one
+        request: ``f = s.step(0.01, cable=u)``."""
+        body: Dict[str, Any] = {"by": by}
+        if inputs:
+            body["inputs"] = inputs
+        out = self.client.request("POST", self.path + ":step", body)
+        self.info = {**self.info, "state": out["state"], "t": out["t"], "failure": out.get("failure")}
+        if out["state"] == "failed":
+            raise RoddError(409, {"type": "https://rodd.invalid/problems/wrong-state", "detail": out.get("failure") or "failed"})
+        return Frame.from_json(out["frame"])
+
+    def inputs(self) -> Dict[str, Any]:
+        """Each input's value now, by name."""
+        return {a["name"]: a["value"] for a in self.client.request("GET", self.path + "/actuators")["actuators"]}
+
+    def frame(self) -> Frame:
+        """The latest frame."""
+        return Frame.from_json(self.client.request("GET", self.path + "/frame"))
+
+    def checkpoint(self) -> Dict[str, Any]:
+        return self.client.request("GET", self.path + "/checkpoint")
+
+    def update(self, **changes: Any) -> "Session":
+        """PATCH the session (``pace``, ``name``)."""
+        return self._update(self.client.request("PATCH", self.path, changes))
+
+    def delete(self) -> None:
+        self.client.request("DELETE", self.path)
+
+    def recording_info(self) -> Optional[Dict[str, Any]]:
+        """What the session records: options, frames, bytes, from/to, state ("recording",
+        "off", "full", "failed") and error."""
+        return self.refresh().info.get("recording")
+
+    def configure_recording(self, **options: Any) -> Dict[str, Any]:
+        """Changes the recording (rate, fields, max_bytes, when_full, enabled); new fields or
+        max_bytes start it afresh."""
+        return self.client.request("PATCH", self.path + "/recording", options)
+
+    def recording(self, format: str = "numpy", start: Optional[float] = None, stop: Optional[float] = None,
+                  path: Optional[str] = None) -> Any:
+        """The recorded frames with start <= t <= stop (simulated seconds).
+
+        format "numpy": a Recording of time-major NumPy arrays (read from HDF5 with h5py when
+        it is installed, every bit kept; else from NDJSON, 10 significant digits).
+        "pandas": a DataFrame of the CSV's long form (one row per frame and point).
+        "hdf5", "csv", "ndjson": the file's bytes, or written to ``path`` (then the path)."""
+        if format == "numpy":
+            try:
+                import h5py  # noqa: F401
+                raw = self._recording_bytes("hdf5", start, stop)
+                return Recording.from_hdf5(raw)
+            except ImportError:
+                return Recording.from_ndjson(self._recording_bytes("ndjson", start, stop))
+        if format == "pandas":
+            import pandas as pd
+            return pd.read_csv(io.BytesIO(self._recording_bytes("csv", start, stop)))
+        if format not in ("hdf5", "csv", "ndjson"):
+            raise ValueError(f"format is numpy, pandas, hdf5, csv or ndjson, not {format!r}")
+        raw = self._recording_bytes(format, start, stop)
+        if path is None:
+            return raw
+        with open(path, "wb") as f:
+            f.write(raw)
+        return path
+
+    def _recording_bytes(self, fmt: str, start: Optional[float], stop: Optional[float]) -> bytes:
+        q = {"format": fmt}
+        if start is not None:
+            q["from"] = repr(float(start))
+        if stop is not None:
+            q["to"] = repr(float(stop))
+        _, _, raw = self.client.request_raw("GET", self.path + "/recording?" + urllib.parse.urlencode(q))
+        return raw
+
+    def stream(self, rate: Optional[float] = None, fields: Optional[Sequence[str]] = None,
+               binary: bool = True) -> "Stream":
+        """The session's live frames: ``for f in s.stream(): ...`` (an iterator of Frame,
+        latest wins: a slow loop misses frames, never delays the simulation). Binary frames
+        carry float32 values; ``binary=False`` gives JSON's 10 digits."""
+        return Stream(self, rate=rate, fields=fields, binary=binary)
+
+
+class Stream:
+    """A WebSocket stream of one session's frames; iterate it, close it (or use ``with``).
+    ``state`` follows the session's state messages; ``description`` is the session's
+    description message."""
+
+    def __init__(self, session: Session, rate: Optional[float], fields: Optional[Sequence[str]], binary: bool):
+        unknown = [f for f in fields or () if f not in FIELDS]
+        if unknown:
+            raise ValueError(f"unknown fields {unknown}; the fields are {list(FIELDS)}")
+        self.session = session
+        headers = {"Authorization": f"Bearer {session.client.token}"} if session.client.token else {}
+        self.ws = WebSocket(session.info["stream_url"], headers=headers, timeout=session.client.timeout)
+        self.state: Optional[str] = session.info.get("state")
+        self.description: Optional[Dict[str, Any]] = None
+        self.hello: Optional[Dict[str, Any]] = None
+        self.last_seq = 0
+        self.subscribed = False  # frames count from the subscription's answer on
+        sub: Dict[str, Any] = {"op": "subscribe", "format": "binary" if binary else "json"}
+        if rate is not None:
+            sub["rate"] = rate
+        if fields is not None:
+            sub["fields"] = list(fields)
+        self.ws.send_text(json.dumps(sub))
+
+    def __enter__(self) -> "Stream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.ws.close()
+
+    def __iter__(self) -> Iterator[Frame]:
+        return self
+
+    def __next__(self) -> Frame:
+        while True:
+            msg = self.ws.recv()
+            if msg is None:
+                raise StopIteration
+            if isinstance(msg, bytes):
+                f = decode_binary(msg)
+            else:
+                m = json.loads(msg)
+                op = m.get("op")
+                if op == "state":
+                    self.state = m.get("state", self.state)
+                elif op == "hello":
+                    self.hello = m
+                elif op == "description":
+                    self.description = m
+                elif op == "subscribed":
+                    self.subscribed = True
+                elif op == "status" and m.get("level") == "error" and not self.subscribed:
+                    self.close()
+                    raise RoddError(422, {"title": "subscription refused", "detail": m.get("message", "")})
+                if op != "frame":
+                    continue
+                f = Frame.from_json(m)
+            # the frame sent on connection comes before the subscription's format and fields
+            # take effect; the daemon sends the latest frame again in them once subscribed
+            if not self.subscribed or (f.seq is not None and f.seq <= self.last_seq):
+                continue
+            self.last_seq = f.seq or self.last_seq
+            return f
+
+
+class Recording:
+    """Recorded frames, time-major: ``t`` (frames,), ``position`` (frames, points, 3),
+    ``rotation`` (frames, points, 3, 3), ``s``/``rho``/``radius`` (frames, points),
+    ``kappa``/``nu`` (frames, points, 3), ``energy`` {"kinetic", "elastic", "gravity"} of
+    (frames,), ``volume_change`` (frames,); a field not recorded is None. ``spec`` is the
+    session's spec (from HDF5), ``units`` each dataset's unit (from HDF5)."""
+
+    def __init__(self) -> None:
+        import numpy as np
+        self.t = np.zeros(0)
+        self.s = self.position = self.rotation = self.rho = self.radius = None
+        self.kappa = self.nu = self.volume_change = None
+        self.energy: Optional[Dict[str, Any]] = None
+        self.spec: Optional[Dict[str, Any]] = None
+        self.units: Dict[str, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    @classmethod
+    def from_hdf5(cls, raw: bytes) -> "Recording":
+        import h5py
+        import numpy as np
+        r = cls()
+        with h5py.File(io.BytesIO(raw), "r") as h:
+            r.t = np.asarray(h["t"][...])
+            for name in ("s", "position", "rotation", "rho", "radius", "kappa", "nu", "volume_change"):
+                if name in h:
+                    setattr(r, name, np.asarray(h[name][...]))
+                    r.units[name] = h[name].attrs["units"]
+            if "energy" in h:
+                r.energy = {k: np.asarray(h["energy"][k][...]) for k in ("kinetic", "elastic", "gravity")}
+            if "spec" in h.attrs:
+                r.spec = json.loads(h.attrs["spec"])
+        return r
+
+    @classmethod
+    def from_ndjson(cls, raw: bytes) -> "Recording":
+        import numpy as np
+        r = cls()
+        frames = [Frame.from_json(json.loads(line)) for line in raw.splitlines() if line.strip()]
+        r.t = np.array([f.t for f in frames])
+        if not frames:
+            return r
+        for name in ("s", "position", "rotation", "rho", "radius", "kappa", "nu"):
+            if getattr(frames[0], name) is not None:
+                setattr(r, name, np.stack([getattr(f, name) for f in frames]))
+        if frames[0].energy is not None:
+            r.energy = {k: np.array([f.energy[k] for f in frames]) for k in ("kinetic", "elastic", "gravity")}
+        if frames[0].volume_change is not None:
+            r.volume_change = np.array([f.volume_change for f in frames])
+        return r
