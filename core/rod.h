@@ -23,6 +23,9 @@ enum {
     ROD_EINTERRUPTED = -7, /* rod_state_interrupt stopped an advance; the state is as before it */
 };
 const char *rod_strerror(int code);
+/* The word of the NULL-terminated list `known` nearest to `word` when it is close enough to be
+ * a slip ("poison_ratio" -> "poisson_ratio"), else NULL. Borrowed from `known`. */
+const char *rod_suggest(const char *word, const char *const *known);
 
 /* ---- problems found in a spec: every one, each with the JSON pointer it concerns ---- */
 typedef struct {

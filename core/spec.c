@@ -123,7 +123,11 @@ static int check_object(pctx *c, const cJSON *obj, const char *path, const char 
     for (const cJSON *it = obj->child; it; it = it->next) {
         join(p, sizeof p, path, it->string ? it->string : "");
         if (!in_list(keys, it->string ? it->string : "")) {
-            bad(c, p, "unknown key");
+            const char *near = rod_suggest(it->string, keys);
+            if (near)
+                bad(c, p, "unknown key (did you mean \"%s\"?)", near);
+            else
+                bad(c, p, "unknown key");
             continue;
         }
         for (const cJSON *prev = obj->child; prev != it; prev = prev->next)

@@ -178,5 +178,46 @@ expect "unknown option" 64 "$rodd" solve "$ex" --bogus
 expect "--version" 0 "$rodd" --version
 grep -q "^rodd " "$tmp/out" && pass "--version prints the version" || fail "--version output"
 
+# help: the overview, and every command's own help on stdout with exit 0
+expect "rodd help" 0 "$rodd" help
+for c in check solve run sweep converge serve probe; do
+  grep -q "^  $c " "$tmp/out" || fail "rodd help does not list $c"
+done
+for c in check solve run sweep converge serve probe help version; do
+  expect "rodd $c --help" 0 "$rodd" "$c" --help
+  grep -q "^usage: rodd $c" "$tmp/out" || fail "rodd $c --help prints no usage"
+  "$rodd" help "$c" | cmp -s - "$tmp/out" || fail "rodd help $c differs from rodd $c --help"
+done
+expect "rodd run -h after other options" 0 "$rodd" run "$ex" --until 1 -h
+grep -q "JSON when it parses as JSON" "$tmp/out" && pass "--set's JSON values are documented" || fail "--set help"
+# did you mean: the nearest command, option and spec key, and nothing run
+expect "a misspelt command" 64 "$rodd" sovle "$ex"
+grep -q 'did you mean "solve"' "$tmp/err" && pass "a misspelt command names the right one" || fail "command suggestion: $(cat "$tmp/err")"
+expect "a misspelt option" 64 "$rodd" run "$ex" --untill 1
+grep -q 'unknown option --untill (did you mean --until?)' "$tmp/err" && [ ! -s "$tmp/out" ] \
+  && pass "a misspelt option names the right one and runs nothing" || fail "option suggestion: $(cat "$tmp/err")"
+expect "a far-off option" 64 "$rodd" sweep --zzz
+grep -q "did you mean" "$tmp/err" && fail "a far-off option got a suggestion: $(cat "$tmp/err")" || pass "no suggestion for a far-off option"
+expect "a misspelt spec key" 2 "$rodd" check "$ex" --set rod.poison_ratio=0.3
+grep -q '/rod/poison_ratio: unknown key (did you mean "poisson_ratio"?)' "$tmp/err" \
+  && pass "a misspelt spec key names the right one" || fail "spec key suggestion: $(cat "$tmp/err")"
+
+# one version everywhere: the binary, CITATION.cff, the changelog's latest release, the OpenAPI
+# document, the viewer's package and the image tags of the deployment files
+v=$("$rodd" --version | sed -n 's/^rodd \([0-9][0-9.]*\)$/\1/p')
+ok=1
+[ -n "$v" ] || { ok=0; echo "rodd --version gave no version" >&2; }
+agree() { [ "$2" = "$v" ] || { ok=0; echo "$1 says ${2:-nothing}, rodd --version says $v" >&2; }; }
+agree CITATION.cff "$(sed -n 's/^version: *//p' "$top/CITATION.cff")"
+agree CHANGELOG.md "$(grep -m1 -o '^## \[[0-9][0-9.]*\]' "$top/CHANGELOG.md" | tr -d '#[] ')"
+agree api/openapi.yaml "$(sed -n 's/^  version: *//p' "$top/api/openapi.yaml" | head -1)"
+agree web/package.json "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("version", ""))' "$top/web/package.json")"
+for f in "$top"/deploy/k8s/*.yaml "$top"/deploy/compose.yaml; do
+  for tag in $(grep -o 'image: *[^ ]*rodd:[^ ]*' "$f" | sed 's/.*rodd://'); do agree "${f#"$top"/}" "$tag"; done
+done
+grep -q "^MIT License" "$top/LICENSE" || { ok=0; echo "LICENSE is not the MIT licence CITATION.cff names" >&2; }
+grep -q "^license: MIT" "$top/CITATION.cff" || { ok=0; echo "CITATION.cff names another licence" >&2; }
+[ "$ok" -eq 1 ] && pass "one version ($v) and one licence everywhere" || fail "version or licence disagreement"
+
 [ "$fails" -eq 0 ] && echo "cli: all passed" || echo "cli: $fails failed" >&2
 exit $((fails > 0))
