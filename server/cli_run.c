@@ -170,9 +170,10 @@ int cli_run(int argc, char **argv)
     if (tty && !interrupted) fputc('\n', stderr); /* an interrupt already ended the bar's line */
     rod_dynamics_stats s;
     if (rod_dynamics_get_stats(st, &s) == ROD_OK)
-        fprintf(stderr, "rodd: t = %g s in %.3f s wall (real-time factor %.4f): %ld steps, %ld RHS "
-                "evaluations (+%ld for Jacobians), %ld Jacobians, %ld error-test failures\n",
-                rod_state_time(st), wall, wall / fmax(rod_state_time(st), 1e-300), s.steps, s.rhs_evals,
+        fprintf(stderr, "rodd: t = %g s in %.3f s wall (real-time factor %.3g: simulated s per wall s, > 1 is "
+                "faster than real time): %ld steps, %ld RHS evaluations (+%ld for Jacobians), %ld Jacobians, "
+                "%ld error-test failures\n",
+                rod_state_time(st), wall, rod_state_time(st) / fmax(wall, 1e-9), s.steps, s.rhs_evals,
                 s.rhs_evals_jacobian, s.jac_evals, s.error_test_failures);
     if (export_close(w, NULL, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "rodd: %s\n", err);

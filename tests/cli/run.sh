@@ -90,6 +90,12 @@ assert all(len(f["s"]) == 11 for f in frames)
 assert frames[0]["energy"]["kinetic"] == 0
 PY
 grep -q "real-time factor" "$tmp/err" && pass "run reports its counters on stderr" || fail "run stderr"
+python3 - "$tmp/err" <<'PY' && pass "run's real-time factor is simulated s per wall s" || fail "run real-time factor: $(cat "$tmp/err")"
+import re, sys
+m = re.search(r"t = (\S+) s in (\S+) s wall \(real-time factor (\S+): simulated s per wall s", open(sys.argv[1]).read())
+t, wall, rtf = (float(g) for g in m.groups())
+assert abs(rtf - t / wall) <= 0.01 * rtf + 0.0005 * t / wall**2, (t, wall, rtf)  # printed to 3 digits, wall to 1 ms
+PY
 expect "run needs --until" 64 "$rodd" run "$ex"
 expect "run refuses a bad spec with 2" 2 "$rodd" run "$tmp/bad.json" --until 1
 expect "converge refuses a bad spec with 2" 2 "$rodd" converge "$tmp/bad.json"

@@ -207,7 +207,7 @@ export class SessionView {
     if (!this.latest) this.ui.time.textContent = fmtTime(s.t);
     this.#state(s.state, s.failure);
     this.controls.setInputs(s.inputs);
-    if (s.stats) this.status.realTimeFactor(s.stats.real_time_factor);
+    this.status.realTimeFactor(s.stats, s.state);
     this.#showPace(s.pace);
   }
 
