@@ -126,6 +126,26 @@ export class SessionView {
     else if (this.id) this.open(this.id);
   }
 
+  /** Space: pause a running session, start a created or paused one. */
+  togglePlay() {
+    const state = this.currentState;
+    if (state === "running") this.#act("pause");
+    else if (state === "created" || state === "paused") this.#act("start");
+  }
+
+  /** The 3D view as a PNG file named for the session and the shown time. */
+  screenshot() {
+    const url = this.rodView.snapshot();
+    if (!url || !this.id) return null;
+    const t = this.shown ? `-t${this.shown.t.toFixed(2)}s` : "";
+    const name = `rodd-${this.desc?.name || this.id}${t}.png`.replace(/[^\w.-]+/g, "_");
+    const a = el("a", { href: url, download: name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    return name;
+  }
+
   // ---- the stream ----
 
   async #streamUrl(id) {
@@ -213,6 +233,7 @@ export class SessionView {
 
   #state(state, failure) {
     const { ui } = this;
+    this.currentState = state;
     ui.state.textContent = state;
     ui.state.dataset.state = state;
     ui.start.disabled = !(state === "created" || state === "paused");
