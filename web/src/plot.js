@@ -29,11 +29,15 @@ export function tickLabels(splits, step) {
   });
 }
 
-/** A y range around [lo, hi] with a margin, never narrower than float noise around its level. */
-export function yRange(lo, hi) {
+/**
+ * A y range around [lo, hi] with a margin, never narrower than 1e-3 of its level nor than
+ * floor (the plot's smallest meaningful span: a still, straight rod's curvature is 0, not
+ * float noise blown up to fill the plot).
+ */
+export function yRange(lo, hi, floor = 1e-12) {
   if (!(hi >= lo)) return [0, 1];
   const level = Math.max(Math.abs(lo), Math.abs(hi));
-  const minSpan = Math.max(1e-3 * level, 1e-12);
+  const minSpan = Math.max(1e-3 * level, floor);
   if (hi - lo < minSpan) {
     const mid = (hi + lo) / 2;
     return [mid - minSpan / 2, mid + minSpan / 2];
@@ -71,8 +75,12 @@ function download(name, blob) {
 }
 
 export class Plot {
-  /** root: the figure to fill; key names the files; series: [{label}] (colours from the theme); unit: appended to the title. */
-  constructor(root, { key, title, unit = "", xLabel = "", series }) {
+  /**
+   * root: the figure to fill; key names the files; series: [{label}] (colours from the theme);
+   * unit: appended to the title; minSpan: the narrowest y span shown, in the plotted unit.
+   */
+  constructor(root, { key, title, unit = "", xLabel = "", series, minSpan = 1e-12 }) {
+    this.minSpan = minSpan;
     this.key = key;
     this.title = unit ? `${title} (${unit})` : title;
     this.xLabel = xLabel;
@@ -115,7 +123,7 @@ export class Plot {
       pxAlign: 0,
       scales: {
         x: { time: false, range: (u, lo, hi) => this.zoom ?? this.xRange ?? (hi > lo ? [lo, hi] : [lo - 1, lo + 1]) },
-        y: { range: (u, lo, hi) => yRange(lo, hi) },
+        y: { range: (u, lo, hi) => yRange(lo, hi, this.minSpan) },
       },
       axes: [axis(2, this.xLabel), axis(3, "")],
       series: [

@@ -13,22 +13,24 @@ export class Plots {
     };
     const along = { xLabel: "s (m)" };
     const over = { xLabel: "t (s)" };
-    this.rho = make("rho", { ...along, title: "ρ(s), inflation", series: [{ label: "ρ" }] });
+    this.rho = make("rho", { ...along, title: "ρ(s), inflation", minSpan: 1e-3, series: [{ label: "ρ" }] });
     this.kappa = make("kappa", {
       ...along,
       title: "κ(s), curvature",
       unit: "1/m",
+      minSpan: 0.1,
       series: [{ label: "κ1" }, { label: "κ2" }, { label: "κ3" }],
     });
-    this.arm = make("arm", { ...over, title: "arm length ∫|ν| ds", unit: "m", series: [{ label: "length" }] });
-    this.tip = make("tip", { ...over, title: "tip position", unit: "m", series: [{ label: "x" }, { label: "y" }, { label: "z" }] });
+    this.arm = make("arm", { ...over, title: "arm length ∫|ν| ds", unit: "m", minSpan: 1e-4, series: [{ label: "length" }] });
+    this.tip = make("tip", { ...over, title: "tip position", unit: "m", minSpan: 1e-3, series: [{ label: "x" }, { label: "y" }, { label: "z" }] });
     this.energy = make("energy", {
       ...over,
       title: "energy",
       unit: "J",
+      minSpan: 1e-6,
       series: [{ label: "kinetic" }, { label: "elastic" }, { label: "gravity" }],
     });
-    this.volume = make("volume", { ...over, title: "volume change ΔV/V₀", unit: "%", series: [{ label: "ΔV" }] });
+    this.volume = make("volume", { ...over, title: "volume change ΔV/V₀", unit: "%", minSpan: 1e-3, series: [{ label: "ΔV" }] });
   }
 
   /** rho and kappa along the rod of frame f, over the reference length [0, L]. */

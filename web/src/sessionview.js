@@ -67,6 +67,7 @@ export class SessionView {
     this.#describe(desc);
     this.length = desc.model?.length || 0.5;
     this.#setModel(desc.model);
+    this.#loadSpec(id, gen);
     this.stream = new RodStream({
       resolveUrl: () => this.#streamUrl(id),
       subscription: { rate: this.rate, format: "binary" },
@@ -106,6 +107,7 @@ export class SessionView {
     this.rodView.clear();
     this.controls.clear();
     this.ui.root.hidden = true;
+    this.status.reset();
     this.status.connection("closed");
   }
 
@@ -162,6 +164,7 @@ export class SessionView {
     this.frameCount++;
     this.status.frame();
     this.ui.time.textContent = fmtTime(f.t);
+    this.#maybeRepeat(f.t);
     if (this.timeline.frozen) return;
     if (this.history.count && f.t < this.history.last("t")) this.range.reset(); // reset or restore
     this.history.push(f);
@@ -204,6 +207,42 @@ export class SessionView {
     const { unit } = COLOR_FIELDS[this.field];
     this.ui.legend.lo.textContent = fmt(lo);
     this.ui.legend.hi.textContent = `${fmt(hi)}${unit ? ` ${unit}` : ""}`;
+  }
+
+  // ---- the spec: its description, and its duration for "repeat" ----
+
+  async #loadSpec(id, gen) {
+    const { ui } = this;
+    ui.description.hidden = true;
+    ui.repeat.checked = false;
+    ui.repeatAt.value = "";
+    let spec;
+    try {
+      spec = (await this.api.get(sessionPath(id, "/checkpoint")))?.spec;
+    } catch {
+      return; // a viewer token may not read checkpoints: no description, no default repeat
+    }
+    if (gen !== this.openings || !spec) return;
+    if (typeof spec.description === "string" && spec.description) {
+      ui.description.textContent = spec.description;
+      ui.description.title = spec.description;
+      ui.description.hidden = false;
+    }
+    if (spec.duration > 0) {
+      ui.repeatAt.value = String(spec.duration);
+      ui.repeat.checked = true;
+    }
+  }
+
+  /** With "repeat" on: once the shown time passes the mark, reset and start again. */
+  #maybeRepeat(t) {
+    const { ui } = this;
+    const at = Number(ui.repeatAt.value);
+    if (t < at) this.repeating = false;
+    if (!ui.repeat.checked || !(at > 0) || t < at || this.repeating) return;
+    if (this.currentState !== "running" && this.currentState !== "finished") return;
+    this.repeating = true; // one reset per pass; a frame before the mark clears it
+    this.#act("reset").then(() => this.#act("start"));
   }
 
   // ---- the session's description ----
