@@ -208,6 +208,14 @@ expect "a misspelt spec key" 2 "$rodd" check "$ex" --set rod.poison_ratio=0.3
 grep -q '/rod/poison_ratio: unknown key (did you mean "poisson_ratio"?)' "$tmp/err" \
   && pass "a misspelt spec key names the right one" || fail "spec key suggestion: $(cat "$tmp/err")"
 
+# the placeholder tokens of deploy/tokens.example (and CHANGE-ME) are refused at start
+state=$(mktemp -d)
+expect "serve refuses tokens.example's placeholders" 64 env RODD_TOKENS_FILE="$top/deploy/tokens.example" \
+  timeout 20 "$rodd" serve --listen 127.0.0.1:1 --state-dir "$state"
+grep -q "placeholder" "$tmp/err" && pass "the refusal says why" || fail "placeholder message: $(cat "$tmp/err")"
+expect "serve refuses CHANGE-ME" 64 env RODD_TOKENS=operator:CHANGE-ME timeout 20 "$rodd" serve --listen 127.0.0.1:1 --state-dir "$state"
+rm -rf "$state"
+
 # one version everywhere: the binary, CITATION.cff, the changelog's latest release, the OpenAPI
 # document, the viewer's package and the image tags of the deployment files
 v=$("$rodd" --version | sed -n 's/^rodd \([0-9][0-9.]*\)$/\1/p')
