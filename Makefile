@@ -125,8 +125,8 @@ docs-pictures: $(BUILD)/rodd web/dist/index.html
 	cd tests/browser && { [ -d node_modules/playwright-core ] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --ignore-scripts --silent; }
 	RODD=$(BUILD)/rodd node tests/browser/pictures.mjs
 
-test-deploy: | $(SETUP_STAMP)
-	bash tests/deploy/run.sh
+test-deploy: $(BUILD)/rodd | $(SETUP_STAMP)
+	RODD=$(BUILD)/rodd bash tests/deploy/run.sh
 
 # The image built and run with podman (about 5 to 10 minutes on a fresh machine).
 test-container:

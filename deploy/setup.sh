@@ -16,7 +16,7 @@ build_pkgs=(
 )
 # hdf5-tools, python3-h5py and python3-numpy read the HDF5 exports back independently
 test_pkgs=(clang libclang-rt-14-dev valgrind libcriterion-dev chromium curl yamllint docker-compose shellcheck
-           hdf5-tools python3-h5py python3-numpy)
+           hdf5-tools python3-h5py python3-numpy nginx)
 # exactly the packages of the binary's NEEDED libraries (deploy/check-runtime-libs.sh checks it)
 runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libmicrohttpd12 libwebsockets17 libhdf5-103-1)
 container_pkgs=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns)

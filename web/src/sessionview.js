@@ -155,7 +155,8 @@ export class SessionView {
     const s = await this.api.get(sessionPath(id));
     if (!info.auth) return s.stream_url;
     // a single-use ticket, since a browser cannot put a bearer header on a WebSocket
-    const ticket = await this.api.post("/v1/stream-tickets", { session: id });
+    // ?session= lets a router in front of several daemons send this to the session's owner
+    const ticket = await this.api.post(`/v1/stream-tickets?session=${encodeURIComponent(id)}`, { session: id });
     return ticket.stream_url;
   }
 
