@@ -24,6 +24,10 @@ RUN rm -rf build build-asan \
  && mkdir -p web/dist
 
 FROM ${BASE} AS runtime
+# the version rodd --version, CITATION.cff and the OpenAPI document carry (tests/cli checks it)
+LABEL org.opencontainers.image.title="rodd" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="MIT"
 COPY deploy/setup.sh /tmp/setup.sh
 RUN bash /tmp/setup.sh --runtime \
  && rm -rf /var/lib/apt/lists/* /tmp/setup.sh \

@@ -225,6 +225,7 @@ agree() { [ "$2" = "$v" ] || { ok=0; echo "$1 says ${2:-nothing}, rodd --version
 agree CITATION.cff "$(sed -n 's/^version: *//p' "$top/CITATION.cff")"
 agree CHANGELOG.md "$(grep -m1 -o '^## \[[0-9][0-9.]*\]' "$top/CHANGELOG.md" | tr -d '#[] ')"
 agree api/openapi.yaml "$(sed -n 's/^  version: *//p' "$top/api/openapi.yaml" | head -1)"
+agree Dockerfile "$(sed -n 's/.*org.opencontainers.image.version="\([^"]*\)".*/\1/p' "$top/Dockerfile")"
 agree web/package.json "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("version", ""))' "$top/web/package.json")"
 for f in "$top"/deploy/k8s/*.yaml "$top"/deploy/compose.yaml; do
   for tag in $(grep -o 'image: *[^ ]*rodd:[^ ]*' "$f" | sed 's/.*rodd://'); do agree "${f#"$top"/}" "$tag"; done
