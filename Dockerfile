@@ -1,7 +1,9 @@
 # rodd: the daemon, the viewer and the examples in one image a group shares.
-#   podman build --format docker -t rodd .      (or docker build -t rodd .)
-#   docker run -p 8080:8080 -p 8081:8081 -v rodd-state:/var/lib/rodd \
-#     -e RODD_TOKENS=operator:CHANGE-ME rodd
+#   podman build --format docker -t rodd:0.1.0 .      (or docker build -t rodd:0.1.0 .)
+#   token=$(openssl rand -hex 24); echo "operator token: $token"
+#   podman run -p 8080:8080 -p 8081:8081 -v rodd-state:/var/lib/rodd \
+#     -e RODD_TOKENS=operator:$token rodd:0.1.0
+# (the daemon refuses placeholder tokens such as CHANGE-ME)
 # Ports: 8080 REST and the viewer, 8081 streams (WebSocket). Without tokens the daemon listens
 # on loopback only, which inside a container means host networking; give tokens (RODD_TOKENS,
 # or a file at RODD_TOKENS_FILE, e.g. a mounted secret) to serve a network.
@@ -22,6 +24,10 @@ RUN rm -rf build build-asan \
  && mkdir -p web/dist
 
 FROM ${BASE} AS runtime
+# the version rodd --version, CITATION.cff and the OpenAPI document carry (tests/cli checks it)
+LABEL org.opencontainers.image.title="rodd" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="MIT"
 COPY deploy/setup.sh /tmp/setup.sh
 RUN bash /tmp/setup.sh --runtime \
  && rm -rf /var/lib/apt/lists/* /tmp/setup.sh \

@@ -44,7 +44,7 @@ RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
-        test-deploy test-container test-browser web \
+        test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run bench bench-load bench-viewer clean
 
@@ -123,8 +123,17 @@ test-matlab: $(BUILD)/rodd
 test-browser: $(BUILD)/rodd web/dist/index.html
 	RODD=$(BUILD)/rodd bash tests/browser/run.sh
 
-test-deploy: | $(SETUP_STAMP)
-	bash tests/deploy/run.sh
+# docs/tutorial.md's commands, run as written (with the daemon on free ports).
+test-docs: $(BUILD)/rodd web/dist/index.html
+	bash tests/docs/run.sh
+
+# the tutorial's pictures (docs/img), from the real viewer in headless Chromium
+docs-pictures: $(BUILD)/rodd web/dist/index.html
+	cd tests/browser && { [ -d node_modules/playwright-core ] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --ignore-scripts --silent; }
+	RODD=$(BUILD)/rodd node tests/browser/pictures.mjs
+
+test-deploy: $(BUILD)/rodd | $(SETUP_STAMP)
+	RODD=$(BUILD)/rodd bash tests/deploy/run.sh
 
 # The image built and run with podman (about 5 to 10 minutes on a fresh machine).
 test-container:
@@ -142,7 +151,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
 test: test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
-      test-browser test-deploy \
+      test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
 asan:

@@ -505,6 +505,7 @@ int rod_model_ndof(const rod_model *m) { return m->n; }
 int rod_model_ndof_xi(const rod_model *m) { return m->n_xi; }
 int rod_model_ndof_rho(const rod_model *m) { return m->n_rho; }
 double rod_model_length(const rod_model *m) { return m->L; }
+double rod_model_duration(const rod_model *m) { return m->spec->duration; }
 int rod_model_is_extended(const rod_model *m) { return m->extended; }
 int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
 int rod_model_substeps(const rod_model *m) { return m->substeps; }

@@ -1,4 +1,4 @@
-/* rodd engine: the extended Cosserat rod (Sun et al., seeds/000) reduced with the Geometric
+/* rodd engine: the extended Cosserat rod (Sun, Mathew, Afgan, Renda and Laschi) reduced with the Geometric
  * Variable Strain method. The one public header of core/.
  *
  * Ownership: a rod_model is immutable once compiled and may be shared by any number of
@@ -23,6 +23,9 @@ enum {
     ROD_EINTERRUPTED = -7, /* rod_state_interrupt stopped an advance; the state is as before it */
 };
 const char *rod_strerror(int code);
+/* The word of the NULL-terminated list `known` nearest to `word` when it is close enough to be
+ * a slip ("poison_ratio" -> "poisson_ratio"), else NULL. Borrowed from `known`. */
+const char *rod_suggest(const char *word, const char *const *known);
 
 /* ---- problems found in a spec: every one, each with the JSON pointer it concerns ---- */
 typedef struct {
@@ -61,6 +64,8 @@ int rod_model_ndof(const rod_model *m);        /* n_xi + n_rho */
 int rod_model_ndof_xi(const rod_model *m);
 int rod_model_ndof_rho(const rod_model *m);
 double rod_model_length(const rod_model *m);
+/* The spec's "duration": how long it is meant to run, in simulated seconds; 0 when not given. */
+double rod_model_duration(const rod_model *m);
 int rod_model_is_extended(const rod_model *m);
 int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
 int rod_model_substeps(const rod_model *m);           /* Zanna steps between stations */

@@ -21,7 +21,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 #define MAX_NAME 64
 
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
-static const char *const keys_root[] = {"model", "name", "description", "rod", "strains",
+static const char *const keys_root[] = {"model", "name", "description", "duration", "rod", "strains",
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
     "authors_code", "constraints", "bodies", "base", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
@@ -45,7 +45,7 @@ static const char *const keys_profile[] = {"wave", NULL};
 static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
 
 const char *const spec_known_paths[] = {
-    "/model", "/name", "/description",
+    "/model", "/name", "/description", "/duration",
     "/rod", "/rod/length", "/rod/radius", "/rod/radius/base", "/rod/radius/tip",
     "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_modulus",
     "/rod/shear_coefficient", "/rod/shear_viscosity",
@@ -123,7 +123,11 @@ static int check_object(pctx *c, const cJSON *obj, const char *path, const char 
     for (const cJSON *it = obj->child; it; it = it->next) {
         join(p, sizeof p, path, it->string ? it->string : "");
         if (!in_list(keys, it->string ? it->string : "")) {
-            bad(c, p, "unknown key");
+            const char *near = rod_suggest(it->string, keys);
+            if (near)
+                bad(c, p, "unknown key (did you mean \"%s\"?)", near);
+            else
+                bad(c, p, "unknown key");
             continue;
         }
         for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
@@ -792,6 +796,7 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     }
     const cJSON *ds = member(root, "description");
     if (ds && !cJSON_IsString(ds)) bad(&c, "/description", "must be a string");
+    get_number(&c, root, "duration", "", OPTIONAL, R_POS, &s->duration);
     parse_rod(&c, member(root, "rod"));
     parse_strains(&c, member(root, "strains"));
     parse_inflation(&c, member(root, "inflation"));

@@ -115,6 +115,7 @@ typedef struct {
     int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
     int initial_static;
     spec_authors_code authors;
+    double duration;      /* how long the spec is meant to run (s of simulated time); 0: not said */
     int nguess;
     double *guess;
     /* constraints and attached bodies */

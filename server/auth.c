@@ -73,6 +73,13 @@ static int add_token(auth *a, const char *rolename, const char *token, char *err
         return -1;
     }
     size_t n = strlen(token);
+    /* deploy/tokens.example's placeholders (and the README's CHANGE-ME) copied as they are
+     * would be tokens anyone who read the repository knows */
+    if (strstr(token, "replace-with") || strstr(token, "CHANGE-ME") || strstr(token, "change-me")) {
+        snprintf(err, errlen, "the %s token is the example's placeholder \"%.60s\": put a real token there "
+                 "(e.g. openssl rand -hex 24)", rolename, token);
+        return -1;
+    }
     if (n < 8 || n >= sizeof a->tokens[0].token) {
         snprintf(err, errlen, "a token must have 8 to %zu characters", sizeof a->tokens[0].token - 1);
         return -1;

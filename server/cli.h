@@ -2,6 +2,8 @@
 #ifndef RODD_CLI_H
 #define RODD_CLI_H
 
+#include <stdio.h>
+
 enum {
     EXIT_OK = 0,
     EXIT_FAILURE_OTHER = 1, /* I/O, memory, solver failure */
@@ -33,6 +35,16 @@ struct rod_state;
 struct rod_state *cli_new_state(struct rod_model *m);
 /* Monotonic seconds, for the wall times the commands report. */
 double cli_now(void);
+
+/* rodd help [COMMAND]; the overview of every command on f. */
+int cli_help(const char *command);
+void cli_usage(FILE *f);
+/* Refuses an unknown command with the nearest known one; returns EXIT_USAGE. */
+int cli_unknown_command(const char *name);
+/* Before argv[1]'s own parser runs: prints its help for --help or -h, refuses an unknown option
+ * naming the nearest known one. *handled is 1 when the command should not run; the return
+ * value is then its exit status. */
+int cli_check_options(int argc, char **argv, int *handled);
 
 int cli_check(int argc, char **argv);
 int cli_solve(int argc, char **argv);

@@ -96,10 +96,6 @@ int cli_run(int argc, char **argv)
     cli_common o;
     run_opts ro = {0, 0, 0, EXPORT_NDJSON, NULL};
     int rc = cli_parse_common(argc, argv, 2, &o, run_extra, &ro);
-    if (!rc && !ro.have_until) {
-        fprintf(stderr, "rodd: run needs --until T\n");
-        rc = EXIT_USAGE;
-    }
     if (!rc && ro.format == EXPORT_HDF5 && !ro.out && isatty(1)) {
         fprintf(stderr, "rodd: HDF5 is binary: give --out FILE or redirect stdout\n");
         rc = EXIT_USAGE;
@@ -108,11 +104,20 @@ int cli_run(int argc, char **argv)
         cli_free_common(&o);
         return rc;
     }
-    if (ro.every <= 0) ro.every = ro.until / 100;
     rod_model *m = cli_load_model(&o);
     const int points = o.points;
     cli_free_common(&o);
     if (!m) return EXIT_BAD_SPEC;
+    if (!ro.have_until) {
+        /* the spec may say how long it is meant to run */
+        ro.until = rod_model_duration(m);
+        if (!(ro.until > 0)) {
+            fprintf(stderr, "rodd: run needs --until T (the spec gives no \"duration\")\n");
+            rod_model_free(m);
+            return EXIT_USAGE;
+        }
+    }
+    if (ro.every <= 0) ro.every = ro.until / 100;
     rod_state *st = cli_new_state(m);
     if (!st) return EXIT_FAILURE_OTHER;
     char err[512];
@@ -170,9 +175,10 @@ int cli_run(int argc, char **argv)
     if (tty && !interrupted) fputc('\n', stderr); /* an interrupt already ended the bar's line */
     rod_dynamics_stats s;
     if (rod_dynamics_get_stats(st, &s) == ROD_OK)
-        fprintf(stderr, "rodd: t = %g s in %.3f s wall (real-time factor %.4f): %ld steps, %ld RHS "
-                "evaluations (+%ld for Jacobians), %ld Jacobians, %ld error-test failures\n",
-                rod_state_time(st), wall, wall / fmax(rod_state_time(st), 1e-300), s.steps, s.rhs_evals,
+        fprintf(stderr, "rodd: t = %g s in %.3f s wall (real-time factor %.3g: simulated s per wall s, > 1 is "
+                "faster than real time): %ld steps, %ld RHS evaluations (+%ld for Jacobians), %ld Jacobians, "
+                "%ld error-test failures\n",
+                rod_state_time(st), wall, rod_state_time(st) / fmax(wall, 1e-9), s.steps, s.rhs_evals,
                 s.rhs_evals_jacobian, s.jac_evals, s.error_test_failures);
     if (export_close(w, NULL, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "rodd: %s\n", err);

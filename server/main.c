@@ -6,42 +6,28 @@
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: rodd COMMAND [options]\n"
-            "  rodd check SPEC.json [--set PATH=VALUE]...   validate a spec (exit 2 if invalid)\n"
-            "  rodd solve SPEC.json [--set PATH=VALUE]... [--points N]\n"
-            "                                            static equilibrium as JSON on stdout\n"
-            "  rodd run SPEC.json --until T [--every DT] [--format ndjson|csv|hdf5] [--out FILE]\n"
-            "           [--set PATH=VALUE]... [--points N]\n"
-            "                                            dynamics, one FRAME per line (NDJSON)\n"
-            "  rodd sweep SPEC.json --grid PATH=V1,V2,... [--grid ...] [--until T] [--index I] [--out DIR]\n"
-            "  rodd sweep --collect DIR [--out FILE.csv]   parameter grids, locally or one point a task\n"
-            "  rodd converge SPEC.json [--until T] [--every DT] [--levels K] [--budget S] [--set ...]\n"
-            "                                            error estimate: the spec against refined copies\n"
-            "  rodd serve [--config FILE] [--listen ADDR:PORT] [--state-dir DIR] [--example NAME]\n"
-            "                                            the daemon: REST, streams, the viewer\n"
-            "  rodd probe [--listen ADDR:PORT] [--path /readyz]   health check of a running daemon\n"
-            "  rodd --version\n"
-            "exit status: 0 ok, 1 failure, 2 bad spec, 3 no convergence, 64 usage\n");
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        cli_usage(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    const int help_asked = argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0);
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        if (help_asked) return cli_help("version");
         printf("rodd %s\n", ROD_VERSION);
         return EXIT_OK;
     }
-    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        usage(stdout);
-        return EXIT_OK;
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0)
+        return cli_help(help_asked ? "help" : argc > 2 ? argv[2] : NULL);
+    if (cmd[0] == '-') {
+        fprintf(stderr, "rodd: %s before a command; usage: rodd COMMAND [options], rodd help lists them\n", cmd);
+        return EXIT_USAGE;
     }
+    int handled;
+    int rc = cli_check_options(argc, argv, &handled);
+    if (handled || rc != EXIT_OK) return rc;
     if (strcmp(cmd, "check") == 0) return cli_check(argc, argv);
     if (strcmp(cmd, "solve") == 0) return cli_solve(argc, argv);
     if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
@@ -49,7 +35,5 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "converge") == 0) return cli_converge(argc, argv);
     if (strcmp(cmd, "serve") == 0) return cli_serve(argc, argv);
     if (strcmp(cmd, "probe") == 0) return cli_probe(argc, argv);
-    fprintf(stderr, "rodd: unknown command \"%s\"\n", cmd);
-    usage(stderr);
-    return EXIT_USAGE;
+    return cli_unknown_command(cmd);
 }

@@ -9,29 +9,36 @@
 #include <string.h>
 
 static atomic_long http_by_code[600];
-static atomic_long steps_total, rhs_total, frames_sent, frames_dropped, checkpoints_ok, checkpoints_failed;
+static atomic_long slices_total, integrator_steps_total, rhs_total, frames_sent, frames_dropped, checkpoints_ok, checkpoints_failed;
 static atomic_int stream_clients;
-/* the step (slice) duration histogram, seconds */
-static const double step_bounds[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1};
-#define NB (sizeof step_bounds / sizeof *step_bounds)
-static atomic_long step_buckets[NB + 1];
-static _Atomic double step_sum;
+/* the slice duration histogram, seconds */
+static const double slice_bounds[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1};
+#define NB (sizeof slice_bounds / sizeof *slice_bounds)
+static atomic_long slice_buckets[NB + 1];
+static _Atomic double slice_sum, simulated_sum;
+
+static void add_double(_Atomic double *a, double v)
+{
+    double old = atomic_load(a);
+    while (!atomic_compare_exchange_weak(a, &old, old + v)) {
+    }
+}
 
 void metrics_http(int status)
 {
     if (status >= 100 && status < 600) atomic_fetch_add(&http_by_code[status], 1);
 }
 
-void metrics_step(double wall, long rhs)
+void metrics_slice(double wall, double simulated, long integrator_steps, long rhs)
 {
-    atomic_fetch_add(&steps_total, 1);
+    atomic_fetch_add(&slices_total, 1);
+    atomic_fetch_add(&integrator_steps_total, integrator_steps);
     atomic_fetch_add(&rhs_total, rhs);
     size_t b = 0;
-    while (b < NB && wall > step_bounds[b]) b++;
-    atomic_fetch_add(&step_buckets[b], 1);
-    double old = atomic_load(&step_sum);
-    while (!atomic_compare_exchange_weak(&step_sum, &old, old + wall)) {
-    }
+    while (b < NB && wall > slice_bounds[b]) b++;
+    atomic_fetch_add(&slice_buckets[b], 1);
+    add_double(&slice_sum, wall);
+    add_double(&simulated_sum, simulated);
 }
 
 void metrics_frames_sent(long n)
@@ -93,13 +100,14 @@ char *metrics_render(pool *p)
     if (!t.b) return NULL;
     t.b[0] = '\0';
 #define OUT(...) out(&t, __VA_ARGS__)
-    int by_state[5] = {0};
+    int by_state[5] = {0}, behind = 0;
     session **all;
     int n = pool_list(p, &all);
     for (int i = 0; i < n; i++) {
         session_view v;
         session_snapshot(all[i], &v);
         by_state[v.status]++;
+        behind += v.behind_pace;
         session_release(all[i]);
     }
     free(all);
@@ -107,20 +115,28 @@ char *metrics_render(pool *p)
     for (int s = 0; s < 5; s++) OUT("rodd_sessions{state=\"%s\"} %d\n", session_status_name((session_status)s), by_state[s]);
     OUT("# HELP rodd_session_capacity The most sessions this daemon keeps.\n# TYPE rodd_session_capacity gauge\n");
     OUT("rodd_session_capacity %d\n", pool_capacity(p));
-    OUT("# HELP rodd_steps_total Simulation slices run by the workers.\n# TYPE rodd_steps_total counter\n");
-    OUT("rodd_steps_total %ld\n", atomic_load(&steps_total));
+    OUT("# HELP rodd_sessions_behind_pace Running sessions whose real-time factor fell below 0.9 of their pace.\n");
+    OUT("# TYPE rodd_sessions_behind_pace gauge\nrodd_sessions_behind_pace %d\n", behind);
+    OUT("# HELP rodd_slices_total Work slices the workers ran (each advances one session for at most one frame period).\n");
+    OUT("# TYPE rodd_slices_total counter\nrodd_slices_total %ld\n", atomic_load(&slices_total));
+    OUT("# HELP rodd_integrator_steps_total Integrator (CVODE) time steps taken by all sessions.\n");
+    OUT("# TYPE rodd_integrator_steps_total counter\nrodd_integrator_steps_total %ld\n",
+        atomic_load(&integrator_steps_total));
+    OUT("# HELP rodd_simulated_seconds_total Simulated time advanced by all sessions; its rate is the daemon's\n"
+        "# real-time factor summed over sessions (simulated seconds per wall second).\n");
+    OUT("# TYPE rodd_simulated_seconds_total counter\nrodd_simulated_seconds_total %.9g\n", atomic_load(&simulated_sum));
     OUT("# HELP rodd_rhs_evaluations_total Right-hand-side evaluations, Jacobians included.\n");
     OUT("# TYPE rodd_rhs_evaluations_total counter\nrodd_rhs_evaluations_total %ld\n", atomic_load(&rhs_total));
-    OUT("# HELP rodd_step_duration_seconds Wall time of one simulation slice.\n");
-    OUT("# TYPE rodd_step_duration_seconds histogram\n");
+    OUT("# HELP rodd_slice_duration_seconds Wall time of one work slice (its sum: the workers' busy seconds).\n");
+    OUT("# TYPE rodd_slice_duration_seconds histogram\n");
     long cum = 0;
     for (size_t i = 0; i < NB; i++) {
-        cum += atomic_load(&step_buckets[i]);
-        OUT("rodd_step_duration_seconds_bucket{le=\"%g\"} %ld\n", step_bounds[i], cum);
+        cum += atomic_load(&slice_buckets[i]);
+        OUT("rodd_slice_duration_seconds_bucket{le=\"%g\"} %ld\n", slice_bounds[i], cum);
     }
-    cum += atomic_load(&step_buckets[NB]);
-    OUT("rodd_step_duration_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
-    OUT("rodd_step_duration_seconds_sum %.9g\nrodd_step_duration_seconds_count %ld\n", atomic_load(&step_sum), cum);
+    cum += atomic_load(&slice_buckets[NB]);
+    OUT("rodd_slice_duration_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
+    OUT("rodd_slice_duration_seconds_sum %.9g\nrodd_slice_duration_seconds_count %ld\n", atomic_load(&slice_sum), cum);
     OUT("# HELP rodd_stream_clients Connected stream clients.\n# TYPE rodd_stream_clients gauge\n");
     OUT("rodd_stream_clients %d\n", atomic_load(&stream_clients));
     OUT("# HELP rodd_frames_sent_total Frames sent to stream clients.\n# TYPE rodd_frames_sent_total counter\n");

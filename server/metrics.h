@@ -7,7 +7,9 @@
 struct pool;
 
 void metrics_http(int status);
-void metrics_step(double wall_seconds, long rhs_evals);
+/* One work slice of a session: its wall time, the simulated time it advanced, and the
+ * integrator steps and right-hand-side evaluations it took. */
+void metrics_slice(double wall_seconds, double simulated_seconds, long integrator_steps, long rhs_evals);
 void metrics_frames_sent(long n);
 void metrics_frames_dropped(long n);
 void metrics_stream_clients(int delta);

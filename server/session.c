@@ -134,6 +134,7 @@ void session_snapshot(session *s, session_view *out)
     out->t = s->t;
     out->seq = s->seq;
     out->advancing = s->advancing;
+    out->behind_pace = s->status == SESSION_RUNNING && s->behind_pace;
     memcpy(out->name, s->name, sizeof out->name);
     memcpy(out->failure, s->failure, sizeof out->failure);
     pthread_mutex_unlock(&s->mu);

@@ -28,6 +28,7 @@ typedef struct {
     double t;          /* simulation time of the latest frame */
     uint64_t seq;      /* the latest frame's sequence number */
     int advancing;     /* an :advance holds the state */
+    int behind_pace;   /* running paced, and the last second's real-time factor fell below 0.9 pace */
     char name[201];
     char failure[512]; /* why it failed, when it did */
 } session_view;

@@ -2,6 +2,7 @@
  * and what it measures of its own speed. */
 #include "session_internal.h"
 
+#include "log.h"
 #include "metrics.h"
 
 #include <math.h>
@@ -9,6 +10,8 @@
 
 #define FRAME_PERIOD (1.0 / 60.0) /* wall seconds between a running session's frames */
 #define MAX_LAG 0.25              /* wall seconds behind real time before pacing lets go */
+#define RTF_WINDOW 1.0            /* wall seconds the real-time factor is measured over */
+#define BEHIND_PACE 0.9           /* below this fraction of its pace a session is behind */
 
 double session_step(session *s, double now)
 {
@@ -56,16 +59,35 @@ double session_step(session *s, double now)
     const double t_now = rod_state_time(s->state), wall = mono_now() - w0;
     rod_dynamics_stats stats;
     rod_dynamics_get_stats(s->state, &stats);
-    metrics_step(wall, (stats.rhs_evals + stats.rhs_evals_jacobian) - (s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
+    metrics_slice(wall, t_now - t0, stats.steps - s->stats.steps,
+                  (stats.rhs_evals + stats.rhs_evals_jacobian) - (s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
     char failure[512] = "";
     if (rc != ROD_OK) snprintf(failure, sizeof failure, "%s", rod_state_error(s->state));
     session_publish(s);
     pthread_mutex_lock(&s->mu);
     if (t_now > t0 && wall > 0) {
-        /* the real-time factor (wall / simulated time), smoothed over a few seconds of slices */
-        const double r = wall / (t_now - t0);
-        s->rtf = s->rtf > 0 ? 0.95 * s->rtf + 0.05 * r : r;
+        /* the solver's own speed, smoothed over a few seconds of slices */
+        const double r = (t_now - t0) / wall;
+        s->solver_rtf = s->solver_rtf > 0 ? 0.95 * s->solver_rtf + 0.05 * r : r;
     }
+    /* the real-time factor as MuJoCo and Gazebo count it: simulated seconds per wall second,
+     * over windows of about RTF_WINDOW, idle waits between slices included */
+    const double end = mono_now();
+    int fell_behind = 0;
+    if (!(s->rtf_from_wall > 0)) {
+        s->rtf_from_wall = now;
+        s->rtf_from_sim = t0;
+        s->rtf = 0;
+        s->behind_pace = 0;
+    } else if (end - s->rtf_from_wall >= RTF_WINDOW) {
+        s->rtf = (t_now - s->rtf_from_sim) / (end - s->rtf_from_wall);
+        s->rtf_from_wall = end;
+        s->rtf_from_sim = t_now;
+        const int behind = pace > 0 && s->rtf < BEHIND_PACE * pace;
+        fell_behind = behind && !s->behind_pace;
+        s->behind_pace = behind;
+    }
+    const double rtf = s->rtf, solver_rtf = s->solver_rtf;
     s->stats = stats;
     if (rc != ROD_OK) {
         s->status = SESSION_FAILED;
@@ -76,6 +98,9 @@ double session_step(session *s, double now)
     const int running = s->status == SESSION_RUNNING;
     pthread_mutex_unlock(&s->mu);
     pthread_mutex_unlock(&s->state_mu);
+    if (fell_behind)
+        log_event(LOG_WARN, "behind_pace", "session=%s pace=%g real_time_factor=%.3g solver_real_time_factor=%.3g",
+                  s->id, pace, rtf, solver_rtf);
     session_notify(s);
     if (!running) return -1;
     return pace > 0 ? now + FRAME_PERIOD : mono_now();

@@ -61,6 +61,7 @@ int session_start(session *s)
         s->status = SESSION_RUNNING;
         s->anchor_sim = s->t;
         s->anchor_wall = mono_now();
+        s->rtf_from_wall = 0; /* a paused stretch is not slow running */
         rc = SESSION_OK;
     }
     pthread_mutex_unlock(&s->mu);
@@ -287,6 +288,7 @@ int session_set_pace(session *s, double pace)
     s->pace = pace;
     s->anchor_sim = s->t;
     s->anchor_wall = mono_now();
+    s->rtf_from_wall = 0;
     pthread_mutex_unlock(&s->mu);
     return SESSION_OK;
 }

@@ -42,7 +42,12 @@ struct session {
     uint64_t seq;
     double created_wall; /* unix time */
     double anchor_sim, anchor_wall;
-    double rtf;          /* wall seconds per simulated second, smoothed */
+    /* the real-time factor, simulated seconds per wall second while running, measured over
+     * windows of RTF_WINDOW wall seconds from (rtf_from_wall, rtf_from_sim); rtf_from_wall = 0
+     * restarts the window (start, resume, pace change) and rtf = 0 means not measured yet */
+    double rtf, rtf_from_wall, rtf_from_sim;
+    double solver_rtf;   /* simulated seconds per second of solver time, smoothed: the pace a free core allows */
+    int behind_pace;     /* paced, and the last window's rtf fell short of 0.9 pace */
     rod_dynamics_stats stats;
     /* the inputs' values as of the last step or command, so that readers never wait for
      * the state (a slow step would stall REST and the streaming thread) */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the viewer into web/dist/ (index.html, app.js, styles.css, favicon.svg, app.js.map):
-# installs the pinned npm packages (three, esbuild) with npm ci, then bundles src/main.js and
-# three.js into one ES module. Everything the page loads is in dist/: no CDN, works offline.
+# installs the pinned npm packages (three, uplot, esbuild) with npm ci, then bundles src/main.js,
+# three.js and uPlot into one ES module. Everything the page loads is in dist/: no CDN, works offline.
 # The daemon serves it: rodd serve --web-root web/dist.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,5 +17,7 @@ rm -rf dist
 mkdir -p dist
 node_modules/.bin/esbuild src/main.js --bundle --format=esm --target=es2022 --minify --sourcemap \
   --legal-comments=linked --log-level=warning --outfile=dist/app.js
-cp index.html styles.css favicon.svg dist/
+cp index.html favicon.svg dist/
+# uPlot's own stylesheet first, so that the viewer's rules can adjust it
+cat node_modules/uplot/dist/uPlot.min.css styles.css >dist/styles.css
 echo "web/build.sh: built $(du -sh dist | cut -f1) into web/dist"

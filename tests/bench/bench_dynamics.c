@@ -1,6 +1,6 @@
 /* Times a dynamics run through the stepping API, as a session would take it: frames at a
  * fixed interval are computed but not printed. Prints the median CPU and wall time over R
- * runs, the real-time factor (CPU / simulated time), the integrator's counters, and the
+ * runs, the real-time factor (simulated s per CPU s), the integrator's counters, and the
  * accuracy the run held: its tip against a tight run of the same spec (Gauss points doubled,
  * 4 Zanna steps per station interval, rtol 1e-9, atol 1e-12) at every frame time.
  *
@@ -179,8 +179,8 @@ int main(int argc, char **argv)
            a.spec, rod_model_ndof(m), rod_model_quadrature_points(m), a.T, a.every);
     for (int i = 0; i < a.nsets; i++) printf("  --set %s\n", a.sets[i]);
     printf("  CPU median %.4f s (min %.4f, max %.4f; start %.4f), wall median %.4f s, %d runs; "
-           "CPU real-time factor %.4f\n",
-           cmed, cpu[0], cpu[a.reps - 1], smed, wmed, a.reps, cmed / a.T);
+           "real-time factor %.3g (simulated s per CPU s)\n",
+           cmed, cpu[0], cpu[a.reps - 1], smed, wmed, a.reps, a.T / cmed);
     printf("  %ld steps, %ld RHS evaluations + %ld for %ld Jacobians, %ld Newton iterations, %ld "
            "error-test failures\n",
            s.steps, s.rhs_evals, s.rhs_evals_jacobian, s.jac_evals, s.newton_iterations, s.error_test_failures);

@@ -104,7 +104,7 @@ try {
       sessions: n,
       clients: clients.length,
       keeps_real_time: worst >= 0.97,
-      slowest_sim_per_wall: Number(worst.toFixed(3)),
+      slowest_real_time_factor: Number(worst.toFixed(3)),
       frames_per_client_per_s: Number((received / clients.length / seconds).toFixed(1)),
       frame_latency_ms_p50: Number(pct(latency, 50).toFixed(1)),
       frame_latency_ms_p99: Number(pct(latency, 99).toFixed(1)),

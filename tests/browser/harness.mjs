@@ -112,8 +112,9 @@ export async function launchBrowser() {
 }
 
 /** A fresh page with its console errors and uncaught exceptions collected in page.problems. */
-export async function openPage(browser, { width = 1400, height = 900 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
+export async function openPage(browser, { width = 1400, height = 900, colorScheme = "dark" } = {}) {
+  // dark unless asked: the viewer follows prefers-color-scheme, and the pixel counts assume its dark background
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme, acceptDownloads: true });
   const page = await context.newPage();
   page.problems = [];
   page.on("console", (m) => {

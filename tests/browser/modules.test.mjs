@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { ColorRange, viridis } from "../../web/src/colormap.js";
 import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition } from "../../web/src/frame.js";
 import { History } from "../../web/src/history.js";
+import { tickLabels, yRange } from "../../web/src/plot.js";
 import { poller } from "../../web/src/poller.js";
 import { linesWithPaths, placeErrors } from "../../web/src/specmap.js";
 
@@ -174,4 +175,18 @@ test("a poll never overlaps itself, and now() during a run runs it once more rig
   p.now(); // stopped: nothing
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(runs, 2);
+});
+
+test("plot ticks: the decimals their step needs, a whole minus sign, exactly 0, exponents only at the extremes", () => {
+  assert.deepEqual(tickLabels([-2.98, -2.97, -2.96], 0.01), ["-2.98", "-2.97", "-2.96"]);
+  assert.deepEqual(tickLabels([0.5536, 0.5538, 0.554], 0.0002), ["0.5536", "0.5538", "0.5540"]);
+  assert.deepEqual(tickLabels([-2.8e-17, 0.5, 1], 0.5), ["0", "0.5", "1.0"]);
+  assert.deepEqual(tickLabels([0, 2e-7, 4e-7], 2e-7), ["0", "2.0e-7", "4.0e-7"]);
+  assert.deepEqual(tickLabels([0, 50000, 100000], 50000), ["0", "5.0e+4", "1.0e+5"]);
+  // a constant series gets a span of 1e-3 of its level, not one of float noise
+  const [lo, hi] = yRange(0.553703, 0.553703);
+  assert.ok(Math.abs(hi - lo - 0.553703e-3) < 1e-12 && lo < 0.553703 && hi > 0.553703);
+  assert.deepEqual(yRange(0, 0, 0.1), [-0.05, 0.05], "a zero series spans the plot's floor");
+  const [a, b] = yRange(-2.98, -2.9);
+  assert.ok(a < -2.98 && b > -2.9 && b - a < 0.1);
 });

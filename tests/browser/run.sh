@@ -22,4 +22,4 @@ if [ ! -f "$top/web/dist/index.html" ]; then
 fi
 cd "$top"
 export RODD=${RODD:-build/rodd}
-node --test --test-concurrency=1 --test-timeout=120000 tests/browser/
+node --test --test-concurrency=1 --test-timeout=300000 tests/browser/

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { artifactPath, countPixels, Daemon, launchBrowser, openPage, sleep, waitInPage } from "./harness.mjs";
 
-const BACKGROUND = [0x0e, 0x14, 0x1b]; // rodview.js's clear colour
+const BACKGROUND = [0x0e, 0x14, 0x1b]; // the 3D view's clear colour in the dark theme (theme.js)
 
 // A tapered rod with one cable on its +x side, slack: straight and still until the cable pulls.
 const cableSpec = {

@@ -90,6 +90,12 @@ assert all(len(f["s"]) == 11 for f in frames)
 assert frames[0]["energy"]["kinetic"] == 0
 PY
 grep -q "real-time factor" "$tmp/err" && pass "run reports its counters on stderr" || fail "run stderr"
+python3 - "$tmp/err" <<'PY' && pass "run's real-time factor is simulated s per wall s" || fail "run real-time factor: $(cat "$tmp/err")"
+import re, sys
+m = re.search(r"t = (\S+) s in (\S+) s wall \(real-time factor (\S+): simulated s per wall s", open(sys.argv[1]).read())
+t, wall, rtf = (float(g) for g in m.groups())
+assert abs(rtf - t / wall) <= 0.01 * rtf + 0.0005 * t / wall**2, (t, wall, rtf)  # printed to 3 digits, wall to 1 ms
+PY
 expect "run needs --until" 64 "$rodd" run "$ex"
 expect "run refuses a bad spec with 2" 2 "$rodd" run "$tmp/bad.json" --until 1
 expect "converge refuses a bad spec with 2" 2 "$rodd" converge "$tmp/bad.json"
@@ -177,6 +183,56 @@ expect "unknown command" 64 "$rodd" frobnicate
 expect "unknown option" 64 "$rodd" solve "$ex" --bogus
 expect "--version" 0 "$rodd" --version
 grep -q "^rodd " "$tmp/out" && pass "--version prints the version" || fail "--version output"
+
+# help: the overview, and every command's own help on stdout with exit 0
+expect "rodd help" 0 "$rodd" help
+for c in check solve run sweep converge serve probe; do
+  grep -q "^  $c " "$tmp/out" || fail "rodd help does not list $c"
+done
+for c in check solve run sweep converge serve probe help version; do
+  expect "rodd $c --help" 0 "$rodd" "$c" --help
+  grep -q "^usage: rodd $c" "$tmp/out" || fail "rodd $c --help prints no usage"
+  "$rodd" help "$c" | cmp -s - "$tmp/out" || fail "rodd help $c differs from rodd $c --help"
+done
+expect "rodd run -h after other options" 0 "$rodd" run "$ex" --until 1 -h
+grep -q "JSON when it parses as JSON" "$tmp/out" && pass "--set's JSON values are documented" || fail "--set help"
+# did you mean: the nearest command, option and spec key, and nothing run
+expect "a misspelt command" 64 "$rodd" sovle "$ex"
+grep -q 'did you mean "solve"' "$tmp/err" && pass "a misspelt command names the right one" || fail "command suggestion: $(cat "$tmp/err")"
+expect "a misspelt option" 64 "$rodd" run "$ex" --untill 1
+grep -q 'unknown option --untill (did you mean --until?)' "$tmp/err" && [ ! -s "$tmp/out" ] \
+  && pass "a misspelt option names the right one and runs nothing" || fail "option suggestion: $(cat "$tmp/err")"
+expect "a far-off option" 64 "$rodd" sweep --zzz
+grep -q "did you mean" "$tmp/err" && fail "a far-off option got a suggestion: $(cat "$tmp/err")" || pass "no suggestion for a far-off option"
+expect "a misspelt spec key" 2 "$rodd" check "$ex" --set rod.poison_ratio=0.3
+grep -q '/rod/poison_ratio: unknown key (did you mean "poisson_ratio"?)' "$tmp/err" \
+  && pass "a misspelt spec key names the right one" || fail "spec key suggestion: $(cat "$tmp/err")"
+
+# the placeholder tokens of deploy/tokens.example (and CHANGE-ME) are refused at start
+state=$(mktemp -d)
+expect "serve refuses tokens.example's placeholders" 64 env RODD_TOKENS_FILE="$top/deploy/tokens.example" \
+  timeout 20 "$rodd" serve --listen 127.0.0.1:1 --state-dir "$state"
+grep -q "placeholder" "$tmp/err" && pass "the refusal says why" || fail "placeholder message: $(cat "$tmp/err")"
+expect "serve refuses CHANGE-ME" 64 env RODD_TOKENS=operator:CHANGE-ME timeout 20 "$rodd" serve --listen 127.0.0.1:1 --state-dir "$state"
+rm -rf "$state"
+
+# one version everywhere: the binary, CITATION.cff, the changelog's latest release, the OpenAPI
+# document, the viewer's package and the image tags of the deployment files
+v=$("$rodd" --version | sed -n 's/^rodd \([0-9][0-9.]*\)$/\1/p')
+ok=1
+[ -n "$v" ] || { ok=0; echo "rodd --version gave no version" >&2; }
+agree() { [ "$2" = "$v" ] || { ok=0; echo "$1 says ${2:-nothing}, rodd --version says $v" >&2; }; }
+agree CITATION.cff "$(sed -n 's/^version: *//p' "$top/CITATION.cff")"
+agree CHANGELOG.md "$(grep -m1 -o '^## \[[0-9][0-9.]*\]' "$top/CHANGELOG.md" | tr -d '#[] ')"
+agree api/openapi.yaml "$(sed -n 's/^  version: *//p' "$top/api/openapi.yaml" | head -1)"
+agree Dockerfile "$(sed -n 's/.*org.opencontainers.image.version="\([^"]*\)".*/\1/p' "$top/Dockerfile")"
+agree web/package.json "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("version", ""))' "$top/web/package.json")"
+for f in "$top"/deploy/k8s/*.yaml "$top"/deploy/compose.yaml; do
+  for tag in $(grep -o 'image: *[^ ]*rodd:[^ ]*' "$f" | sed 's/.*rodd://'); do agree "${f#"$top"/}" "$tag"; done
+done
+grep -q "^MIT License" "$top/LICENSE" || { ok=0; echo "LICENSE is not the MIT licence CITATION.cff names" >&2; }
+grep -q "^license: MIT" "$top/CITATION.cff" || { ok=0; echo "CITATION.cff names another licence" >&2; }
+[ "$ok" -eq 1 ] && pass "one version ($v) and one licence everywhere" || fail "version or licence disagreement"
 
 [ "$fails" -eq 0 ] && echo "cli: all passed" || echo "cli: $fails failed" >&2
 exit $((fails > 0))

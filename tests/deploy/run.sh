@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The deployment files, checked: Kubernetes objects against the API's schemas, the compose
-# file by docker-compose's own validation, YAML style by yamllint, scripts by shellcheck.
+# file by docker-compose's own validation, YAML style by yamllint, scripts by shellcheck, and
+# the session router's rules with two real daemons behind a real nginx (routing.mjs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -20,3 +21,5 @@ echo "ok docker-compose config"
 shellcheck -S warning "$top"/deploy/*.sh "$top"/deploy/slurm/sweep.sbatch "$top"/tests/*.sh "$top"/tests/*/run.sh \
   "$top"/tests/validation/reaching.sh
 echo "ok shellcheck"
+# the router's rules for real: two daemons behind nginx (deploy/router/nginx.conf)
+RODD=${RODD:-$top/build/rodd} node --experimental-websocket --no-warnings "$here/routing.mjs"

@@ -50,7 +50,22 @@ if (sts) {
   need(c.env.some((e) => e.name === "RODD_TOKENS_FILE"), "tokens from the Secret");
   need(sts.spec.template.spec.securityContext?.runAsNonRoot === true, "runs as non-root");
 }
+// hardened pods: no privilege escalation, no capabilities, a read-only root, the runtime's
+// seccomp profile, a versioned image
+for (const [name, obj] of [["the daemon", sts], ["the sweep", seen["Job/rodd-sweep"]]]) {
+  const pod = obj?.spec.template.spec;
+  for (const c of pod?.containers ?? []) {
+    const sc = c.securityContext ?? {};
+    need(sc.allowPrivilegeEscalation === false, `${name}: allowPrivilegeEscalation false`);
+    need(JSON.stringify(sc.capabilities?.drop) === '["ALL"]', `${name}: every capability dropped`);
+    need(sc.readOnlyRootFilesystem === true, `${name}: a read-only root filesystem`);
+    need(/:[0-9]+\.[0-9]+\.[0-9]+$/.test(c.image), `${name}: a versioned image tag (${c.image})`);
+  }
+  need(pod?.securityContext?.seccompProfile?.type === "RuntimeDefault", `${name}: seccomp RuntimeDefault`);
+}
 need(seen["Service/rodd"] && seen["Service/rodd-pods"]?.spec.clusterIP === "None", "a Service and a headless one per pod");
+need(seen["Service/rodd-pods"]?.spec.publishNotReadyAddresses === true,
+  "a full (not ready) pod keeps its DNS name, so its sessions stay reachable");
 need(seen["Secret/rodd-tokens"], "a Secret for tokens");
 const job = seen["Job/rodd-sweep"];
 need(job?.spec.completionMode === "Indexed" && /--index "\$JOB_COMPLETION_INDEX"/.test(job.spec.template.spec.containers[0].args[0]),

@@ -487,14 +487,29 @@ test("rodd probe and /metrics", async () => {
   try {
     let p = spawnSync(rodd, ["probe", "--listen", `127.0.0.1:${d.http}`]);
     assert.equal(p.status, 0, p.stderr.toString());
-    await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true });
-    await sleep(300);
+    // a session paced at half real time: its real-time factor (simulated s per wall s) can
+    // never exceed the pace, and the metrics count what their names say
+    const created = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true, pace: 0.5 });
+    await sleep(2600); // more than two of the real-time factor's 1 s windows
     const m = (await api(d, "GET", "/metrics")).text;
-    for (const name of ["rodd_sessions{state=\"running\"} 1", "rodd_steps_total", "rodd_rhs_evaluations_total",
-      "rodd_step_duration_seconds_bucket", "rodd_stream_clients", "rodd_frames_sent_total",
+    const s = (await api(d, "GET", `/v1/sessions/${created.json.id}`)).json;
+    for (const name of ["rodd_sessions{state=\"running\"} 1", "rodd_slices_total", "rodd_integrator_steps_total",
+      "rodd_simulated_seconds_total", "rodd_rhs_evaluations_total", "rodd_slice_duration_seconds_bucket",
+      "rodd_sessions_behind_pace", "rodd_stream_clients", "rodd_frames_sent_total",
       "rodd_frames_dropped_total", "rodd_http_requests_total{code=\"201\"}"])
       assert.ok(m.includes(name), `metrics has ${name}`);
+    assert.ok(!/rodd_steps_total|rodd_step_duration/.test(m), "no metric named for steps that counts slices");
     assert.ok(!/r0-[0-9a-f]{12}/.test(m), "no session ids as labels");
+    const metric = (name) => Number(m.match(new RegExp(`^${name} (\\S+)$`, "m"))[1]);
+    const rtf = s.stats.real_time_factor;
+    assert.ok(rtf > 0 && rtf <= 0.5 * 1.05 + 1 / 60, `real-time factor ${rtf} at pace 0.5`);
+    assert.equal(typeof s.stats.behind_pace, "boolean");
+    assert.ok(s.stats.solver_real_time_factor > 0);
+    const simulated = metric("rodd_simulated_seconds_total");
+    assert.ok(simulated > 0 && simulated <= s.t + 1e-9, `simulated seconds ${simulated}, session at t = ${s.t}`);
+    const steps = metric("rodd_integrator_steps_total");
+    assert.ok(steps > 0 && steps <= s.stats.steps, `integrator steps ${steps}, session took ${s.stats.steps}`);
+    assert.ok(metric("rodd_slices_total") >= 1);
   } finally {
     await d.stop();
     d.cleanup();

@@ -291,3 +291,19 @@ Test(spec, shear_modulus_or_poisson_ratio)
            "\"youngs_modulus\": 1e5, \"shear_modulus\": 1e3}}",
            "/rod/shear_modulus: must be > youngs_modulus / 3 for model \"extended\"");
 }
+
+/* did you mean: one slip (a missing, extra, changed or swapped letter) finds the word; a word
+ * that shares little with every candidate finds none; the closest of several wins */
+Test(suggest, nearest_known_word_or_none)
+{
+    const char *const keys[] = {"poisson_ratio", "youngs_modulus", "density", "radius", "length", NULL};
+    cr_assert_str_eq(rod_suggest("poison_ratio", keys), "poisson_ratio");
+    cr_assert_str_eq(rod_suggest("densiyt", keys), "density");
+    cr_assert_str_eq(rod_suggest("raduis", keys), "radius");
+    cr_assert_str_eq(rod_suggest("lengths", keys), "length");
+    cr_assert_null(rod_suggest("colour", keys));
+    cr_assert_null(rod_suggest("density", keys), "an exact match is not a suggestion");
+    const char *const cmds[] = {"solve", "sweep", "serve", NULL};
+    cr_assert_str_eq(rod_suggest("serv", cmds), "serve");
+    cr_assert_null(rod_suggest("run", cmds));
+}

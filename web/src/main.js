@@ -1,6 +1,9 @@
 // The viewer's entry point: finds the page's elements, asks the daemon whether it wants a token
-// (GET /v1), polls the sessions list, and opens the session that the URL's #/sessions/ID names.
-// URL options: ?rate=N asks the stream for N frames per second (else the last choice, else 30).
+// (GET /v1), polls the sessions list, and opens the session that the URL's #/sessions/ID names
+// (with no session named, the newest running one, or the only one, on the first visit);
+// #/compare/A/B shows two sessions side by side, each in an embedded viewer.
+// URL options: ?rate=N asks the stream for N frames per second (else the last choice, else 30);
+// ?embed=1 leaves out the top bar and the sessions list (the compare view's panes).
 
 import { createApi } from "./api.js";
 import { mountTokenField } from "./auth.js";
@@ -13,10 +16,24 @@ import { createRodView } from "./rodview.js";
 import { SessionList } from "./sessions.js";
 import { SessionView } from "./sessionview.js";
 import { StatusBar } from "./statusbar.js";
+import { applyTheme, cycleTheme, onThemeChange, themeChoice } from "./theme.js";
 import { Timeline } from "./timeline.js";
 
 const LIST_MS = 2000;
 const RATE_KEY = "rodd.rate";
+const params = new URLSearchParams(location.search);
+const embedded = params.get("embed") === "1";
+document.body.classList.toggle("embed", embedded);
+
+// ---- the colour theme ----
+const themeButton = $("#theme");
+const showThemeChoice = () => (themeButton.textContent = `theme: ${themeChoice()}`);
+applyTheme();
+showThemeChoice();
+themeButton.addEventListener("click", () => {
+  cycleTheme();
+  showThemeChoice();
+});
 
 const token = mountTokenField($("#token-form"), $("#token"), $("#auth-note"), () => {
   listPoll.now();
@@ -34,6 +51,7 @@ const status = new StatusBar({
 });
 
 const rodView = createRodView($("#view"));
+onThemeChange((p) => rodView.setPalette(p));
 const controls = new Controls($("#controls"), async (name, value) => {
   const answer = await api.put(`/v1/sessions/${encodeURIComponent(view.id)}/actuators/${encodeURIComponent(name)}`, { value });
   controls.applied(answer?.values);
@@ -59,6 +77,9 @@ const view = new SessionView(
       reset: $("#b-reset"),
       del: $("#b-delete"),
       pace: $("#s-pace"),
+      repeat: $("#s-repeat"),
+      repeatAt: $("#s-repeat-t"),
+      description: $("#s-desc"),
       failure: $("#failure"),
       field: $("#field"),
       directors: $("#directors"),
@@ -76,11 +97,46 @@ const view = new SessionView(
   },
 );
 
+const plots = view.plots;
 new ResizeObserver(() => view.redraw()).observe($("#plots"));
+
+// ---- camera presets and the screenshot ----
+const cameraButtons = [...document.querySelectorAll("[data-camera]")];
+function setCamera(preset) {
+  rodView.setCamera(preset);
+  for (const b of cameraButtons) b.setAttribute("aria-pressed", String(b.dataset.camera === preset));
+}
+for (const b of cameraButtons) b.addEventListener("click", () => setCamera(b.dataset.camera));
+$("#reset-view").addEventListener("click", () => setCamera("default"));
+$("#screenshot").addEventListener("click", () => view.screenshot());
 
 const list = new SessionList($("#sessions"), $("#sessions-error"), (id) => {
   location.hash = `#/sessions/${encodeURIComponent(id)}`;
 });
+
+// ---- compare: this session and another, side by side ----
+const compareSelect = $("#s-compare");
+function updateCompareChoices(sessions) {
+  const keep = compareSelect.value;
+  const options = [new Option("—", "")];
+  for (const s of sessions) if (s.id !== view.id) options.push(new Option(s.name ? `${s.name} (${s.id})` : s.id, s.id));
+  compareSelect.replaceChildren(...options);
+  compareSelect.value = options.some((o) => o.value === keep) ? keep : "";
+}
+compareSelect.addEventListener("change", () => {
+  if (compareSelect.value) location.hash = `#/compare/${encodeURIComponent(view.id)}/${encodeURIComponent(compareSelect.value)}`;
+});
+function showCompare(a, b) {
+  const pane = (id) => `${location.pathname}?embed=1#/sessions/${encodeURIComponent(id)}`;
+  for (const [frame, id] of [[$("#compare-a"), a], [$("#compare-b"), b]]) {
+    if (frame.dataset.session !== id) {
+      frame.dataset.session = id;
+      frame.src = pane(id);
+    }
+  }
+  $("#compare-title").textContent = `${a} and ${b}`;
+  $("#compare-back").href = `#/sessions/${encodeURIComponent(a)}`;
+}
 
 const create = new CreateDialog(
   {
@@ -121,12 +177,38 @@ rateSelect.addEventListener("change", () => {
 
 // ---- routing: #/sessions/ID opens a session ----
 function route() {
+  const cmp = /^#\/compare\/([^/]+)\/([^/]+)$/.exec(location.hash);
+  $("#compare").hidden = !cmp;
+  if (cmp) {
+    if (view.id) view.close();
+    list.select(null);
+    $("#empty").hidden = true;
+    showCompare(decodeURIComponent(cmp[1]), decodeURIComponent(cmp[2]));
+    return;
+  }
   const m = /^#\/sessions\/([^/]+)$/.exec(location.hash);
   const id = m ? decodeURIComponent(m[1]) : null;
   list.select(id);
   $("#empty").hidden = Boolean(id);
   if (id && id !== view.id) view.open(id);
   else if (!id && view.id) view.close();
+  compareSelect.value = "";
+}
+
+/**
+ * The session to show on a first visit that names none: the newest running one, else the only
+ * one. Later visits to "/" (after closing or deleting one) stay empty.
+ */
+let firstList = true;
+function autoOpen(sessions) {
+  if (!firstList) return;
+  firstList = false;
+  if (location.hash || embedded || $("#create-dialog").open) return;
+  const running = sessions.filter((s) => s.state === "running");
+  const newest = running.reduce((a, s) => (!a || s.created >= a.created ? s : a), null);
+  const pick = newest || (sessions.length === 1 ? sessions[0] : null);
+  if (pick) location.hash = `#/sessions/${encodeURIComponent(pick.id)}`;
+  else if (sessions.length) $("#empty-text").textContent = "No session is running: open one on the left, or create one with New…";
 }
 window.addEventListener("hashchange", route);
 
@@ -137,6 +219,8 @@ async function refreshList() {
     token.show(info.auth);
     const { sessions } = await api.get("/v1/sessions?page_size=1000");
     list.update(sessions);
+    updateCompareChoices(sessions);
+    autoOpen(sessions);
     document.body.dataset.ready = "true"; // the first answer is in (the tests wait for it)
   } catch (e) {
     if (e.status === 401 || e.status === 403) token.show(true, e.status === 401 ? "a token is needed" : "this token may not do that");
@@ -146,6 +230,35 @@ async function refreshList() {
 
 const listPoll = poller(LIST_MS, refreshList).start();
 route();
+
+// ---- keyboard shortcuts (the help dialog lists them) ----
+const help = $("#help-dialog");
+$("#help-button").addEventListener("click", () => help.showModal());
+const CAMERA_KEYS = { 1: "front", 2: "side", 3: "top", 4: "tip" };
+document.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  const target = e.target;
+  // typing in a field, or a dialog open: the keys are theirs
+  const typing = "textarea, select, [contenteditable], input:not([type=checkbox]):not([type=radio]):not([type=button])";
+  if (target.closest?.(typing) || document.querySelector("dialog[open]")) {
+    if (e.key === "?" && help.open) help.close();
+    return;
+  }
+  const open = Boolean(view.id);
+  let done = true;
+  if (e.key === "?") help.showModal();
+  else if (e.key === " " && open) view.togglePlay();
+  else if (e.key === "ArrowLeft" && open) view.timeline.step(e.shiftKey ? -0.1 : -0.01);
+  else if (e.key === "ArrowRight" && open) view.timeline.step(e.shiftKey ? 0.1 : 0.01);
+  else if (e.key === "End" && open) view.timeline.resume();
+  else if (CAMERA_KEYS[e.key] && open) setCamera(CAMERA_KEYS[e.key]);
+  else if (e.key === "r" && open) setCamera("default");
+  else if (e.key === "s" && open) view.screenshot();
+  else if (e.key === "n" && !embedded) create.open();
+  else if (e.key === "t") themeButton.click();
+  else done = false;
+  if (done) e.preventDefault(); // no page scroll on space or arrows, no button press
+});
 
 // A read-only handle for the browser tests, the perf script and the console.
 window.__roddViewer = {
@@ -173,4 +286,12 @@ window.__roddViewer = {
   get history() {
     return { entries: view.history.count, frames: view.history.frames.length };
   },
+  get camera() {
+    const c = rodView.camera;
+    return c ? { preset: rodView.preset, position: c.position.toArray(), target: rodView.controls.target.toArray() } : null;
+  },
+  get timeline() {
+    return { frozen: view.timeline.frozen, t: view.timeline.frozen ? view.timeline.selected() : null };
+  },
+  plots,
 };

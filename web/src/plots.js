@@ -4,41 +4,33 @@
 import { el } from "./dom.js";
 import { Plot } from "./plot.js";
 
-const BLUE = "#4cc9f0";
-const YELLOW = "#f9c74f";
-const ORANGE = "#f3722c";
-const GREEN = "#90be6d";
-
 export class Plots {
   constructor(root) {
     const make = (key, opts) => {
-      const canvas = el("canvas", { class: "plot", dataset: { plot: key } });
-      root.append(el("figure", { class: "plot-box" }, canvas));
-      return new Plot(canvas, opts);
+      const figure = el("figure", { class: "plot-box", dataset: { plot: key } });
+      root.append(figure);
+      return new Plot(figure, { key, ...opts });
     };
     const along = { xLabel: "s (m)" };
     const over = { xLabel: "t (s)" };
-    this.rho = make("rho", { ...along, title: "ρ(s), inflation", series: [{ label: "ρ", color: BLUE }] });
+    this.rho = make("rho", { ...along, title: "ρ(s), inflation", minSpan: 1e-3, series: [{ label: "ρ" }] });
     this.kappa = make("kappa", {
       ...along,
       title: "κ(s), curvature",
       unit: "1/m",
-      series: [{ label: "κ1", color: BLUE }, { label: "κ2", color: YELLOW }, { label: "κ3", color: ORANGE }],
+      minSpan: 0.1,
+      series: [{ label: "κ1" }, { label: "κ2" }, { label: "κ3" }],
     });
-    this.arm = make("arm", { ...over, title: "arm length ∫|ν| ds", unit: "m", series: [{ label: "length", color: GREEN }] });
-    this.tip = make("tip", {
-      ...over,
-      title: "tip position",
-      unit: "m",
-      series: [{ label: "x", color: BLUE }, { label: "y", color: YELLOW }, { label: "z", color: ORANGE }],
-    });
+    this.arm = make("arm", { ...over, title: "arm length ∫|ν| ds", unit: "m", minSpan: 1e-4, series: [{ label: "length" }] });
+    this.tip = make("tip", { ...over, title: "tip position", unit: "m", minSpan: 1e-3, series: [{ label: "x" }, { label: "y" }, { label: "z" }] });
     this.energy = make("energy", {
       ...over,
       title: "energy",
       unit: "J",
-      series: [{ label: "kinetic", color: BLUE }, { label: "elastic", color: YELLOW }, { label: "gravity", color: ORANGE }],
+      minSpan: 1e-6,
+      series: [{ label: "kinetic" }, { label: "elastic" }, { label: "gravity" }],
     });
-    this.volume = make("volume", { ...over, title: "volume change ΔV/V₀", unit: "%", series: [{ label: "ΔV", color: GREEN }] });
+    this.volume = make("volume", { ...over, title: "volume change ΔV/V₀", unit: "%", minSpan: 1e-3, series: [{ label: "ΔV" }] });
   }
 
   /** rho and kappa along the rod of frame f, over the reference length [0, L]. */
@@ -59,5 +51,10 @@ export class Plots {
     this.tip.draw(n, t, [col("tipx"), col("tipy"), col("tipz")], opts);
     this.energy.draw(n, t, [col("kinetic"), col("elastic"), col("gravity")], opts);
     this.volume.draw(n, t, [col("volume")], { ...opts, scale: 100 });
+  }
+
+  /** Every plot by its key, for the tests and the console. */
+  get all() {
+    return { rho: this.rho, kappa: this.kappa, arm: this.arm, tip: this.tip, energy: this.energy, volume: this.volume };
   }
 }

@@ -10,9 +10,17 @@ import {
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { srgbToLinear, viridis } from "./colormap.js";
+import { palette } from "./theme.js";
 import { tubeIndex, vertexCount, writeTube } from "./tube.js";
 
-export const BACKGROUND = 0x0e141b;
+// the camera presets: where the camera looks from, as a direction from the rod's centre
+const PRESETS = {
+  front: [0, -1, 0.12], // from -y: the x-z plane, where bend2 curls the rod
+  side: [1, 0, 0.12], // from +x: the y-z plane
+  top: [0, -0.02, 1], // from +z, down the rod (a hair off the axis, which is the camera's up)
+  tip: [0.22, -0.95, 0.3],
+  default: [0.22, -0.95, 0.3], // a little from above and to the side
+};
 const DIRECTORS = 14; // material frames drawn along the rod
 // d1 d2 d3 as the legend shows them (#f24d4d, #59d966, #5a8cff), in linear light
 const DIRECTOR_COLORS = [[0xf2, 0x4d, 0x4d], [0x59, 0xd9, 0x66], [0x5a, 0x8c, 0xff]].map((c) => c.map((v) => srgbToLinear(v / 255)));
@@ -35,7 +43,8 @@ export class RodView {
     this.container = container;
     this.renderer = new WebGLRenderer({ antialias: !softwareWebGL() });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
-    this.renderer.setClearColor(BACKGROUND);
+    this.palette = palette();
+    this.renderer.setClearColor(this.palette.background);
     container.append(this.renderer.domElement);
 
     this.scene = new Scene();
@@ -54,6 +63,8 @@ export class RodView {
     this.length = 0.5;
     this.rgb = new Float32Array(0);
     this.lastFrame = null;
+    this.preset = "default";
+    this.model = { length: 0.5, baseRadius: 0.015, gravity: null };
 
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
     this.controls.enableDamping = true;
@@ -82,8 +93,23 @@ export class RodView {
   }
 
   /** The session's scale and markers: rod length (m), base radius (m), gravity [gx, gy, gz] or null. */
-  setModel({ length, baseRadius, gravity }) {
-    this.length = length > 0 ? length : 0.5;
+  setModel(model) {
+    this.model = model;
+    this.length = model.length > 0 ? model.length : 0.5;
+    this.#buildMarkers();
+    this.resetView();
+  }
+
+  /** The theme's colours: the background and the grid. */
+  setPalette(p) {
+    this.palette = p;
+    this.renderer.setClearColor(p.background);
+    this.#buildMarkers();
+    this.dirty = true;
+  }
+
+  #buildMarkers() {
+    const { baseRadius, gravity } = this.model;
     const L = this.length;
     for (const c of [...this.markers.children]) {
       this.markers.remove(c);
@@ -92,7 +118,7 @@ export class RodView {
         o.material?.dispose();
       });
     }
-    const grid = new GridHelper(2 * L, 20, 0x3a4756, 0x222c37);
+    const grid = new GridHelper(2 * L, 20, this.palette.gridMajor, this.palette.gridMinor);
     grid.rotation.x = Math.PI / 2; // into the x-y plane: the base plane
     this.markers.add(grid);
 
@@ -116,7 +142,7 @@ export class RodView {
       const from = new Vector3(-0.6 * L, 0.6 * L, 0.9 * L).addScaledVector(g, -0.15 * L);
       this.markers.add(new ArrowHelper(g, from, 0.3 * L, 0xff9f43, 0.07 * L, 0.035 * L));
     }
-    this.resetView();
+    this.dirty = true;
   }
 
   /**
@@ -125,6 +151,16 @@ export class RodView {
    * little from above.
    */
   resetView() {
+    this.setCamera(this.preset === "tip" ? "default" : this.preset);
+  }
+
+  /**
+   * A camera preset: "front" (from -y), "side" (from +x), "top" (from +z), "default" (the
+   * three-quarter view) frame the whole rod; "tip" looks at the tip from close by and follows
+   * it as it moves (orbiting around it still works).
+   */
+  setCamera(preset) {
+    this.preset = PRESETS[preset] ? preset : "default";
     const L = this.length;
     const f = this.lastFrame;
     const lo = new Vector3(0, 0, 0);
@@ -134,18 +170,40 @@ export class RodView {
       lo.min(p);
       hi.max(p);
     }
-    const center = lo.clone().add(hi).multiplyScalar(0.5);
-    const radius = Math.max(0.5 * hi.distanceTo(lo), 0.15 * L) + 0.05 * L;
+    const follow = this.preset === "tip";
+    const center = follow ? this.#tip() : lo.clone().add(hi).multiplyScalar(0.5);
+    const radius = follow ? 0.12 * L : Math.max(0.5 * hi.distanceTo(lo), 0.15 * L) + 0.05 * L;
     const distance = (1.15 * radius) / Math.sin((this.camera.fov * Math.PI) / 360);
     this.controls.target.copy(center);
-    this.camera.position.copy(center).addScaledVector(new Vector3(0.22, -0.95, 0.3).normalize(), distance);
+    this.camera.position.copy(center).addScaledVector(new Vector3(...PRESETS[this.preset]).normalize(), distance);
     this.controls.update();
     this.dirty = true;
+  }
+
+  /** The shown frame's tip, or the straight rod's. */
+  #tip() {
+    const f = this.lastFrame;
+    if (!f) return new Vector3(0, 0, this.length);
+    const i = 3 * (f.n - 1);
+    return new Vector3(f.position[i], f.position[i + 1], f.position[i + 2]);
+  }
+
+  /** The view as a PNG data URL, drawn afresh (the drawing buffer is not kept between frames). */
+  snapshot() {
+    this.renderer.render(this.scene, this.camera);
+    return this.renderer.domElement.toDataURL("image/png");
   }
 
   /** Shows frame f with one value per point coloured through range (a ColorRange). */
   show(f, values, range) {
     this.lastFrame = f;
+    if (this.preset === "tip") {
+      // keep the camera where it is relative to the tip: move both by the tip's step
+      const tip = this.#tip();
+      const step = tip.clone().sub(this.controls.target);
+      this.controls.target.add(step);
+      this.camera.position.add(step);
+    }
     if (!this.tube || this.tube.userData.n !== f.n) this.#makeTube(f.n);
     this.tube.visible = true;
     if (this.rgb.length < 3 * f.n) this.rgb = new Float32Array(3 * f.n);
@@ -250,6 +308,11 @@ class NoView {
   }
 
   setModel() {}
+  setPalette() {}
+  setCamera() {}
+  snapshot() {
+    return null;
+  }
   resetView() {}
   show() {}
   setDirectorsVisible() {}

@@ -67,6 +67,7 @@ export class SessionView {
     this.#describe(desc);
     this.length = desc.model?.length || 0.5;
     this.#setModel(desc.model);
+    this.#loadSpec(id, gen);
     this.stream = new RodStream({
       resolveUrl: () => this.#streamUrl(id),
       subscription: { rate: this.rate, format: "binary" },
@@ -106,6 +107,7 @@ export class SessionView {
     this.rodView.clear();
     this.controls.clear();
     this.ui.root.hidden = true;
+    this.status.reset();
     this.status.connection("closed");
   }
 
@@ -126,6 +128,26 @@ export class SessionView {
     else if (this.id) this.open(this.id);
   }
 
+  /** Space: pause a running session, start a created or paused one. */
+  togglePlay() {
+    const state = this.currentState;
+    if (state === "running") this.#act("pause");
+    else if (state === "created" || state === "paused") this.#act("start");
+  }
+
+  /** The 3D view as a PNG file named for the session and the shown time. */
+  screenshot() {
+    const url = this.rodView.snapshot();
+    if (!url || !this.id) return null;
+    const t = this.shown ? `-t${this.shown.t.toFixed(2)}s` : "";
+    const name = `rodd-${this.desc?.name || this.id}${t}.png`.replace(/[^\w.-]+/g, "_");
+    const a = el("a", { href: url, download: name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    return name;
+  }
+
   // ---- the stream ----
 
   async #streamUrl(id) {
@@ -133,7 +155,8 @@ export class SessionView {
     const s = await this.api.get(sessionPath(id));
     if (!info.auth) return s.stream_url;
     // a single-use ticket, since a browser cannot put a bearer header on a WebSocket
-    const ticket = await this.api.post("/v1/stream-tickets", { session: id });
+    // ?session= lets a router in front of several daemons send this to the session's owner
+    const ticket = await this.api.post(`/v1/stream-tickets?session=${encodeURIComponent(id)}`, { session: id });
     return ticket.stream_url;
   }
 
@@ -142,6 +165,7 @@ export class SessionView {
     this.frameCount++;
     this.status.frame();
     this.ui.time.textContent = fmtTime(f.t);
+    this.#maybeRepeat(f.t);
     if (this.timeline.frozen) return;
     if (this.history.count && f.t < this.history.last("t")) this.range.reset(); // reset or restore
     this.history.push(f);
@@ -186,6 +210,42 @@ export class SessionView {
     this.ui.legend.hi.textContent = `${fmt(hi)}${unit ? ` ${unit}` : ""}`;
   }
 
+  // ---- the spec: its description, and its duration for "repeat" ----
+
+  async #loadSpec(id, gen) {
+    const { ui } = this;
+    ui.description.hidden = true;
+    ui.repeat.checked = false;
+    ui.repeatAt.value = "";
+    let spec;
+    try {
+      spec = (await this.api.get(sessionPath(id, "/checkpoint")))?.spec;
+    } catch {
+      return; // a viewer token may not read checkpoints: no description, no default repeat
+    }
+    if (gen !== this.openings || !spec) return;
+    if (typeof spec.description === "string" && spec.description) {
+      ui.description.textContent = spec.description;
+      ui.description.title = spec.description;
+      ui.description.hidden = false;
+    }
+    if (spec.duration > 0) {
+      ui.repeatAt.value = String(spec.duration);
+      ui.repeat.checked = true;
+    }
+  }
+
+  /** With "repeat" on: once the shown time passes the mark, reset and start again. */
+  #maybeRepeat(t) {
+    const { ui } = this;
+    const at = Number(ui.repeatAt.value);
+    if (t < at) this.repeating = false;
+    if (!ui.repeat.checked || !(at > 0) || t < at || this.repeating) return;
+    if (this.currentState !== "running" && this.currentState !== "finished") return;
+    this.repeating = true; // one reset per pass; a frame before the mark clears it
+    this.#act("reset").then(() => this.#act("start"));
+  }
+
   // ---- the session's description ----
 
   async #refresh(id) {
@@ -207,12 +267,13 @@ export class SessionView {
     if (!this.latest) this.ui.time.textContent = fmtTime(s.t);
     this.#state(s.state, s.failure);
     this.controls.setInputs(s.inputs);
-    if (s.stats) this.status.realTimeFactor(s.stats.real_time_factor);
+    this.status.realTimeFactor(s.stats, s.state);
     this.#showPace(s.pace);
   }
 
   #state(state, failure) {
     const { ui } = this;
+    this.currentState = state;
     ui.state.textContent = state;
     ui.state.dataset.state = state;
     ui.start.disabled = !(state === "created" || state === "paused");

@@ -53,9 +53,22 @@ export class StatusBar {
     this.ui.message.dataset.level = level;
   }
 
-  /** stats.real_time_factor of GET /v1/sessions/{id}: solver wall seconds per simulated second. */
-  realTimeFactor(value) {
-    this.ui.rtf.textContent = value > 0 ? fmt(value) : "–";
+  /**
+   * stats of GET /v1/sessions/{id}: real_time_factor is simulated seconds per wall second (1 is
+   * real time, above 1 faster); behind_pace when a paced session falls short of its pace.
+   */
+  realTimeFactor(stats, state) {
+    const value = stats?.real_time_factor;
+    const running = state === "running";
+    this.ui.rtf.textContent = running && value > 0 ? `${fmt(value, 2)}×` : "–";
+    const behind = running && Boolean(stats?.behind_pace);
+    this.ui.rtf.dataset.behind = String(behind);
+    const solver = stats?.solver_real_time_factor;
+    this.ui.rtf.title = behind
+      ? `behind its pace: the solver manages ${fmt(solver, 2)}× real time on its own`
+      : solver > 0
+        ? `the solver alone could run ${fmt(solver, 2)}× real time`
+        : "";
   }
 
   reset() {
@@ -63,6 +76,7 @@ export class StatusBar {
     this.droppedBefore = this.droppedNow = 0;
     this.ui.dropped.textContent = "0";
     this.ui.rtf.textContent = "–";
+    this.ui.rtf.dataset.behind = "false";
     this.message("");
   }
 

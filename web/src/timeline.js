@@ -41,6 +41,15 @@ export class Timeline {
     this.onChange(false);
   }
 
+  /** Moves the scrubbed instant by a fraction of the recorded span (freezing the view first). */
+  step(fraction) {
+    if (!this.frozen) this.freeze();
+    const v = Number(this.ui.slider.value) + Math.round(fraction * STEPS);
+    this.ui.slider.value = String(Math.max(0, Math.min(STEPS, v)));
+    this.onChange(true, this.selected());
+    this.#label();
+  }
+
   selected() {
     return this.t0 + ((this.t1 - this.t0) * Number(this.ui.slider.value)) / STEPS;
   }
