@@ -4,6 +4,7 @@
 
 #include "constraints.h"
 #include "dense.h"
+#include "galpha.h"
 
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
@@ -25,11 +26,13 @@ struct dyn_solver {
     rod_dynamics_stats done; /* counters of integrator runs before the last restart */
     int failed;              /* the RHS failed: its message is in the state */
     long jac_rhs;            /* q_ddot evaluations spent on Jacobians, over all restarts */
+    galpha *ga;              /* solver.integrator "generalized-alpha": used instead of CVODE */
 };
 
 void dyn_solver_free(struct dyn_solver *d)
 {
     if (!d) return;
+    galpha_free(d->ga);
     if (d->mem) CVodeFree(&d->mem);
     if (d->LS) SUNLinSolFree(d->LS);
     if (d->A) SUNMatDestroy(d->A);
@@ -200,6 +203,17 @@ static int dyn_restart(const rod_model *m, rod_state *st)
 {
     struct dyn_solver *d = st->dyn;
     const int n = m->n;
+    if (d->ga) {
+        if (constraints_nmult(m)) {
+            state_set_error(st, "the generalized-alpha integrator does not keep multiplier "
+                            "constraints (it has no projection onto them): use solver.integrator "
+                            "\"bdf\" or penalty constraints");
+            return ROD_EINVAL;
+        }
+        int rc = galpha_restart(d->ga, m, st);
+        if (rc == ROD_OK) st->need_reinit = 0;
+        return rc;
+    }
     int rc = make_consistent(m, st);
     if (rc != ROD_OK) return rc;
     double *y = N_VGetArrayPointer(d->y);
@@ -250,10 +264,19 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
         d->y = N_VNew_Serial(2 * m->n, d->ctx);
         d->A = d->y ? SUNDenseMatrix(2 * m->n, 2 * m->n, d->ctx) : NULL;
         d->LS = d->A ? SUNLinSol_Dense(d->y, d->A, d->ctx) : NULL;
-        if (!d->LS) {
+        if (m->spec->integrator == INTEGRATOR_GALPHA) d->ga = galpha_create(m);
+        if (!d->LS || (m->spec->integrator == INTEGRATOR_GALPHA && !d->ga)) {
             state_set_error(st, "out of memory creating the integrator");
             return ROD_ENOMEM;
         }
+    } else if (st->dyn->ga) {
+        galpha *ga = galpha_create(m); /* fresh counters */
+        if (!ga) {
+            state_set_error(st, "out of memory creating the integrator");
+            return ROD_ENOMEM;
+        }
+        galpha_free(st->dyn->ga);
+        st->dyn->ga = ga;
     } else {
         memset(&st->dyn->done, 0, sizeof st->dyn->done);
         st->dyn->jac_rhs = 0;
@@ -273,7 +296,7 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
 
 int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
 {
-    if (!st->dyn || !st->dyn->mem) {
+    if (!st->dyn || (!st->dyn->mem && !st->dyn->ga)) {
         state_set_error(st, "dynamics not started");
         return ROD_EINVAL;
     }
@@ -288,6 +311,7 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     }
     struct dyn_solver *d = st->dyn;
     st->err[0] = '\0';
+    if (d->ga) return galpha_advance(d->ga, m, st, t_end);
     /* no stop time: CVODE steps past t_end as its error control likes and interpolates back,
      * so frequent frames do not cut its steps short */
     sunrealtype tret = st->t;
@@ -334,6 +358,10 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
 int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out)
 {
     memset(out, 0, sizeof *out);
+    if (st->dyn && st->dyn->ga) {
+        galpha_add_stats(st->dyn->ga, out);
+        return ROD_OK;
+    }
     if (!st->dyn || !st->dyn->mem) return ROD_EINVAL;
     *out = st->dyn->done;
     add_counters(st->dyn, out);

@@ -38,7 +38,7 @@ static const char *const keys_route[] = {"offset", "helix", "relative_to_radius"
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
-    "rtol", "atol", "jacobian", NULL};
+    "rtol", "atol", "jacobian", "integrator", "step", "rho_infinity", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
@@ -69,6 +69,7 @@ const char *const spec_known_paths[] = {
     "/discretization", "/discretization/points", "/discretization/substeps",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
+    "/solver/integrator", "/solver/step", "/solver/rho_infinity",
     "/initial",
     "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
     "/authors_code/damping_slips", "/authors_code/slope_per_X",
@@ -715,6 +716,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
     s->max_load_steps = 64;
     s->rtol = 1e-6;
     s->atol = 1e-8;
+    s->rho_inf = 0.8;
     if (!sv) return;
     if (!check_object(c, sv, "/solver", keys_solver)) return;
     double tol;
@@ -725,6 +727,15 @@ static void parse_solver(pctx *c, const cJSON *sv)
     get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
     static const char *const jacs[] = {"difference", "elastic", NULL};
     s->jacobian_elastic = get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
+    static const char *const integrators[] = {"bdf", "generalized-alpha", NULL};
+    s->integrator = get_enum(c, sv, "integrator", "/solver", OPTIONAL, integrators, 0) == 1
+                        ? INTEGRATOR_GALPHA
+                        : INTEGRATOR_BDF;
+    get_number(c, sv, "rho_infinity", "/solver", OPTIONAL, R_UNIT, &s->rho_inf);
+    const int has_step = get_number(c, sv, "step", "/solver", OPTIONAL, R_POS, &s->step);
+    if (s->integrator == INTEGRATOR_GALPHA && !has_step && !member(sv, "step"))
+        bad(c, "/solver/step", "is required with the generalized-alpha integrator (it has no "
+            "error control: the step sets the accuracy)");
     const cJSON *g = member(sv, "guess");
     if (!g) return;
     if (!cJSON_IsArray(g) || cJSON_GetArraySize(g) == 0 || cJSON_GetArraySize(g) > 10000) {

@@ -20,6 +20,8 @@ typedef enum { BC_DIRICHLET, BC_NEUMANN, BC_MIXED } spec_bc;
 
 typedef enum { LOAD_TIP_FORCE, LOAD_TIP_MOMENT, LOAD_POINT_FORCE, LOAD_POINT_MOMENT } spec_load_type;
 
+enum { INTEGRATOR_BDF, INTEGRATOR_GALPHA };
+
 typedef struct {
     char *name;
     spec_load_type type;
@@ -113,6 +115,9 @@ typedef struct {
     int max_load_steps;
     double rtol, atol;    /* dynamics */
     int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
+    int integrator;       /* INTEGRATOR_* */
+    double step;          /* generalized-alpha: its fixed step (s) */
+    double rho_inf;       /* generalized-alpha: spectral radius at infinite step */
     int initial_static;
     spec_authors_code authors;
     double duration;      /* how long the spec is meant to run (s of simulated time); 0: not said */

@@ -2,7 +2,7 @@
  * fixed interval are computed but not printed. Prints the median CPU and wall time over R
  * runs, the real-time factor (simulated s per CPU s), the integrator's counters, and the
  * accuracy the run held: its tip against a tight run of the same spec (Gauss points doubled,
- * 4 Zanna steps per station interval, rtol 1e-9, atol 1e-12) at every frame time.
+ * 4 Zanna steps per station interval, BDF at rtol 1e-9, atol 1e-12) at every frame time.
  *
  * usage: bench_dynamics SPEC T_END [EVERY] [REPEATS] [--release INPUT] [--period T_REF]
  *                       [--set PATH=VALUE]...
@@ -196,8 +196,9 @@ int main(int argc, char **argv)
     /* the tight run of the same spec */
     char pts[64];
     snprintf(pts, sizeof pts, "discretization.points=%d", 2 * rod_model_quadrature_points(m));
-    const char *tight_sets[] = {pts, "discretization.substeps=4", "solver.rtol=1e-9", "solver.atol=1e-12"};
-    rod_model *mt = load_with(&a, tight_sets, 4);
+    const char *tight_sets[] = {pts, "discretization.substeps=4", "solver.rtol=1e-9", "solver.atol=1e-12",
+                                "solver.integrator=bdf"};
+    rod_model *mt = load_with(&a, tight_sets, 5);
     if (!mt) return 2;
     double tc, tw, tcs;
     rod_dynamics_stats ts;

@@ -1,0 +1,331 @@
+#include "galpha.h"
+
+#include "dynamics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Newton corrections per step before the step is halved and retried */
+enum { MAX_NEWTON = 8, MAX_HALVINGS = 10 };
+#define NEWTON_TOL 0.01
+/* a step whose Newton took more corrections than this forms the matrix again for the next */
+enum { SLOW_NEWTON = 3 };
+
+struct galpha {
+    int n;
+    double am, af, beta, gamma; /* the method's parameters from rho_inf */
+    double t, h;                /* the method's own time and step */
+    double *q, *v, *x, *a;      /* at t: q, q_dot, q_ddot = f, pseudo-acceleration */
+    double *q0, *v0;            /* at the previous step's start, for the interpolant */
+    double t0;
+    double *qn, *vn, *xn, *an, *f, *r, *w, *S; /* the step in progress; S: n x n Newton matrix */
+    int *piv;
+    int stale;                  /* S must be formed again before the next correction */
+    double S_h;                 /* the step S was formed for */
+    long steps, rhs, factorizations, newton, failures;
+};
+
+void galpha_free(galpha *g)
+{
+    if (!g) return;
+    free(g->q);
+    free(g->piv);
+    free(g);
+}
+
+galpha *galpha_create(const rod_model *m)
+{
+    galpha *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    const int n = m->n;
+    g->n = n;
+    /* 12 vectors of n and the n x n matrix in one block */
+    g->q = calloc((size_t)n * (13 + n), sizeof *g->q);
+    g->piv = calloc((size_t)(n ? n : 1), sizeof *g->piv);
+    if (!g->q || !g->piv) {
+        galpha_free(g);
+        return NULL;
+    }
+    double *p = g->q + n;
+    g->v = p, p += n;
+    g->x = p, p += n;
+    g->a = p, p += n;
+    g->q0 = p, p += n;
+    g->v0 = p, p += n;
+    g->qn = p, p += n;
+    g->vn = p, p += n;
+    g->xn = p, p += n;
+    g->an = p, p += n;
+    g->f = p, p += n;
+    g->r = p, p += n;
+    g->w = p, p += n;
+    g->S = p;
+    g->stale = 1;
+    /* Chung & Hulbert's optimal parameters for a spectral radius rho_inf at infinite step */
+    const double ri = m->spec->rho_inf;
+    g->am = (2 * ri - 1) / (ri + 1);
+    g->af = ri / (ri + 1);
+    g->gamma = 0.5 - g->am + g->af;
+    g->beta = 0.25 * (1 - g->am + g->af) * (1 - g->am + g->af);
+    return g;
+}
+
+static int interrupted(rod_state *st)
+{
+    return atomic_load_explicit(&st->interrupt, memory_order_relaxed) != 0;
+}
+
+int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
+{
+    const size_t nb = (size_t)g->n * sizeof(double);
+    g->t = g->t0 = st->t;
+    g->h = m->spec->step;
+    memcpy(g->q, st->q, nb);
+    memcpy(g->v, st->qd, nb);
+    memcpy(g->q0, st->q, nb);
+    memcpy(g->v0, st->qd, nb);
+    if (dyn_accel(m, st, g->t, g->q, g->v, g->x) != 0) return ROD_ESOLVER;
+    g->rhs++;
+    memcpy(g->a, g->x, nb);
+    return ROD_OK;
+}
+
+/* In place LU with partial pivoting of the n x n column-major A; 0 or -1 when singular. */
+static int lu_factor(double *A, int n, int *piv)
+{
+    for (int j = 0; j < n; j++) {
+        int p = j;
+        for (int i = j + 1; i < n; i++)
+            if (fabs(A[i + (size_t)n * j]) > fabs(A[p + (size_t)n * j])) p = i;
+        piv[j] = p;
+        if (!(A[p + (size_t)n * j] != 0)) return -1;
+        if (p != j)
+            for (int k = 0; k < n; k++) {
+                double t = A[j + (size_t)n * k];
+                A[j + (size_t)n * k] = A[p + (size_t)n * k];
+                A[p + (size_t)n * k] = t;
+            }
+        const double inv = 1.0 / A[j + (size_t)n * j];
+        for (int i = j + 1; i < n; i++) A[i + (size_t)n * j] *= inv;
+        for (int k = j + 1; k < n; k++) {
+            const double c = A[j + (size_t)n * k];
+            if (c == 0) continue;
+            for (int i = j + 1; i < n; i++) A[i + (size_t)n * k] -= A[i + (size_t)n * j] * c;
+        }
+    }
+    return 0;
+}
+
+static void lu_solve(const double *A, int n, const int *piv, double *b)
+{
+    for (int j = 0; j < n; j++) {
+        const int p = piv[j];
+        if (p != j) {
+            double t = b[j];
+            b[j] = b[p];
+            b[p] = t;
+        }
+        for (int i = j + 1; i < n; i++) b[i] -= A[i + (size_t)n * j] * b[j];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int k = i + 1; k < n; k++) s -= A[i + (size_t)n * k] * b[k];
+        b[i] = s / A[i + (size_t)n * i];
+    }
+}
+
+/* S = M + gamma' h D + beta' h^2 K, the Newton matrix of the residual x - f(q(x), v(x))
+ * multiplied by M, with f's derivatives taken from its stiff linear part -M^{-1} [K D] (the
+ * same approximation as solver.jacobian "elastic"). M is the mass matrix of the last f: its
+ * Cholesky factor is in st->Mxi (q_xi block); M_rho is constant. */
+static int newton_matrix(galpha *g, const rod_model *m, const rod_state *st, double cq, double cv)
+{
+    const int n = g->n, nx = m->n_xi, nr = m->n_rho;
+    double *S = g->S;
+    for (size_t i = 0; i < (size_t)n * n; i++) S[i] = cq * m->K[i] + cv * m->D[i];
+    const double *L = st->Mxi;
+    for (int j = 0; j < nx; j++)
+        for (int i = j; i < nx; i++) {
+            double s = 0;
+            for (int k = 0; k <= j; k++) s += L[i + (size_t)nx * k] * L[j + (size_t)nx * k];
+            S[i + (size_t)n * j] += s;
+            if (i != j) S[j + (size_t)n * i] += s;
+        }
+    const double *Lr = m->Mrho_chol;
+    for (int j = 0; j < nr; j++)
+        for (int i = j; i < nr; i++) {
+            double s = 0;
+            for (int k = 0; k <= j; k++) s += Lr[i + (size_t)nr * k] * Lr[j + (size_t)nr * k];
+            S[nx + i + (size_t)n * (nx + j)] += s;
+            if (i != j) S[nx + j + (size_t)n * (nx + i)] += s;
+        }
+    g->factorizations++;
+    return lu_factor(S, n, g->piv);
+}
+
+/* S = I - beta' h^2 df/dq - gamma' h df/dq_dot by forward differences of f (2n evaluations)
+ * at (tn, qn, vn), where f = g->f; the increments as in integrator.c. */
+static int newton_matrix_difference(galpha *g, const rod_model *m, rod_state *st, double tn,
+                                    double cq, double cv)
+{
+    const int n = g->n;
+    double *y[2] = {g->qn, g->vn};
+    for (int blk = 0; blk < 2; blk++)
+        for (int j = 0; j < n; j++) {
+            const double y0 = y[blk][j], d = 1.4901161193847656e-08 * fmax(fabs(y0), 1e-1);
+            y[blk][j] = y0 + d;
+            const int rc = dyn_accel(m, st, tn, g->qn, g->vn, g->w);
+            y[blk][j] = y0;
+            if (rc != 0) return -1;
+            g->rhs++;
+            const double c = (blk ? cv : cq) / d;
+            for (int i = 0; i < n; i++) {
+                double *Sij = &g->S[i + (size_t)n * j];
+                if (blk == 0) *Sij = (i == j) - c * (g->w[i] - g->f[i]);
+                else *Sij -= c * (g->w[i] - g->f[i]);
+            }
+        }
+    g->factorizations++;
+    return lu_factor(g->S, n, g->piv) != 0 ? 1 : 0;
+}
+
+/* r <- M r, with M as above */
+static void times_mass(const rod_model *m, const rod_state *st, double *r)
+{
+    const int nx = m->n_xi, nr = m->n_rho;
+    const double *L = st->Mxi;
+    /* L^T r, then L (L^T r) */
+    for (int blk = 0; blk < 2; blk++) {
+        const int nn = blk ? nr : nx;
+        const double *F = blk ? m->Mrho_chol : L;
+        double *x = blk ? r + nx : r;
+        for (int i = 0; i < nn; i++) {
+            double s = 0;
+            for (int k = i; k < nn; k++) s += F[k + (size_t)nn * i] * x[k];
+            x[i] = s;
+        }
+        for (int i = nn - 1; i >= 0; i--) {
+            double s = 0;
+            for (int k = 0; k <= i; k++) s += F[i + (size_t)nn * k] * x[k];
+            x[i] = s;
+        }
+    }
+}
+
+/* One step of length h from (t, q, v, x, a) into (qn, vn, xn, an); 0 when Newton converged,
+ * 1 when it did not, -1 on a failed evaluation. */
+static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
+{
+    const int n = g->n;
+    const double am = g->am, af = g->af, be = g->beta, ga = g->gamma;
+    const double cx = (1 - af) / (1 - am); /* d a_{n+1} / d x_{n+1} */
+    const double rtol = m->spec->rtol, atol = m->spec->atol;
+    const double tn = g->t + h;
+    memcpy(g->xn, g->x, (size_t)n * sizeof *g->xn); /* predictor: the acceleration held */
+    for (int it = 0; it < MAX_NEWTON; it++) {
+        for (int i = 0; i < n; i++) {
+            g->an[i] = (af * g->x[i] + (1 - af) * g->xn[i] - am * g->a[i]) / (1 - am);
+            g->qn[i] = g->q[i] + h * g->v[i] + h * h * ((0.5 - be) * g->a[i] + be * g->an[i]);
+            g->vn[i] = g->v[i] + h * ((1 - ga) * g->a[i] + ga * g->an[i]);
+        }
+        if (interrupted(st)) return -1;
+        if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1;
+        g->rhs++;
+        g->newton++;
+        for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
+        const int elastic = m->spec->jacobian_elastic;
+        if (it == 0 && (g->stale || g->S_h != h)) {
+            /* the matrix is kept across steps while Newton converges quickly with it */
+            const double cq = be * cx * h * h, cv = ga * cx * h;
+            int rc = elastic ? newton_matrix(g, m, st, cq, cv) : newton_matrix_difference(g, m, st, tn, cq, cv);
+            if (rc < 0) return -1;
+            if (rc > 0) return 1;
+            if (!elastic && dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1; /* st scratch */
+            g->stale = 0;
+            g->S_h = h;
+        }
+        if (elastic) times_mass(m, st, g->r);
+        lu_solve(g->S, n, g->piv, g->r);
+        /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
+         * tolerances (root mean square, as CVODE weighs its Newton corrections) */
+        double e = 0;
+        for (int i = 0; i < n; i++) {
+            g->xn[i] += g->r[i];
+            const double dq = be * cx * h * h * g->r[i] / (rtol * fabs(g->qn[i]) + atol);
+            const double dv = ga * cx * h * g->r[i] / (rtol * fabs(g->vn[i]) + atol);
+            e += dq * dq + dv * dv;
+        }
+        e = sqrt(e / (2 * n));
+        if (!isfinite(e)) return 1;
+        if (e < NEWTON_TOL) {
+            if (it >= SLOW_NEWTON) g->stale = 1;
+            for (int i = 0; i < n; i++) {
+                g->an[i] = (af * g->x[i] + (1 - af) * g->xn[i] - am * g->a[i]) / (1 - am);
+                g->qn[i] = g->q[i] + h * g->v[i] + h * h * ((0.5 - be) * g->a[i] + be * g->an[i]);
+                g->vn[i] = g->v[i] + h * ((1 - ga) * g->a[i] + ga * g->an[i]);
+            }
+            return 0;
+        }
+    }
+    g->stale = 1;
+    return 1;
+}
+
+int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
+{
+    const int n = g->n;
+    const size_t nb = (size_t)n * sizeof(double);
+    while (g->t < t_end) {
+        double h = g->h;
+        int rc, halvings = 0;
+        while ((rc = try_step(g, m, st, h)) == 1) {
+            g->failures++;
+            if (++halvings > MAX_HALVINGS) {
+                state_set_error(st, "generalized-alpha: Newton did not converge at t = %.9g even "
+                                "at step %.3g s", g->t, h);
+                return ROD_ESOLVER;
+            }
+            h *= 0.5;
+        }
+        if (rc < 0) {
+            if (atomic_exchange(&st->interrupt, 0)) {
+                st->need_reinit = 1;
+                state_set_error(st, "interrupted at t = %g", st->t);
+                return ROD_EINTERRUPTED;
+            }
+            return ROD_ESOLVER;
+        }
+        memcpy(g->q0, g->q, nb);
+        memcpy(g->v0, g->v, nb);
+        g->t0 = g->t;
+        memcpy(g->q, g->qn, nb);
+        memcpy(g->v, g->vn, nb);
+        memcpy(g->x, g->xn, nb);
+        memcpy(g->a, g->an, nb);
+        g->t += h;
+        g->steps++;
+    }
+    /* cubic Hermite on (q, q_dot) at both ends of the last step */
+    const double H = g->t - g->t0, s = H > 0 ? (t_end - g->t0) / H : 1.0;
+    const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
+    const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
+    const double d00 = 6 * s * (s - 1), d10 = (1 - s) * (1 - 3 * s), d01 = -d00, d11 = s * (3 * s - 2);
+    for (int i = 0; i < n; i++) {
+        st->q[i] = h00 * g->q0[i] + h10 * H * g->v0[i] + h01 * g->q[i] + h11 * H * g->v[i];
+        st->qd[i] = H > 0 ? (d00 * g->q0[i] + d01 * g->q[i]) / H + d10 * g->v0[i] + d11 * g->v[i] : g->v[i];
+    }
+    st->t = t_end;
+    return ROD_OK;
+}
+
+void galpha_add_stats(const galpha *g, rod_dynamics_stats *out)
+{
+    out->steps += g->steps;
+    out->rhs_evals += g->rhs;
+    out->jac_evals += g->factorizations;
+    out->newton_iterations += g->newton;
+    out->error_test_failures += g->failures;
+    out->last_step = g->h;
+    out->last_order = 2;
+}
