@@ -42,8 +42,28 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
     f->e_elastic = 0.5 * e;
-    kin_forward(m, q, g, NULL);
-    base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
+    /* the kinetic energy's pass computes the poses as well: one pass per frame, not two */
+    f->e_kinetic = 0.0;
+    int moving = base_moving(m);
+    for (int i = 0; i < n; i++) moving |= st->qd[i] != 0.0;
+    if (moving) {
+        double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
+        if (!eta) return -1;
+        if (base_moving(m)) {
+            kin_forward_twist(m, q, st->qd, g, eta);
+            base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
+            f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
+        } else {
+            f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
+        }
+        double bk, bg;
+        bodies_energy(m, g, eta, &bk, &bg);
+        f->e_kinetic += bk;
+        free(eta);
+    } else {
+        kin_forward(m, q, g, NULL);
+        base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
+    }
     double vg = 0, vol = 0, vol0 = 0;
     for (int k = 0; k < m->ns; k++) {
         if (m->w[k] == 0) continue;
@@ -62,23 +82,6 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     bodies_energy(m, g, NULL, &bk, &bg);
     f->e_gravity = vg + bg;
     f->volume_change = vol / vol0 - 1.0;
-    f->e_kinetic = 0.0;
-    int moving = 0;
-    for (int i = 0; i < n; i++) moving |= st->qd[i] != 0.0;
-    moving |= base_moving(m);
-    if (!moving) return 0;
-    double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
-    if (!eta) return -1;
-    if (base_moving(m)) {
-        kin_forward_twist(m, q, st->qd, g, eta);
-        base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
-        f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
-    } else {
-        f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
-    }
-    bodies_energy(m, g, eta, &bk, &bg);
-    f->e_kinetic += bk;
-    free(eta);
     return 0;
 }
 
