@@ -170,13 +170,6 @@ void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
     }
 }
 
-/* Phi_xi q_dot at a point from its column values: the strain rate (no reference part). */
-static void xi_rate(const rod_model *m, const double *colvals, const double *qd, double out[6])
-{
-    for (int k = 0; k < 6; k++) out[k] = 0.0;
-    for (int j = 0; j < m->n_xi; j++) out[m->cols[j].comp] += colvals[j] * qd[j];
-}
-
 /* The strains, their rates, Omega and Omega_dot of one Zanna step: Omega_dot = h/2 (xd1 + xd2)
  * + sqrt(3) h^2/12 (ad_xi1 xd2 + ad_xd1 xi2). */
 static void step_rates(const rod_model *m, const double *q, const double *qd, const double *a1,
@@ -186,8 +179,13 @@ static void step_rates(const rod_model *m, const double *q, const double *qd, co
     double c1[6], c2[6];
     model_xi(m, a1, q, xi1);
     model_xi(m, a2, q, xi2);
-    xi_rate(m, a1, qd, xd1);
-    xi_rate(m, a2, qd, xd2);
+    /* xi_dot = Phi_xi q_dot (no reference part) at both points in one pass */
+    for (int k = 0; k < 6; k++) xd1[k] = xd2[k] = 0.0;
+    for (int j = 0; j < m->n_xi; j++) {
+        const int c = m->cols[j].comp;
+        xd1[c] += a1[j] * qd[j];
+        xd2[c] += a2[j] * qd[j];
+    }
     kin_zanna_omega(xi1, xi2, h, Omega);
     lie_ad_apply(xi1, xd2, c1);
     lie_ad_apply(xd1, xi2, c2);
