@@ -1,6 +1,7 @@
 #include "dense.h"
 
 #include <math.h>
+#include <stddef.h>
 
 int dense_cholesky(double *A, int n)
 {
@@ -31,5 +32,51 @@ void dense_cholesky_solve(const double *L, int n, double *b)
         double s = b[i];
         for (int k = i + 1; k < n; k++) s -= L[k + (long)n * i] * b[k];
         b[i] = s / L[i + (long)n * i];
+    }
+}
+
+int dense_lu(double *A, int n, int *piv)
+{
+    for (int j = 0; j < n; j++) {
+        int p = j;
+        for (int i = j + 1; i < n; i++)
+            if (fabs(A[i + (size_t)n * j]) > fabs(A[p + (size_t)n * j])) p = i;
+        piv[j] = p;
+        if (!(A[p + (size_t)n * j] != 0)) return -1;
+        if (p != j)
+            for (int k = 0; k < n; k++) {
+                double t = A[j + (size_t)n * k];
+                A[j + (size_t)n * k] = A[p + (size_t)n * k];
+                A[p + (size_t)n * k] = t;
+            }
+        const double inv = 1.0 / A[j + (size_t)n * j];
+        for (int i = j + 1; i < n; i++) A[i + (size_t)n * j] *= inv;
+        for (int k = j + 1; k < n; k++) {
+            const double c = A[j + (size_t)n * k];
+            if (c == 0) continue;
+            for (int i = j + 1; i < n; i++) A[i + (size_t)n * k] -= A[i + (size_t)n * j] * c;
+        }
+    }
+    return 0;
+}
+
+void dense_lu_solve(const double *A, int n, const int *piv, double *b)
+{
+    /* dense_lu swaps whole rows (as LAPACK does), so all the swaps come first, then the unit
+     * lower and the upper triangle */
+    for (int j = 0; j < n; j++) {
+        const int p = piv[j];
+        if (p != j) {
+            double t = b[j];
+            b[j] = b[p];
+            b[p] = t;
+        }
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) b[i] -= A[i + (size_t)n * j] * b[j];
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int k = i + 1; k < n; k++) s -= A[i + (size_t)n * k] * b[k];
+        b[i] = s / A[i + (size_t)n * i];
     }
 }

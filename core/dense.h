@@ -1,5 +1,6 @@
-/* Small dense symmetric positive definite solves (n up to a few hundred, column-major). At
- * these sizes a hand Cholesky beats LAPACK's call overhead (DEPENDENCIES.md). */
+/* Small dense solves, symmetric positive definite and general (n up to a few hundred,
+ * column-major). At these sizes hand factorizations beat LAPACK's call overhead
+ * (DEPENDENCIES.md). */
 #ifndef ROD_DENSE_H
 #define ROD_DENSE_H
 
@@ -8,5 +9,11 @@
 int dense_cholesky(double *A, int n);
 /* Solves L L^T x = b in place in b. */
 void dense_cholesky_solve(const double *L, int n, double *b);
+
+/* In place LU with partial pivoting of the general n x n A (column-major): 0, or -1 when a
+ * pivot is zero. */
+int dense_lu(double *A, int n, int *piv);
+/* Solves A x = b in place in b with dense_lu's factors. */
+void dense_lu_solve(const double *A, int n, const int *piv, double *b);
 
 #endif

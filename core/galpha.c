@@ -1,5 +1,6 @@
 #include "galpha.h"
 
+#include "dense.h"
 #include "dynamics.h"
 
 #include <math.h>
@@ -91,50 +92,6 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
     return ROD_OK;
 }
 
-/* In place LU with partial pivoting of the n x n column-major A; 0 or -1 when singular. */
-static int lu_factor(double *A, int n, int *piv)
-{
-    for (int j = 0; j < n; j++) {
-        int p = j;
-        for (int i = j + 1; i < n; i++)
-            if (fabs(A[i + (size_t)n * j]) > fabs(A[p + (size_t)n * j])) p = i;
-        piv[j] = p;
-        if (!(A[p + (size_t)n * j] != 0)) return -1;
-        if (p != j)
-            for (int k = 0; k < n; k++) {
-                double t = A[j + (size_t)n * k];
-                A[j + (size_t)n * k] = A[p + (size_t)n * k];
-                A[p + (size_t)n * k] = t;
-            }
-        const double inv = 1.0 / A[j + (size_t)n * j];
-        for (int i = j + 1; i < n; i++) A[i + (size_t)n * j] *= inv;
-        for (int k = j + 1; k < n; k++) {
-            const double c = A[j + (size_t)n * k];
-            if (c == 0) continue;
-            for (int i = j + 1; i < n; i++) A[i + (size_t)n * k] -= A[i + (size_t)n * j] * c;
-        }
-    }
-    return 0;
-}
-
-static void lu_solve(const double *A, int n, const int *piv, double *b)
-{
-    for (int j = 0; j < n; j++) {
-        const int p = piv[j];
-        if (p != j) {
-            double t = b[j];
-            b[j] = b[p];
-            b[p] = t;
-        }
-        for (int i = j + 1; i < n; i++) b[i] -= A[i + (size_t)n * j] * b[j];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double s = b[i];
-        for (int k = i + 1; k < n; k++) s -= A[i + (size_t)n * k] * b[k];
-        b[i] = s / A[i + (size_t)n * i];
-    }
-}
-
 /* S = M + gamma' h D + beta' h^2 K, the Newton matrix of the residual x - f(q(x), v(x))
  * multiplied by M, with f's derivatives taken from its stiff linear part -M^{-1} [K D] (the
  * same approximation as solver.jacobian "elastic"). M is the mass matrix of the last f: its
@@ -161,7 +118,7 @@ static int newton_matrix(galpha *g, const rod_model *m, const rod_state *st, dou
             if (i != j) S[nx + j + (size_t)n * (nx + i)] += s;
         }
     g->factorizations++;
-    return lu_factor(S, n, g->piv);
+    return dense_lu(S, n, g->piv);
 }
 
 /* S = I - beta' h^2 df/dq - gamma' h df/dq_dot by forward differences of f (2n evaluations)
@@ -187,7 +144,7 @@ static int newton_matrix_difference(galpha *g, const rod_model *m, rod_state *st
             }
         }
     g->factorizations++;
-    return lu_factor(g->S, n, g->piv) != 0 ? 1 : 0;
+    return dense_lu(g->S, n, g->piv) != 0 ? 1 : 0;
 }
 
 /* r <- M r, with M as above */
@@ -246,7 +203,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             g->S_h = h;
         }
         if (elastic) times_mass(m, st, g->r);
-        lu_solve(g->S, n, g->piv, g->r);
+        dense_lu_solve(g->S, n, g->piv, g->r);
         /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
          * tolerances (root mean square, as CVODE weighs its Newton corrections) */
         double e = 0;

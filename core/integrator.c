@@ -5,6 +5,7 @@
 #include "constraints.h"
 #include "dense.h"
 #include "galpha.h"
+#include "linsol_reduced.h"
 
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 struct dyn_solver {
@@ -263,7 +263,8 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
         if (SUNContext_Create(NULL, &d->ctx) != 0) return ROD_ENOMEM;
         d->y = N_VNew_Serial(2 * m->n, d->ctx);
         d->A = d->y ? SUNDenseMatrix(2 * m->n, 2 * m->n, d->ctx) : NULL;
-        d->LS = d->A ? SUNLinSol_Dense(d->y, d->A, d->ctx) : NULL;
+        /* the Newton systems solved through their n x n Schur complement */
+        d->LS = d->A ? linsol_reduced_create(m->n, d->ctx) : NULL;
         if (m->spec->integrator == INTEGRATOR_GALPHA) d->ga = galpha_create(m);
         if (!d->LS || (m->spec->integrator == INTEGRATOR_GALPHA && !d->ga)) {
             state_set_error(st, "out of memory creating the integrator");
