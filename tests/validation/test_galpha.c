@@ -104,3 +104,20 @@ Test(galpha, the_step_is_required)
     cr_assert(strstr(buf, "/solver/step") != NULL, "%s", buf);
     rod_issues_free(&iss);
 }
+
+Test(galpha, refuses_multiplier_constraints_and_names_bdf)
+{
+    /* a pose held by a multiplier needs CVODE's projection, which generalized-alpha lacks */
+    rod_model *m = tu_model(
+        "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+        "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 2}, "
+        "\"constraints\": [{\"name\": \"tip\", \"type\": \"pose\", \"components\": [\"x\"]}], "
+        "\"solver\": {\"integrator\": \"generalized-alpha\", \"step\": 0.01}}");
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_EINVAL);
+    cr_assert(strstr(rod_state_error(st), "bdf") != NULL, "%s", rod_state_error(st));
+    rod_state_free(st);
+    rod_model_free(m);
+}
