@@ -73,7 +73,6 @@ static int kin_residual(N_Vector u, N_Vector f, void *data)
  * differences in q; the multipliers' columns are -A^T exactly. */
 static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
 {
-    (void)fu;
     (void)t1;
     (void)t2;
     statics_ctx *c = data;
@@ -81,7 +80,17 @@ static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vec
     const int n = m->n, N = c->N;
     const double *q = N_VGetArrayPointer(u);
     memcpy(c->qp, q, (size_t)N * sizeof *q);
-    if (loads(c, q, c->Q, c->cm) != 0) return -1;
+    if (N == n) {
+        /* Q(q) = K q - R(q) from the residual KINSOL holds at u: no kinematic pass for it */
+        const double *R = N_VGetArrayPointer(fu);
+        for (int i = 0; i < n; i++) {
+            double s = -R[i];
+            for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * q[j];
+            c->Q[i] = s;
+        }
+    } else if (loads(c, q, c->Q, c->cm) != 0) {
+        return -1;
+    }
     for (int j = 0; j < n; j++) {
         const double h = 1.4901161193847656e-08 * fmax(fabs(q[j]), 1.0);
         c->qp[j] = q[j] + h;
