@@ -55,7 +55,6 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
             f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
         } else {
             f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
-            base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
         }
         double bk, bg;
         bodies_energy(m, g, eta, &bk, &bg);
