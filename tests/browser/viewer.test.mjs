@@ -281,7 +281,8 @@ describe("with tokens", () => {
     await page.waitForSelector("#token-form:not([hidden])");
     await page.waitForSelector("#sessions-error:not([hidden])");
     await page.fill("#token", "view-secret-456");
-    const ticket = page.waitForResponse((r) => r.url().endsWith("/v1/stream-tickets") && r.status() === 201);
+    // the ticket request names its session in the query too, for a router in front of several daemons
+    const ticket = page.waitForResponse((r) => r.url().endsWith(`/v1/stream-tickets?session=${s.id}`) && r.status() === 201);
     await page.click("#token-form button");
     await ticket;
     await waitInPage(page, () => window.__roddViewer.connection === "open" && window.__roddViewer.frames >= 5);
@@ -296,7 +297,7 @@ describe("with tokens", () => {
 
     // tickets are single-use: a reconnection after a restart must fetch a fresh one
     let tickets = 0;
-    page.on("response", (r) => r.url().endsWith("/v1/stream-tickets") && r.status() === 201 && tickets++);
+    page.on("response", (r) => r.url().includes("/v1/stream-tickets?") && r.status() === 201 && tickets++);
     await secured.stop();
     await waitInPage(page, () => window.__roddViewer.connection !== "open", undefined, 5000);
     const frames = await page.evaluate(() => window.__roddViewer.frames);

@@ -116,7 +116,12 @@ const list = new SessionList($("#sessions"), $("#sessions-error"), (id) => {
 
 // ---- compare: this session and another, side by side ----
 const compareSelect = $("#s-compare");
+let compareKey = "";
 function updateCompareChoices(sessions) {
+  // rebuilt only when the choices change: replacing the options closes an open select
+  const key = `${view.id}|${sessions.map((s) => `${s.id}:${s.name}`).join(",")}`;
+  if (key === compareKey) return;
+  compareKey = key;
   const keep = compareSelect.value;
   const options = [new Option("—", "")];
   for (const s of sessions) if (s.id !== view.id) options.push(new Option(s.name ? `${s.name} (${s.id})` : s.id, s.id));
