@@ -80,7 +80,8 @@ cJSON *session_describe(session *s)
         const size_t len = strlen(name);
         cJSON_AddStringToObject(e, "unit", target ? (len > 6 && strcmp(name + len - 6, ".angle") == 0 ? "rad" : "m")
                                 : !rod_model_input_is_actuator(m, i) ? ""
-                                : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N" : "Pa");
+                                : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N"
+                                : strcmp(rod_model_input_type(m, i), "muscle_torque") == 0 ? "N m" : "Pa");
         cJSON_AddItemToArray(in, e);
     }
     pthread_mutex_unlock(&s->mu);
