@@ -1,0 +1,199 @@
+/* Contact with obstacles against independent results.
+ * - A cantilever lying on a soft plane under its weight is a beam on a Winkler foundation:
+ *   EI w'''' + k w = -q with w(0) = w'(0) = 0 at the clamp and w''(L) = w'''(L) = 0 at the
+ *   free end (closed form below); the contact carries the weight less what the clamp takes.
+ * - A sphere pressed onto the rod and slid along it: the contact force does not depend on
+ *   where it touches relative to the contact points (none can slip between them).
+ * - Friction on an incline: below the static threshold the rod only creeps (slower than
+ *   v_eps); above it, kinetic friction makes the motion exactly the frictionless one under
+ *   the lateral load reduced by mu_k times the normal load, as long as it slides one way.
+ * - Anisotropic friction: pulled forward or backward along its axis, the rod meets its
+ *   forward or backward kinetic coefficient, again equivalent to a reduced axial load. */
+#include "testutil.h"
+
+#include <complex.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the Winkler foundation ---- */
+
+/* Solves the 4x4 system A x = b (row-major) by Gaussian elimination with pivoting. */
+static void solve4(double A[4][4], double b[4])
+{
+    for (int c = 0; c < 4; c++) {
+        int p = c;
+        for (int r = c + 1; r < 4; r++)
+            if (fabs(A[r][c]) > fabs(A[p][c])) p = r;
+        for (int k = 0; k < 4; k++) {
+            double t = A[c][k];
+            A[c][k] = A[p][k];
+            A[p][k] = t;
+        }
+        double t = b[c];
+        b[c] = b[p];
+        b[p] = t;
+        for (int r = c + 1; r < 4; r++) {
+            const double f = A[r][c] / A[c][c];
+            for (int k = c; k < 4; k++) A[r][k] -= f * A[c][k];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int c = 3; c >= 0; c--) {
+        for (int k = c + 1; k < 4; k++) b[c] -= A[c][k] * b[k];
+        b[c] /= A[c][c];
+    }
+}
+
+/* w = -q/k + sum_j a_j u_j with u = Re, Im of exp(lambda (x - x0)), lambda = beta (+-1 + i),
+ * x0 = L for the growing pair so nothing overflows */
+typedef struct {
+    double q, k, beta, L, a[4];
+} winkler;
+
+static double winkler_basis(const winkler *w, int j, int d, double x)
+{
+    const double complex lam = w->beta * ((j < 2 ? 1.0 : -1.0) + I);
+    const double x0 = j < 2 ? w->L : 0.0;
+    const double complex v = cpow(lam, d) * cexp(lam * (x - x0));
+    return j % 2 ? cimag(v) : creal(v);
+}
+
+static double winkler_w(const winkler *w, int d, double x)
+{
+    double v = d == 0 ? -w->q / w->k : 0.0;
+    for (int j = 0; j < 4; j++) v += w->a[j] * winkler_basis(w, j, d, x);
+    return v;
+}
+
+static void winkler_solve(winkler *w)
+{
+    double A[4][4], b[4];
+    const int der[4] = {0, 1, 2, 3};
+    const double at[4] = {0, 0, w->L, w->L};
+    for (int r = 0; r < 4; r++) {
+        for (int j = 0; j < 4; j++) A[r][j] = winkler_basis(w, j, der[r], at[r]);
+        b[r] = r == 0 ? w->q / w->k : 0.0;
+    }
+    solve4(A, b);
+    memcpy(w->a, b, sizeof b);
+}
+
+Test(contact, a_cantilever_on_a_soft_plane_is_a_beam_on_a_winkler_foundation)
+{
+    const double L = 1, r = 0.01, E = 1.25e9, rho = 1000, g = 9.81, k = 1e4;
+    const double EI = E * M_PI * pow(r, 4) / 4, q = rho * M_PI * r * r * g;
+    winkler w = {q, k, pow(k / (4 * EI), 0.25), L, {0}};
+    winkler_solve(&w);
+    /* the plane touches the straight rod's surface: x = -r, normal +x, gravity -x */
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": %g, "
+             "\"youngs_modulus\": %g, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 14}, "
+             "\"environment\": {\"gravity\": [%g, 0, 0], \"obstacles\": [{\"name\": \"floor\", "
+             "\"type\": \"plane\", \"point\": [%g, 0, 0], \"normal\": [1, 0, 0], \"stiffness\": %g}]}, "
+             "\"solver\": {\"tolerance\": 1e-12}}",
+             L, r, rho, E, -g, -r, k);
+    rod_model *m = tu_model(json);
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 2);
+    const double tip = f.position[3], tip_theory = winkler_w(&w, 0, L);
+    double total = 0;
+    for (int i = 0; i < f.ncontacts; i++) total += f.contact_force[3 * i];
+    /* what the foundation carries: k times the integral of -w (Simpson on 2000 pieces) */
+    double carried = 0;
+    for (int i = 0; i <= 2000; i++) {
+        const double x = L * i / 2000, c = (i == 0 || i == 2000) ? 1 : (i % 2 ? 4 : 2);
+        carried += c * k * -winkler_w(&w, 0, x) * L / 6000;
+    }
+    cr_log_info("Winkler (beta L = %.2f): tip %.6e m, theory %.6e (error %.1e); contact %.6f N, "
+                "theory %.6f (error %.1e) of the weight %.6f N (the clamp takes the rest)",
+                w.beta * L, tip, tip_theory, tip / tip_theory - 1, total, carried, total / carried - 1, q * L);
+    cr_assert_eq(f.has_contacts, 1);
+    cr_assert_eq(f.ncontacts, rod_model_quadrature_points(m) > 100 ? rod_model_quadrature_points(m) : 100,
+                 "every contact point touches: %d", f.ncontacts);
+    /* the contact points integrate the foundation by the midpoint rule: relative error
+     * (beta h)^2 / 24 = 7e-5 with h = r; the beam is slender and its slope 1e-3 */
+    cr_assert_lt(fabs(tip / tip_theory - 1), 5e-4);
+    cr_assert_lt(fabs(total / carried - 1), 5e-4);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+/* ---- friction on an incline ---- */
+
+/* A cantilever (L 0.5 m, r 1 cm) lying on the plane x = -(r - eps0), pressed in by the
+ * normal part of gravity exactly as far as the wall holds it (eps0 = q cos(a) / k), and
+ * pulled along -y by the lateral part. friction: a JSON friction object, or NULL; g_lat
+ * overrides the lateral gravity (the reduced load of the comparison run). Returns the
+ * tip's y at each of the n times. */
+#define INC_L 0.5
+#define INC_R 0.01
+#define INC_K 1e4
+#define INC_E 1e8
+static void incline_run(double alpha, const char *friction, double g_lat, const double *t, int n,
+                        double *y)
+{
+    const double g = 9.81, q = 1000 * M_PI * INC_R * INC_R * g;
+    const double gn = g * cos(alpha), eps0 = q * cos(alpha) / INC_K;
+    char json[1400], fr[300] = "";
+    if (friction) snprintf(fr, sizeof fr, ", \"friction\": %s", friction);
+    snprintf(json, sizeof json,
+             "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": 1000, "
+             "\"youngs_modulus\": %g, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 6, \"bend2\": 4}, "
+             "\"environment\": {\"gravity\": [%.17g, %.17g, 0], \"obstacles\": [{\"type\": \"plane\", "
+             "\"point\": [%.17g, 0, 0], \"normal\": [1, 0, 0], \"stiffness\": %g, \"damping\": 1%s}]}, "
+             "\"solver\": {\"rtol\": 1e-7, \"atol\": 1e-10}}",
+             INC_L, INC_R, INC_E, -gn, -g_lat, -(INC_R - eps0), INC_K, fr);
+    rod_model *m = tu_model(json);
+    rod_state *st = tu_started(m);
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(rod_dynamics_advance(m, st, t[i]), ROD_OK, "%s", rod_state_error(st));
+        rod_frame f = tu_frame(m, st, 2);
+        y[i] = f.position[4];
+        rod_frame_free(&f);
+    }
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(contact, below_the_static_threshold_the_rod_only_creeps)
+{
+    /* tan 20 deg = 0.36 < mu_s = 0.5: every section can be held where it lies; with
+     * regularized friction it creeps at v_eps tan(a) / mu_s at most */
+    const double alpha = 20 * M_PI / 180, ve = 1e-4, T[1] = {0.2};
+    double y[1];
+    incline_run(alpha, "{\"static\": 0.5, \"kinetic\": 0.3, \"threshold_velocity\": 1e-4}", 9.81 * sin(alpha),
+                T, 1, y);
+    const double EI = INC_E * M_PI * pow(INC_R, 4) / 4, q = 1000 * M_PI * INC_R * INC_R * 9.81;
+    const double free_sag = q * sin(alpha) * pow(INC_L, 4) / (8 * EI);
+    cr_log_info("stuck: tip moved %.2e m in %.1f s (creep bound %.2e m; frictionless it would sag %.3f m)",
+                -y[0], T[0], ve * tan(alpha) / 0.5 * T[0], free_sag);
+    /* the creep's own law, to 1 %: the elastic restoring force is 1e-3 of the load here */
+    const double creep = ve * tan(alpha) / 0.5 * T[0];
+    cr_assert(fabs(-y[0] / creep - 1) < 1e-2, "moved %g, creep %g", -y[0], creep);
+}
+
+Test(contact, above_the_threshold_kinetic_friction_reduces_the_load_by_mu_k_n)
+{
+    /* tan 30 deg = 0.58 > mu_s = 0.5: it slides down, every section the same way during the
+     * first third of a swing (first period 0.28 s), with the tip moving less than 2 % of L
+     * so the load stays across the rod */
+    const double alpha = 30 * M_PI / 180, mu_k = 0.3, g = 9.81;
+    const double T[3] = {0.03, 0.06, 0.09};
+    double yf[3], yr[3];
+    incline_run(alpha, "{\"static\": 0.5, \"kinetic\": 0.3, \"threshold_velocity\": 1e-4}", g * sin(alpha),
+                T, 3, yf);
+    incline_run(alpha, NULL, g * (sin(alpha) - mu_k * cos(alpha)), T, 3, yr);
+    for (int i = 0; i < 3; i++) {
+        cr_log_info("t %.2f s: tip y with friction %.6e m, frictionless under the reduced load %.6e "
+                    "(ratio - 1 = %.1e)", T[i], yf[i], yr[i], yf[i] / yr[i] - 1);
+        /* breaking free costs the static excess (mu_s - mu_k) N for as long as the slip takes
+         * to pass a few v_eps: a velocity lag of order v_eps, so a relative lag in position
+         * of order 2 v_eps / (a t) with a = g (sin a - mu_k cos a); allow four times that */
+        const double a = g * (sin(alpha) - mu_k * cos(alpha)), lag = 4 * 2 * 1e-4 / (a * T[i]);
+        cr_assert_lt(fabs(yf[i] / yr[i] - 1), lag, "t = %g: %g vs %g", T[i], yf[i], yr[i]);
+    }
+}
