@@ -197,3 +197,101 @@ Test(contact, above_the_threshold_kinetic_friction_reduces_the_load_by_mu_k_n)
         cr_assert_lt(fabs(yf[i] / yr[i] - 1), lag, "t = %g: %g vs %g", T[i], yf[i], yr[i]);
     }
 }
+
+/* ---- anisotropic friction along the axis ---- */
+
+/* A rod that can only stretch (so it cannot buckle), lying pressed into a plane like the
+ * incline's, with gravity g_a along +z (forward: the sections slide toward the tip) or -z
+ * (backward). Returns the tip's z - L at each time. */
+static void axial_run(double g_n, double g_a, const char *friction, const double *t, int n, double *dz)
+{
+    const double r = 0.025, k = 1e4, q = 1000 * M_PI * r * r * g_n;
+    char json[1400], fr[300] = "";
+    if (friction) snprintf(fr, sizeof fr, ", \"friction\": %s", friction);
+    snprintf(json, sizeof json,
+             "{\"model\": \"classic\", \"rod\": {\"length\": 1, \"radius\": %g, \"density\": 1000, "
+             "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"stretch\": 6}, "
+             "\"environment\": {\"gravity\": [%.17g, 0, %.17g], \"obstacles\": [{\"type\": \"plane\", "
+             "\"point\": [%.17g, 0, 0], \"normal\": [1, 0, 0], \"stiffness\": %g, \"damping\": 1%s}]}, "
+             "\"solver\": {\"rtol\": 1e-7, \"atol\": 1e-10}}",
+             r, -g_n, g_a, -(r - q / k), k, fr);
+    rod_model *m = tu_model(json);
+    rod_state *st = tu_started(m);
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(rod_dynamics_advance(m, st, t[i]), ROD_OK, "%s", rod_state_error(st));
+        rod_frame f = tu_frame(m, st, 2);
+        dz[i] = f.position[5] - 1.0;
+        rod_frame_free(&f);
+    }
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(contact, forward_and_backward_slides_meet_their_own_kinetic_coefficients)
+{
+    /* seed 002 Fig. 18's coefficients: forward 0.8 / 0.4, backward 0.4 / 0.2 (static /
+     * kinetic); the axial load g_a = g_n beats both static ones. The first axial period
+     * is 4 L / sqrt(E / rho) = 0.4 s: every section moves one way until 0.2 s. */
+    const char *fr = "{\"static\": [0.8, 0.4, 0.6], \"kinetic\": [0.4, 0.2, 0.3], \"threshold_velocity\": 1e-4}";
+    const double g_n = 9.81 / sqrt(2), T[2] = {0.08, 0.15};
+    const double mu_k[2] = {0.4, 0.2}, sign[2] = {1, -1};
+    const char *name[2] = {"forward", "backward"};
+    for (int d = 0; d < 2; d++) {
+        double zf[2], zr[2];
+        axial_run(g_n, sign[d] * g_n, fr, T, 2, zf);
+        const double a = g_n * (1 - mu_k[d]);
+        axial_run(g_n, sign[d] * a, NULL, T, 2, zr);
+        for (int i = 0; i < 2; i++) {
+            cr_log_info("%s, t %.2f s: tip dz with friction %.6e m, frictionless under g_a (1 - mu_k) "
+                        "%.6e (ratio - 1 = %.1e)", name[d], T[i], zf[i], zr[i], zf[i] / zr[i] - 1);
+            cr_assert(sign[d] * zf[i] > 0, "%s: the tip must move %s", name[d], name[d]);
+            /* the breakaway lag of the incline test */
+            cr_assert_lt(fabs(zf[i] / zr[i] - 1), 4 * 2 * 1e-4 / (a * T[i]), "%s t = %g", name[d], T[i]);
+        }
+    }
+}
+
+/* ---- contact points ---- */
+
+Test(contact, a_sphere_touching_between_contact_points_is_not_lost)
+{
+    /* a sphere (R 5 cm) pressing r/4 into a straight rod (r 1 cm), moved along it across
+     * one contact point spacing: its force against the continuous integral
+     * k int eps(s) ds, eps = r + R - sqrt((R + r - delta)^2 + (s - z0)^2) */
+    const double r = 0.01, R = 0.05, delta = r / 4, k = 1e3;
+    const double d0 = R + r - delta;
+    double exact = 0;
+    for (int i = 0; i <= 20000; i++) {
+        const double s = -0.1 + 0.2 * i / 20000, e = r + R - sqrt(d0 * d0 + s * s);
+        if (e > 0) exact += k * e * 0.2 / 20000;
+    }
+    double lo = INFINITY, hi = 0;
+    int npoints = 0;
+    for (int j = 0; j <= 10; j++) {
+        const double z0 = 0.5 + 0.01 * j / 10; /* contact points every 1 cm */
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": \"classic\", \"rod\": {\"length\": 1, \"radius\": %g, \"density\": 1000, "
+                 "\"youngs_modulus\": 1e7, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 2}, "
+                 "\"environment\": {\"obstacles\": [{\"type\": \"sphere\", \"center\": [%.17g, 0, %.17g], "
+                 "\"radius\": %g, \"stiffness\": %g}]}}",
+                 r, d0, z0, R, k);
+        rod_model *m = tu_model(json);
+        char err[128];
+        rod_state *st = rod_state_create(m, err, sizeof err);
+        rod_frame f = tu_frame(m, st, 2);
+        double fx = 0;
+        for (int i = 0; i < f.ncontacts; i++) fx += f.contact_force[3 * i];
+        npoints = f.ncontacts;
+        lo = fmin(lo, -fx);
+        hi = fmax(hi, -fx);
+        rod_frame_free(&f);
+        rod_state_free(st);
+        rod_model_free(m);
+    }
+    cr_log_info("sphere slid across a spacing: force %.4f to %.4f N, continuous %.4f N (%.1f %% to %.1f %%), "
+                "%d points touching at the last", lo, hi, exact, 100 * (lo / exact - 1), 100 * (hi / exact - 1), npoints);
+    /* the contact patch, 2 sqrt(2 (R + r) delta) = 3.5 cm, spans 3 to 4 points */
+    cr_assert_gt(lo, 0.9 * exact);
+    cr_assert_lt(hi, 1.1 * exact);
+}
