@@ -47,6 +47,7 @@ void contact_friction(const spec_friction *f, double fn, const double v_t[3],
  * the velocity of the material at offset p (global) from the centre line. */
 typedef struct contact_point {
     int k;           /* station */
+    double w;        /* length it stands for */
     const double *R, *r;
     double radius, z;
     double t[3];     /* unit tangent of the centre line, global */
@@ -56,6 +57,7 @@ static void point_at(const rod_model *m, rod_state *st, const double *q, int c, 
 {
     const int k = m->contact_station[c], nx = m->n_xi, nr = m->n_rho;
     p->k = k;
+    p->w = m->contact_w[c];
     p->R = st->g[k].R;
     p->r = st->g[k].r;
     double rho = 1.0, xi[6];
@@ -148,8 +150,8 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
                               int maxrep, int *nrep)
 {
     const rod_spec *sp = m->spec;
-    const double ds = factor * m->contact_ds;
     for (int c = 0; c < m->ncontact; c++) {
+        const double ds = factor * m->contact_w[c];
         cpoint p;
         point_at(m, st, q, c, &p);
         for (int o = 0; o < sp->nobstacles; o++) {
@@ -211,7 +213,6 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
         }
         ord[j + 1] = v;
     }
-    const double ds2 = factor * m->contact_ds * m->contact_ds;
     for (int a = 0; a < nc; a++) {
         const cpoint *pi = &pts[ord[a]];
         for (int b = a + 1; b < nc && key[ord[b]] - key[ord[a]] < 2 * rmax; b++) {
@@ -235,6 +236,7 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
             const double vn = dot3(vi, n) - dot3(vj, n);
             const double fn = sp->sc_stiffness * eps - sp->sc_damping * vn;
             if (!(fn > 0)) continue;
+            const double ds2 = factor * pi->w * pj->w;
             for (int i = 0; i < 3; i++) {
                 F[i] = fn * n[i];
                 mF[i] = -F[i];

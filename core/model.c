@@ -106,8 +106,9 @@ static int assign_load_stations(rod_model *m)
     return 0;
 }
 
-/* Contact points at the midpoints of ncontact equal pieces of the rod, merged into the
- * stations with weight 0 so the kinematics gives their poses and Jacobians. Their spacing
+/* Contact points at both ends and between ncontact - 1 equal pieces of the rod (weights of
+ * the trapezoid rule, so the ends are watched too), merged into the stations with weight 0
+ * so the kinematics gives their poses and Jacobians. Their spacing
  * h is at most the smallest radius in play (the rod's, a sphere's or a cylinder's): a
  * convex obstacle touching the rod between two points then reaches them with a penetration
  * short of the true one by at most h^2 / (8 (R + r)) <= r / 16 (tests/validation/test_contact.c
@@ -123,19 +124,21 @@ static int add_contact_stations(rod_model *m)
     double want = ceil(m->L / h - 1e-9);
     if (want < m->ngauss) want = m->ngauss;
     if (want > MAX_CONTACT_POINTS) want = MAX_CONTACT_POINTS;
-    const int nc = (int)want;
+    const int pieces = (int)want, nc = pieces + 1;
     double *s = malloc((size_t)(m->ns + nc) * sizeof *s), *w = malloc((size_t)(m->ns + nc) * sizeof *w);
     m->contact_station = malloc((size_t)nc * sizeof *m->contact_station);
-    if (!s || !w || !m->contact_station) {
+    m->contact_w = malloc((size_t)nc * sizeof *m->contact_w);
+    if (!s || !w || !m->contact_station || !m->contact_w) {
         free(s);
         free(w);
         return -1;
     }
     m->ncontact = nc;
-    m->contact_ds = m->L / nc;
+    m->contact_ds = m->L / pieces;
+    for (int c = 0; c < nc; c++) m->contact_w[c] = (c == 0 || c == nc - 1 ? 0.5 : 1.0) * m->contact_ds;
     int a = 0, b = 0, k = 0;
     while (a < m->ns || b < nc) {
-        const double sc = (b + 0.5) * m->contact_ds;
+        const double sc = b == nc - 1 ? m->L : b * m->contact_ds;
         if (b < nc && a < m->ns && fabs(m->s[a] - sc) <= 1e-12 * m->L) {
             m->contact_station[b++] = k;
             s[k] = m->s[a];
@@ -565,6 +568,7 @@ void rod_model_free(rod_model *m)
     free(m->inputs);
     free(m->input_of_act);
     free(m->contact_station);
+    free(m->contact_w);
     free(m->load_station);
     free(m->target_names);
     constraints_model_free(m);

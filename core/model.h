@@ -76,7 +76,8 @@ struct rod_model {
      * obstacles or self-contact. */
     int ncontact;
     int *contact_station;        /* ncontact station indices */
-    double contact_ds;           /* rod length per contact point */
+    double *contact_w;           /* ncontact: rod length each stands for (trapezoid weights) */
+    double contact_ds;           /* their spacing */
     int *load_station;           /* per load: its station index */
     struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */
