@@ -71,6 +71,9 @@ int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
 int rod_model_substeps(const rod_model *m);           /* Zanna steps between stations */
 void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the base frame */
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
+/* environment.obstacles for drawing: [{"name"?, "type", "point" | "center", "normal" | "axis",
+ * "radius"?}] (unit normals and axes); NULL without obstacles. The caller owns the tree. */
+struct cJSON *rod_model_obstacles_cjson(const rod_model *m);
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 

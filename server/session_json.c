@@ -64,6 +64,8 @@ cJSON *session_describe(session *s)
         rod_model_gravity(m, g);
         cJSON *ga = cJSON_AddArrayToObject(mo, "gravity");
         for (int i = 0; ga && i < 3; i++) cJSON_AddItemToArray(ga, cJSON_CreateNumber(g[i]));
+        cJSON *obs = rod_model_obstacles_cjson(m);
+        if (obs) cJSON_AddItemToObject(mo, "obstacles", obs);
     }
     cJSON *in = cJSON_AddArrayToObject(o, "inputs");
     pthread_mutex_lock(&s->mu);
