@@ -187,9 +187,16 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
 
 
 /* Self-contact: pairs of contact points farther apart along the rod than twice the sum of
- * their radii whose tubes overlap, found by sorting the points along x and sweeping a
- * window of twice the largest radius (about n log n plus the pairs close in x, instead of
- * n^2). Per pair, k_sc eps - gamma_sc v_n (never pulling) per unit length squared. */
+ * their radii whose tubes overlap, found by sorting the points along the axis on which they
+ * spread most and sweeping a window of twice the largest radius (about n log n plus the
+ * pairs close on that axis, instead of n^2; a straight rod costs n). Per pair,
+ * k_sc eps - gamma_sc v_n (never pulling) per unit length squared. */
+static int cmp_pair(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void self_contacts(const rod_model *m, rod_state *st, const double *q, const double *eta,
                           double factor, double *Q, contact_report *rep, int maxrep, int *nrep)
 {
@@ -198,22 +205,27 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
     int *ord = st->contact_order;
     double *key = st->contact_key, rmax = 0;
     cpoint *pts = st->contact_pts;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int c = 0; c < nc; c++) {
         point_at(m, st, q, c, &pts[c]);
         ord[c] = c;
-        key[c] = pts[c].r[0];
+        for (int i = 0; i < 3; i++) {
+            lo[i] = fmin(lo[i], pts[c].r[i]);
+            hi[i] = fmax(hi[i], pts[c].r[i]);
+        }
         if (pts[c].radius > rmax) rmax = pts[c].radius;
     }
-    /* insertion sort: the order changes little from one evaluation to the next */
-    for (int i = 1; i < nc; i++) {
-        const int v = ord[i];
-        int j = i - 1;
-        while (j >= 0 && key[ord[j]] > key[v]) {
-            ord[j + 1] = ord[j];
-            j--;
-        }
-        ord[j + 1] = v;
+    int ax = 0;
+    for (int i = 1; i < 3; i++)
+        if (hi[i] - lo[i] > hi[ax] - lo[ax]) ax = i;
+    /* (key, index) pairs sorted by key; then key[c] is point c's key again */
+    for (int c = 0; c < nc; c++) {
+        key[2 * c] = pts[c].r[ax];
+        key[2 * c + 1] = c;
     }
+    qsort(key, (size_t)nc, 2 * sizeof *key, cmp_pair);
+    for (int c = 0; c < nc; c++) ord[c] = (int)key[2 * c + 1];
+    for (int c = 0; c < nc; c++) key[c] = pts[c].r[ax];
     for (int a = 0; a < nc; a++) {
         const cpoint *pi = &pts[ord[a]];
         for (int b = a + 1; b < nc && key[ord[b]] - key[ord[a]] < 2 * rmax; b++) {

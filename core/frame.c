@@ -118,7 +118,7 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
     tmp.bias = malloc((size_t)m->ns * 6 * sizeof *tmp.bias);
     tmp.Q = malloc((size_t)(m->n ? m->n : 1) * sizeof *tmp.Q);
     tmp.contact_order = malloc((size_t)m->ncontact * sizeof *tmp.contact_order);
-    tmp.contact_key = malloc((size_t)m->ncontact * sizeof *tmp.contact_key);
+    tmp.contact_key = malloc((size_t)m->ncontact * 2 * sizeof *tmp.contact_key);
     tmp.contact_pts = malloc((size_t)m->ncontact * contact_point_size());
     contact_report *rep = malloc((size_t)maxrep * sizeof *rep);
     int rc = ROD_ENOMEM;

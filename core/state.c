@@ -53,7 +53,7 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
         goto nomem;
     if (m->ncontact) {
         st->contact_order = calloc((size_t)m->ncontact, sizeof *st->contact_order);
-        st->contact_key = calloc((size_t)m->ncontact, sizeof *st->contact_key);
+        st->contact_key = calloc((size_t)m->ncontact * 2, sizeof *st->contact_key);
         st->contact_pts = calloc((size_t)m->ncontact, contact_point_size());
         if (!st->contact_order || !st->contact_key || !st->contact_pts) goto nomem;
     }

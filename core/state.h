@@ -27,7 +27,7 @@ struct rod_state {
     /* the body twists at every station while dyn_accel evaluates the forces (velocity
      * dependent loads: contact damping, friction, slender-body drag); NULL in statics */
     const double *vel_eta;
-    /* contact scratch (ncontact each): sweep order, keys and points */
+    /* contact scratch: sweep order (ncontact), keys (2 ncontact) and points (ncontact) */
     int *contact_order;
     double *contact_key;
     struct contact_point *contact_pts;
