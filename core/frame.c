@@ -125,6 +125,7 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
     if (tmp.g && tmp.J && tmp.eta && tmp.bias && tmp.Q && tmp.contact_order && tmp.contact_key &&
         tmp.contact_pts && rep) {
         kin_forward_vel(m, st->q, st->qd, tmp.g, tmp.J, tmp.eta, tmp.bias);
+        base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
         memset(tmp.Q, 0, (size_t)m->n * sizeof *tmp.Q);
         int nrep = 0;
         contact_forces(m, &tmp, st->q, tmp.eta, 1.0, tmp.Q, rep, maxrep, &nrep);
