@@ -146,22 +146,43 @@ static double penetration(const spec_obstacle *o, const double x[3], double rr, 
     return rr + o->radius - dist;
 }
 
+/* A moving obstacle's displacement d(t) and velocity (central differences of its profiles). */
+static void obstacle_motion(const spec_obstacle *o, rod_state *st, double t, double d[3], double v[3])
+{
+    const double h = 1e-6 * fmax(1.0, fabs(t));
+    for (int i = 0; i < 3; i++) {
+        d[i] = profile_value(&o->displacement[i], st->ev, t, 0.0);
+        v[i] = (profile_value(&o->displacement[i], st->ev, t + h, 0.0) -
+                profile_value(&o->displacement[i], st->ev, t - h, 0.0)) / (2 * h);
+    }
+}
+
 static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q,
-                              const double *eta, double factor, double *Q, contact_report *rep,
-                              int maxrep, int *nrep)
+                              const double *eta, double t, double factor, double *Q,
+                              contact_report *rep, int maxrep, int *nrep)
 {
     const rod_spec *sp = m->spec;
+    spec_obstacle moved[64];     /* the obstacles where they are at t, and their velocities */
+    double vel[64][3] = {{0}};
+    for (int o = 0; o < sp->nobstacles && o < 64; o++) {
+        moved[o] = sp->obstacles[o];
+        if (!moved[o].moving) continue;
+        double d[3];
+        obstacle_motion(&sp->obstacles[o], st, t, d, vel[o]);
+        for (int i = 0; i < 3; i++) moved[o].point[i] += d[i];
+    }
     for (int c = 0; c < m->ncontact; c++) {
         const double ds = factor * m->contact_w[c];
         cpoint p;
         point_at(m, st, q, c, &p);
         for (int o = 0; o < sp->nobstacles; o++) {
-            const spec_obstacle *ob = &sp->obstacles[o];
+            const spec_obstacle *ob = &moved[o];
             double n[3], surf[3], off[3], v[3], F[3];
             const double eps = penetration(ob, p.r, p.radius, n, surf);
             if (!(eps > 0)) continue;
             for (int i = 0; i < 3; i++) off[i] = -p.radius * n[i];
             velocity_at(&p, eta, off, v);
+            for (int i = 0; i < 3; i++) v[i] -= vel[o][i]; /* relative to the obstacle's surface */
             const double vn = dot3(v, n);
             double fn = ob->stiffness * eps - ob->damping * vn;
             if (!(fn > 0)) continue;
@@ -265,13 +286,13 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
 size_t contact_point_size(void) { return sizeof(cpoint); }
 
 int contact_forces(const rod_model *m, rod_state *st, const double *q, const double *eta,
-                   double factor, double *Q, contact_report *rep, int maxrep, int *nrep)
+                   double t, double factor, double *Q, contact_report *rep, int maxrep, int *nrep)
 {
     if (nrep) *nrep = 0;
     if (!m->ncontact) return 0;
     int dummy = 0;
     if (!nrep) nrep = &dummy;
-    obstacle_contacts(m, st, q, eta, factor, Q, rep, maxrep, nrep);
+    obstacle_contacts(m, st, q, eta, t, factor, Q, rep, maxrep, nrep);
     if (m->spec->self_contact) self_contacts(m, st, q, eta, factor, Q, rep, maxrep, nrep);
     return 0;
 }

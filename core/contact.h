@@ -24,12 +24,13 @@ typedef struct {
 void contact_friction(const spec_friction *f, double fn, const double v_t[3],
                       const double u_axis[3], const double u_lat[3], double out[3]);
 
-/* Adds the generalized forces of every contact to Q (n entries), for the poses and
- * Jacobians in st computed from q. eta: the body twists at every station (dynamics), or
+/* Adds the generalized forces of every contact at time t (moving obstacles where their
+ * displacement puts them; slip and damping relative to them) to Q (n entries), for the poses
+ * and Jacobians in st computed from q. eta: the body twists at every station (dynamics), or
  * NULL for statics (no damping, no friction: a resting contact has no slip). When rep is
  * not NULL, fills up to maxrep reports and sets *nrep. */
 int contact_forces(const rod_model *m, rod_state *st, const double *q, const double *eta,
-                   double factor, double *Q, contact_report *rep, int maxrep, int *nrep);
+                   double t, double factor, double *Q, contact_report *rep, int maxrep, int *nrep);
 
 /* The size of the per-point scratch a state keeps for self-contact (state.c). */
 size_t contact_point_size(void);

@@ -158,7 +158,7 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
     }
     /* the environment: contacts (their damping and friction only with velocities) and
      * low-Reynolds drag */
-    if (contact_forces(m, st, q, st->vel_eta, factor, Q, NULL, 0, NULL) != 0) return -1;
+    if (contact_forces(m, st, q, st->vel_eta, t, factor, Q, NULL, 0, NULL) != 0) return -1;
     if (sp->fluid_slender && st->vel_eta) flow_slender_body(m, st, q, st->vel_eta, factor, Q);
     return 0;
 }

@@ -128,7 +128,7 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
         base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
         memset(tmp.Q, 0, (size_t)m->n * sizeof *tmp.Q);
         int nrep = 0;
-        contact_forces(m, &tmp, st->q, tmp.eta, 1.0, tmp.Q, rep, maxrep, &nrep);
+        contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, tmp.Q, rep, maxrep, &nrep);
         f->contact_s = malloc((size_t)(nrep ? nrep : 1) * sizeof *f->contact_s);
         f->contact_point = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_point);
         f->contact_force = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_force);

@@ -44,7 +44,7 @@ static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global
     "damping_slips", "slope_per_X", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
 static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
-    "radius", "stiffness", "damping", "friction", NULL};
+    "radius", "stiffness", "damping", "friction", "displacement", NULL};
 static const char *const keys_friction[] = {"static", "kinetic", "threshold_velocity", NULL};
 static const char *const keys_self_contact[] = {"stiffness", "damping", NULL};
 static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
@@ -68,7 +68,7 @@ const char *const spec_known_paths[] = {
     "/environment/obstacles/*/stiffness", "/environment/obstacles/*/damping",
     "/environment/obstacles/*/friction", "/environment/obstacles/*/friction/static",
     "/environment/obstacles/*/friction/kinetic",
-    "/environment/obstacles/*/friction/threshold_velocity",
+    "/environment/obstacles/*/friction/threshold_velocity", "/environment/obstacles/*/displacement",
     "/environment/self_contact", "/environment/self_contact/stiffness",
     "/environment/self_contact/damping",
     "/loads", "/loads/*", "/loads/*/name", "/loads/*/type", "/loads/*/force",
@@ -596,6 +596,23 @@ static void parse_obstacles(pctx *c, const cJSON *obs)
         get_number(c, o, "stiffness", base, REQUIRED, R_POS, &ob->stiffness);
         get_number(c, o, "damping", base, OPTIONAL, R_NONNEG, &ob->damping);
         parse_friction(c, member(o, "friction"), base, &ob->friction);
+        const cJSON *dv = member(o, "displacement");
+        if (dv) {
+            join(p, sizeof p, base, "displacement");
+            if (!cJSON_IsArray(dv) || cJSON_GetArraySize(dv) != 3) {
+                bad(c, p, "must be an array of 3 numbers or expressions in t");
+            } else {
+                ob->moving = 1;
+                int k = 0;
+                for (const cJSON *e = dv->child; e; e = e->next, k++) {
+                    char pe[340];
+                    join_index(pe, sizeof pe, p, k);
+                    profile *pr = &ob->displacement[k];
+                    pr->kind = PROFILE_CONST;
+                    if (parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
+                }
+            }
+        }
         if (t < 0) continue;
         ob->type = (spec_obstacle_type)t;
         /* each type takes its own keys; the others are refused by name */

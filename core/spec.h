@@ -112,6 +112,8 @@ typedef struct {
     double stiffness;     /* N/m per m of rod (the wall's k_w per unit length) */
     double damping;       /* N s/m per m of rod */
     spec_friction friction;
+    int moving;           /* 1: displaced by the profiles below */
+    profile displacement[3]; /* m, world, profiles in t added to point / center */
 } spec_obstacle;
 
 typedef struct {
