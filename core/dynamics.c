@@ -52,7 +52,10 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
     kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
-    if (forces_static(m, st, q, t, 1.0, st->Q) != 0) return -1;
+    st->vel_eta = st->eta;
+    const int frc = forces_static(m, st, q, t, 1.0, st->Q);
+    st->vel_eta = NULL;
+    if (frc != 0) return -1;
     double *Q = st->Q, *M = st->Mxi;
     memset(M, 0, (size_t)nx * nx * sizeof *M);
     const double fr = m->fluid_rho;

@@ -1,5 +1,9 @@
 #include "forces.h"
 
+#include "contact.h"
+#include "flow.h"
+#include "muscle.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -76,6 +80,10 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
     for (int i = 0; i < m->ninputs; i++) {
         const model_input *in = &m->inputs[i];
         if (in->kind == INPUT_TARGET) continue; /* a constraint's, not a force */
+        if (in->kind == INPUT_MUSCLE_BETA) {
+            if (in->comp == 0 && muscle_forces(m, st, in->index, t, factor, Q) != 0) return -1;
+            continue;
+        }
         if (in->kind == INPUT_LOAD) {
             const spec_load *l = &sp->loads[in->index];
             const double sc = state_input_value(st, i, t, l->s / m->L);
@@ -148,5 +156,9 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
                 Q[nx + j] += u * (m->phr[(size_t)k * nr + j] * t_rho + m->dphr[(size_t)k * nr + j] * t_drho);
         }
     }
+    /* the environment: contacts (their damping and friction only with velocities) and
+     * low-Reynolds drag */
+    if (contact_forces(m, st, q, st->vel_eta, t, factor, Q, NULL, 0, NULL) != 0) return -1;
+    if (sp->fluid_slender && st->vel_eta) flow_slender_body(m, st, q, st->vel_eta, factor, Q);
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "base.h"
 #include "bodies.h"
 #include "constraints.h"
+#include "contact.h"
 #include "dynamics.h"
 #include "kinematics.h"
 #include "state.h"
@@ -30,6 +31,9 @@ void rod_frame_free(rod_frame *f)
     free(f->nu);
     free(f->cons);
     free(f->bodies);
+    free(f->contact_s);
+    free(f->contact_point);
+    free(f->contact_force);
     memset(f, 0, sizeof *f);
 }
 
@@ -120,6 +124,55 @@ static int frame_constraints(const rod_model *m, const rod_state *st, const doub
     return 0;
 }
 
+/* The contact forces at the state's q and q_dot, on scratch of its own (st is const). */
+static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
+{
+    f->has_contacts = 1;
+    const int nx = m->n_xi ? m->n_xi : 1;
+    const int maxrep = 2 * m->ncontact * (m->spec->nobstacles + (m->spec->self_contact ? 8 : 0)) + 1;
+    rod_state tmp = *st;
+    tmp.g = malloc((size_t)m->ns * sizeof *tmp.g);
+    tmp.J = malloc((size_t)m->ns * 6 * nx * sizeof *tmp.J);
+    tmp.eta = malloc((size_t)m->ns * 6 * sizeof *tmp.eta);
+    tmp.bias = malloc((size_t)m->ns * 6 * sizeof *tmp.bias);
+    tmp.Q = malloc((size_t)(m->n ? m->n : 1) * sizeof *tmp.Q);
+    tmp.contact_order = malloc((size_t)m->ncontact * sizeof *tmp.contact_order);
+    tmp.contact_key = malloc((size_t)m->ncontact * 2 * sizeof *tmp.contact_key);
+    tmp.contact_pts = malloc((size_t)m->ncontact * contact_point_size());
+    contact_report *rep = malloc((size_t)maxrep * sizeof *rep);
+    int rc = ROD_ENOMEM;
+    if (tmp.g && tmp.J && tmp.eta && tmp.bias && tmp.Q && tmp.contact_order && tmp.contact_key &&
+        tmp.contact_pts && rep) {
+        kin_forward_vel(m, st->q, st->qd, tmp.g, tmp.J, tmp.eta, tmp.bias);
+        base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
+        memset(tmp.Q, 0, (size_t)m->n * sizeof *tmp.Q);
+        int nrep = 0;
+        contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, tmp.Q, rep, maxrep, &nrep);
+        f->contact_s = malloc((size_t)(nrep ? nrep : 1) * sizeof *f->contact_s);
+        f->contact_point = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_point);
+        f->contact_force = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_force);
+        if (f->contact_s && f->contact_point && f->contact_force) {
+            f->ncontacts = nrep;
+            for (int i = 0; i < nrep; i++) {
+                f->contact_s[i] = rep[i].s;
+                memcpy(f->contact_point + 3 * i, rep[i].point, sizeof rep[i].point);
+                memcpy(f->contact_force + 3 * i, rep[i].force, sizeof rep[i].force);
+            }
+            rc = ROD_OK;
+        }
+    }
+    free(tmp.g);
+    free(tmp.J);
+    free(tmp.eta);
+    free(tmp.bias);
+    free(tmp.Q);
+    free(tmp.contact_order);
+    free(tmp.contact_key);
+    free(tmp.contact_pts);
+    free(rep);
+    return rc;
+}
+
 int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -183,6 +236,7 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
     }
     int rc = frame_constraints(m, st, sall, g, nall, f);
     if (rc == 0) rc = frame_integrals(m, st, g, f);
+    if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, f);
     free(sall);
     free(g);
     free(cols);
@@ -260,6 +314,19 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
                 cJSON_AddItemToObject(e, "target", array_of(c->target, 3));
             }
             cJSON_AddNumberToObject(e, "violation", c->violation);
+        }
+    }
+    if (f->has_contacts) {
+        cJSON *ca = cJSON_AddArrayToObject(o, "contacts");
+        for (int i = 0; ca && i < f->ncontacts; i++) {
+            cJSON *c = cJSON_CreateObject();
+            if (!c || !cJSON_AddItemToArray(ca, c)) {
+                cJSON_Delete(c);
+                break;
+            }
+            cJSON_AddNumberToObject(c, "s", f->contact_s[i]);
+            cJSON_AddItemToObject(c, "point", array_of(f->contact_point + 3 * i, 3));
+            cJSON_AddItemToObject(c, "force", array_of(f->contact_force + 3 * i, 3));
         }
     }
     return o;
@@ -402,6 +469,17 @@ char *rod_frame_to_json(const rod_frame *f)
             sb_str(&b, "}");
         }
         sb_str(&b, "}");
+    }
+    if (f->has_contacts) {
+        sb_str(&b, ",\"contacts\":[");
+        for (int i = 0; i < f->ncontacts; i++) {
+            sb_str(&b, i ? ",{\"s\":" : "{\"s\":");
+            sb_num(&b, f->contact_s[i]);
+            sb_array(&b, "point", f->contact_point + 3 * i, 1, 3);
+            sb_array(&b, "force", f->contact_force + 3 * i, 1, 3);
+            sb_str(&b, "}");
+        }
+        sb_str(&b, "]");
     }
     sb_str(&b, "}");
     if (b.oom) {

@@ -106,13 +106,67 @@ static int assign_load_stations(rod_model *m)
     return 0;
 }
 
+/* Contact points at both ends and between ncontact - 1 equal pieces of the rod (weights of
+ * the trapezoid rule, so the ends are watched too), merged into the stations with weight 0
+ * so the kinematics gives their poses and Jacobians. Their spacing
+ * h is at most the smallest radius in play (the rod's, a sphere's or a cylinder's): a
+ * convex obstacle touching the rod between two points then reaches them with a penetration
+ * short of the true one by at most h^2 / (8 (R + r)) <= r / 16 (tests/validation/test_contact.c
+ * slides a sphere along the rod to check). */
+#define MAX_CONTACT_POINTS 2000
+static int add_contact_stations(rod_model *m)
+{
+    const rod_spec *sp = m->spec;
+    if (!sp->nobstacles && !sp->self_contact) return 0;
+    double h = fmin(sp->radius_base, sp->radius_tip);
+    for (int i = 0; i < sp->nobstacles; i++)
+        if (sp->obstacles[i].type != OBSTACLE_PLANE) h = fmin(h, sp->obstacles[i].radius);
+    double want = ceil(m->L / h - 1e-9);
+    if (want < m->ngauss) want = m->ngauss;
+    if (want > MAX_CONTACT_POINTS) want = MAX_CONTACT_POINTS;
+    const int pieces = (int)want, nc = pieces + 1;
+    double *s = malloc((size_t)(m->ns + nc) * sizeof *s), *w = malloc((size_t)(m->ns + nc) * sizeof *w);
+    m->contact_station = malloc((size_t)nc * sizeof *m->contact_station);
+    m->contact_w = malloc((size_t)nc * sizeof *m->contact_w);
+    if (!s || !w || !m->contact_station || !m->contact_w) {
+        free(s);
+        free(w);
+        return -1;
+    }
+    m->ncontact = nc;
+    m->contact_ds = m->L / pieces;
+    for (int c = 0; c < nc; c++) m->contact_w[c] = (c == 0 || c == nc - 1 ? 0.5 : 1.0) * m->contact_ds;
+    int a = 0, b = 0, k = 0;
+    while (a < m->ns || b < nc) {
+        const double sc = b == nc - 1 ? m->L : b * m->contact_ds;
+        if (b < nc && a < m->ns && fabs(m->s[a] - sc) <= 1e-12 * m->L) {
+            m->contact_station[b++] = k;
+            s[k] = m->s[a];
+            w[k++] = m->w[a++];
+        } else if (b >= nc || (a < m->ns && m->s[a] < sc)) {
+            s[k] = m->s[a];
+            w[k++] = m->w[a++];
+        } else {
+            m->contact_station[b++] = k;
+            s[k] = sc;
+            w[k++] = 0.0;
+        }
+    }
+    free(m->s);
+    free(m->w);
+    m->s = s;
+    m->w = w;
+    m->ns = k;
+    return 0;
+}
+
 static int build_stations(rod_model *m)
 {
     const rod_spec *sp = m->spec;
     const double L = m->L;
     if (sp->authors.global_quadrature) {
         /* their one Zanna step from station to station */
-        if (authors_stations(m)) return -1;
+        if (authors_stations(m) || add_contact_stations(m)) return -1;
         m->substeps = sp->substeps > 0 ? sp->substeps : 1;
         return assign_load_stations(m);
     }
@@ -169,6 +223,11 @@ static int build_stations(rod_model *m)
     }
     m->s[k] = L;
     m->w[k++] = 0.0;
+    if (add_contact_stations(m)) {
+        free(bp);
+        free(ng);
+        return -1;
+    }
     m->substeps = sp->substeps > 0 ? sp->substeps : default_substeps(m->ns - 1);
     free(bp);
     free(ng);
@@ -291,14 +350,15 @@ static int build_matrices(rod_model *m)
     return 0;
 }
 
-/* Loads, actuators, then the pose constraints' targets (each held position component, and
- * the angle when a rotation component is held), so commands can move a target as they set an
- * actuator. */
+/* Loads, actuators (a muscle contributes one input per beta value instead of one for itself,
+ * so each can be commanded), then the pose constraints' targets (each held position
+ * component, and the angle when a rotation component is held), so commands can move a
+ * target as they set an actuator. */
 static int build_inputs(rod_model *m)
 {
     const rod_spec *sp = m->spec;
     static const char *const suffix[4] = {"x", "y", "z", "angle"};
-    int ntargets = 0;
+    int ntargets = 0, nact = 0;
     size_t names = 1;
     for (int i = 0; i < sp->ncons; i++) {
         const spec_constraint *k = &sp->cons[i];
@@ -309,15 +369,25 @@ static int build_inputs(rod_model *m)
                 names += strlen(k->name) + strlen(suffix[c]) + 2;
             }
     }
-    m->ninputs = sp->nloads + sp->nacts + ntargets;
-    m->inputs = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *m->inputs);
-    m->target_names = malloc(names);
-    if (!m->inputs || !m->target_names) return -1;
-    for (int i = 0; i < sp->nloads; i++)
-        m->inputs[i] = (model_input){sp->loads[i].name, INPUT_LOAD, i, 0};
     for (int i = 0; i < sp->nacts; i++)
-        m->inputs[sp->nloads + i] = (model_input){sp->acts[i].name, INPUT_ACTUATOR, i, 0};
-    int j = sp->nloads + sp->nacts;
+        nact += sp->acts[i].type == ACT_MUSCLE_TORQUE ? sp->acts[i].nbeta : 1;
+    m->ninputs = sp->nloads + nact + ntargets;
+    m->inputs = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *m->inputs);
+    m->input_of_act = calloc((size_t)(sp->nacts ? sp->nacts : 1), sizeof *m->input_of_act);
+    m->target_names = malloc(names);
+    if (!m->inputs || !m->input_of_act || !m->target_names) return -1;
+    int j = 0;
+    for (int i = 0; i < sp->nloads; i++)
+        m->inputs[j++] = (model_input){sp->loads[i].name, INPUT_LOAD, i, 0};
+    for (int i = 0; i < sp->nacts; i++) {
+        m->input_of_act[i] = j;
+        if (sp->acts[i].type != ACT_MUSCLE_TORQUE) {
+            m->inputs[j++] = (model_input){sp->acts[i].name, INPUT_ACTUATOR, i, 0};
+            continue;
+        }
+        for (int b = 0; b < sp->acts[i].nbeta; b++)
+            m->inputs[j++] = (model_input){sp->acts[i].beta_names[b], INPUT_MUSCLE_BETA, i, b};
+    }
     char *p = m->target_names;
     for (int i = 0; i < sp->ncons; i++) {
         const spec_constraint *k = &sp->cons[i];
@@ -338,6 +408,7 @@ const profile *model_input_profile(const rod_model *m, int i)
     switch (in->kind) {
     case INPUT_LOAD: return &m->spec->loads[in->index].scale;
     case INPUT_ACTUATOR: return &m->spec->acts[in->index].value;
+    case INPUT_MUSCLE_BETA: return &m->spec->acts[in->index].beta[in->comp];
     default: {
         const spec_constraint *k = &m->spec->cons[in->index];
         return in->comp < 3 ? &k->position[in->comp] : &k->angle;
@@ -495,6 +566,9 @@ void rod_model_free(rod_model *m)
     free(m->Kdiag_inv);
     free(m->Mrho_chol);
     free(m->inputs);
+    free(m->input_of_act);
+    free(m->contact_station);
+    free(m->contact_w);
     free(m->load_station);
     free(m->target_names);
     constraints_model_free(m);
@@ -532,12 +606,14 @@ const char *rod_model_input_type(const rod_model *m, int i)
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
     if (in->kind == INPUT_TARGET) return "target";
-    return m->spec->acts[in->index].type == ACT_CABLE ? "cable" : "transverse";
+    static const char *const acts[] = {"cable", "transverse", "muscle_torque"};
+    return acts[m->spec->acts[in->index].type];
 }
 
 int rod_model_input_is_actuator(const rod_model *m, int i)
 {
-    return i >= 0 && i < m->ninputs && m->inputs[i].kind == INPUT_ACTUATOR;
+    return i >= 0 && i < m->ninputs &&
+           (m->inputs[i].kind == INPUT_ACTUATOR || m->inputs[i].kind == INPUT_MUSCLE_BETA);
 }
 
 int rod_model_input_index(const rod_model *m, const char *name)

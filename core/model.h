@@ -18,14 +18,16 @@ typedef struct {
 } xi_column;
 
 /* INPUT_TARGET: a pose constraint's target, one position component or its rotation angle,
- * named "CONSTRAINT.x", ".y", ".z" or ".angle" */
-typedef enum { INPUT_LOAD, INPUT_ACTUATOR, INPUT_TARGET } input_kind;
+ * named "CONSTRAINT.x", ".y", ".z" or ".angle"; INPUT_MUSCLE_BETA: one beta value of a
+ * muscle_torque actuator, named "ACTUATOR.betaK" */
+typedef enum { INPUT_LOAD, INPUT_ACTUATOR, INPUT_TARGET, INPUT_MUSCLE_BETA } input_kind;
 
 typedef struct {
     const char *name;  /* borrowed from the spec (targets: from the model's target_names) */
     input_kind kind;
     int index;         /* into spec->loads, spec->acts or spec->cons */
-    int comp;          /* INPUT_TARGET: 0..2 the position's x, y, z; 3 the angle */
+    int comp;          /* INPUT_TARGET: 0..2 the position's x, y, z; 3 the angle;
+                        * INPUT_MUSCLE_BETA: which beta */
 } model_input;
 
 /* Section and material data at one station. */
@@ -67,6 +69,15 @@ struct rod_model {
 
     int ninputs;
     model_input *inputs;
+    int *input_of_act;           /* per actuator: its first input (a muscle's beta0) */
+
+    /* Contact (core/contact.c): points spread evenly along s, each a station of its own
+     * (weight 0 in the elastic quadrature), with the length it stands for. None without
+     * obstacles or self-contact. */
+    int ncontact;
+    int *contact_station;        /* ncontact station indices */
+    double *contact_w;           /* ncontact: rod length each stands for (trapezoid weights) */
+    double contact_ds;           /* their spacing */
     int *load_station;           /* per load: its station index */
     struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */

@@ -73,6 +73,9 @@ void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the world 
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
 /* 1 when the model has constraints, bodies or a moving base (its frames carry them). */
 int rod_model_has_attachments(const rod_model *m);
+/* environment.obstacles for drawing: [{"name"?, "type", "point" | "center", "normal" | "axis",
+ * "radius"?}] (unit normals and axes); NULL without obstacles. The caller owns the tree. */
+struct cJSON *rod_model_obstacles_cjson(const rod_model *m);
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 
@@ -80,10 +83,12 @@ const char *rod_model_spec_json(const rod_model *m);
  * for each held position component, "NAME.angle" when the rotation is held), by name. */
 int rod_model_ninputs(const rod_model *m);
 const char *rod_model_input_name(const rod_model *m, int i);
-/* Its type as the spec names it: "tip_force", ..., "cable", "transverse"; "target" for a
- * constraint's target (m or rad). */
+/* Its type as the spec names it: "tip_force", ..., "cable", "transverse", "muscle_torque";
+ * "target" for a constraint's target (m or rad). */
 const char *rod_model_input_type(const rod_model *m, int i);
-/* 1 for an actuator (value >= 0: tension or pressure), 0 for a load (a scale) or a target. */
+/* 1 for an actuator (a cable's tension or a transverse muscle's pressure, >= 0; or one
+ * beta value of a muscle_torque, "NAME.betaK", N m of either sign), 0 for a load (a scale)
+ * or a target. */
 int rod_model_input_is_actuator(const rod_model *m, int i);
 /* The index of the input with that name, or -1. */
 int rod_model_input_index(const rod_model *m, const char *name);
@@ -200,6 +205,12 @@ typedef struct {
     int base_moving;            /* 1: the base's pose below (a "moving" base) */
     double base_position[3];    /* m, world */
     double base_rotation[9];    /* row-major, as rotation */
+    /* contacts (models with obstacles or self-contact): one per touching contact point and
+     * obstacle (two per self-contact pair, one on each side) */
+    int has_contacts, ncontacts;
+    double *contact_s;     /* ncontacts: arc length of the point on the rod */
+    double *contact_point; /* 3 ncontacts: where it touches, global */
+    double *contact_force; /* 3 ncontacts: force on the rod, global, N */
 } rod_frame;
 
 /* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */

@@ -28,12 +28,13 @@ static const char *const keys_rod[] = {"length", "radius", "density", "youngs_mo
     "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
 static const char *const keys_inflation[] = {"pieces", "boundary", NULL};
-static const char *const keys_env[] = {"gravity", "fluid", NULL};
-static const char *const keys_fluid[] = {"density", "added_mass", "drag", "lift", NULL};
+static const char *const keys_env[] = {"gravity", "fluid", "obstacles", "self_contact", NULL};
+static const char *const keys_fluid[] = {"model", "density", "added_mass", "drag", "lift",
+    "viscosity", NULL};
 static const char *const keys_load[] = {"name", "type", "force", "moment", "s", "frame",
     "scale", NULL};
 static const char *const keys_act[] = {"name", "type", "route", "tension", "pressure", "span",
-    NULL};
+    "about", "beta", "wavelength", "period", "phase", NULL};
 static const char *const keys_route[] = {"offset", "helix", "relative_to_radius", NULL};
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", NULL};
@@ -42,6 +43,10 @@ static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_s
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
+static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
+    "radius", "stiffness", "damping", "friction", "displacement", NULL};
+static const char *const keys_friction[] = {"static", "kinetic", "threshold_velocity", NULL};
+static const char *const keys_self_contact[] = {"stiffness", "damping", NULL};
 static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
 
 const char *const spec_known_paths[] = {
@@ -55,6 +60,17 @@ const char *const spec_known_paths[] = {
     "/inflation", "/inflation/pieces", "/inflation/boundary",
     "/environment", "/environment/gravity", "/environment/fluid", "/environment/fluid/density",
     "/environment/fluid/added_mass", "/environment/fluid/drag", "/environment/fluid/lift",
+    "/environment/fluid/model", "/environment/fluid/viscosity",
+    "/environment/obstacles", "/environment/obstacles/*", "/environment/obstacles/*/name",
+    "/environment/obstacles/*/type", "/environment/obstacles/*/point",
+    "/environment/obstacles/*/normal", "/environment/obstacles/*/center",
+    "/environment/obstacles/*/axis", "/environment/obstacles/*/radius",
+    "/environment/obstacles/*/stiffness", "/environment/obstacles/*/damping",
+    "/environment/obstacles/*/friction", "/environment/obstacles/*/friction/static",
+    "/environment/obstacles/*/friction/kinetic",
+    "/environment/obstacles/*/friction/threshold_velocity", "/environment/obstacles/*/displacement",
+    "/environment/self_contact", "/environment/self_contact/stiffness",
+    "/environment/self_contact/damping",
     "/loads", "/loads/*", "/loads/*/name", "/loads/*/type", "/loads/*/force",
     "/loads/*/moment", "/loads/*/s", "/loads/*/frame", "/loads/*/scale",
     "/actuators", "/actuators/*", "/actuators/*/name", "/actuators/*/type",
@@ -65,7 +81,8 @@ const char *const spec_known_paths[] = {
     "/actuators/*/tension/wave/mu", "/actuators/*/tension/wave/sigma",
     "/actuators/*/pressure", "/actuators/*/pressure/wave", "/actuators/*/pressure/wave/alpha",
     "/actuators/*/pressure/wave/mu", "/actuators/*/pressure/wave/sigma",
-    "/actuators/*/span",
+    "/actuators/*/span", "/actuators/*/about", "/actuators/*/beta", "/actuators/*/wavelength",
+    "/actuators/*/period", "/actuators/*/phase",
     "/discretization", "/discretization/points", "/discretization/substeps",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
@@ -490,17 +507,183 @@ static void parse_inflation(pctx *c, const cJSON *inf)
     if (bc >= 0) s->bc = (spec_bc)bc;
 }
 
+/* A friction coefficient: one number for every direction, or [forward, backward, lateral]. */
+static void get_mu(pctx *c, const cJSON *fr, const char *key, const char *base, double mu[3])
+{
+    char p[360];
+    join(p, sizeof p, base, key);
+    const cJSON *v = member(fr, key);
+    if (!v) {
+        bad(c, p, "is required");
+        return;
+    }
+    if (cJSON_IsNumber(v)) {
+        if (get_number(c, fr, key, base, REQUIRED, R_NONNEG, &mu[0])) mu[1] = mu[2] = mu[0];
+        return;
+    }
+    if (!get_vec(c, fr, key, base, REQUIRED, 3, mu)) return;
+    for (int i = 0; i < 3; i++)
+        if (mu[i] < 0) {
+            char pe[380];
+            join_index(pe, sizeof pe, p, i);
+            bad(c, pe, "must be >= 0");
+        }
+}
+
+static void parse_friction(pctx *c, const cJSON *fr, const char *base, spec_friction *f)
+{
+    char p[340];
+    join(p, sizeof p, base, "friction");
+    if (!fr) return;
+    if (!check_object(c, fr, p, keys_friction)) return;
+    f->on = 1;
+    get_mu(c, fr, "static", p, f->mu_static);
+    get_mu(c, fr, "kinetic", p, f->mu_kinetic);
+    f->threshold_velocity = 1e-4;
+    get_number(c, fr, "threshold_velocity", p, OPTIONAL, R_POS, &f->threshold_velocity);
+    for (int i = 0; i < 3; i++)
+        if (f->mu_kinetic[i] > f->mu_static[i]) {
+            char pk[360];
+            join(pk, sizeof pk, p, "kinetic");
+            bad(c, pk, "must not exceed the static coefficient (direction %d)", i);
+            break;
+        }
+}
+
+/* A unit vector member (normalized here); 0 when missing, bad or zero. */
+static int get_direction(pctx *c, const cJSON *obj, const char *key, const char *base, double v[3])
+{
+    if (!get_vec(c, obj, key, base, REQUIRED, 3, v)) return 0;
+    const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(n > 0)) {
+        char p[340];
+        join(p, sizeof p, base, key);
+        bad(c, p, "must not be the zero vector");
+        return 0;
+    }
+    for (int i = 0; i < 3; i++) v[i] /= n;
+    return 1;
+}
+
+static void parse_obstacles(pctx *c, const cJSON *obs)
+{
+    rod_spec *s = c->s;
+    const char *op = "/environment/obstacles";
+    if (!obs) return;
+    if (!cJSON_IsArray(obs)) {
+        bad(c, op, "must be an array");
+        return;
+    }
+    const int n = cJSON_GetArraySize(obs);
+    if (n > MAX_INPUTS) {
+        bad(c, op, "at most %d obstacles", MAX_INPUTS);
+        return;
+    }
+    s->obstacles = calloc((size_t)(n ? n : 1), sizeof *s->obstacles);
+    if (!s->obstacles) {
+        bad(c, op, "out of memory");
+        return;
+    }
+    static const char *const types[] = {"plane", "sphere", "cylinder", NULL};
+    int i = 0;
+    for (const cJSON *o = obs->child; o; o = o->next, i++) {
+        char base[64], p[320];
+        join_index(base, sizeof base, op, i);
+        spec_obstacle *ob = &s->obstacles[s->nobstacles++];
+        if (!check_object(c, o, base, keys_obstacle)) continue;
+        if (member(o, "name")) ob->name = get_name(c, o, base);
+        const int t = get_enum(c, o, "type", base, REQUIRED, types, 0);
+        get_number(c, o, "stiffness", base, REQUIRED, R_POS, &ob->stiffness);
+        get_number(c, o, "damping", base, OPTIONAL, R_NONNEG, &ob->damping);
+        parse_friction(c, member(o, "friction"), base, &ob->friction);
+        const cJSON *dv = member(o, "displacement");
+        if (dv) {
+            join(p, sizeof p, base, "displacement");
+            if (!cJSON_IsArray(dv) || cJSON_GetArraySize(dv) != 3) {
+                bad(c, p, "must be an array of 3 numbers or expressions in t");
+            } else {
+                ob->moving = 1;
+                int k = 0;
+                for (const cJSON *e = dv->child; e; e = e->next, k++) {
+                    char pe[340];
+                    join_index(pe, sizeof pe, p, k);
+                    profile *pr = &ob->displacement[k];
+                    pr->kind = PROFILE_CONST;
+                    if (parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
+                }
+            }
+        }
+        if (t < 0) continue;
+        ob->type = (spec_obstacle_type)t;
+        /* each type takes its own keys; the others are refused by name */
+        static const char *const own[3][3] = {{"point", "normal", NULL},
+                                              {"center", "radius", NULL},
+                                              {"point", "axis", "radius"}};
+        static const char *const geo[] = {"point", "normal", "center", "axis", "radius", NULL};
+        for (int g = 0; geo[g]; g++) {
+            int mine = 0;
+            for (int k = 0; k < 3; k++) mine |= own[t][k] && strcmp(own[t][k], geo[g]) == 0;
+            if (!mine && member(o, geo[g])) {
+                join(p, sizeof p, base, geo[g]);
+                bad(c, p, "not allowed for a %s", types[t]);
+            }
+        }
+        if (ob->type == OBSTACLE_PLANE) {
+            get_vec(c, o, "point", base, REQUIRED, 3, ob->point);
+            get_direction(c, o, "normal", base, ob->normal);
+        } else if (ob->type == OBSTACLE_SPHERE) {
+            get_vec(c, o, "center", base, REQUIRED, 3, ob->point);
+            get_number(c, o, "radius", base, REQUIRED, R_POS, &ob->radius);
+        } else {
+            get_vec(c, o, "point", base, REQUIRED, 3, ob->point);
+            get_direction(c, o, "axis", base, ob->normal);
+            get_number(c, o, "radius", base, REQUIRED, R_POS, &ob->radius);
+        }
+    }
+    for (int a = 0; a < s->nobstacles; a++)
+        for (int b = 0; b < a && s->obstacles[a].name; b++)
+            if (s->obstacles[b].name && strcmp(s->obstacles[a].name, s->obstacles[b].name) == 0) {
+                char p[96];
+                snprintf(p, sizeof p, "%s/%d/name", op, a);
+                bad(c, p, "duplicate obstacle name \"%s\"", s->obstacles[a].name);
+                break;
+            }
+}
+
 static void parse_environment(pctx *c, const cJSON *env)
 {
     rod_spec *s = c->s;
     if (!env) return;
     if (!check_object(c, env, "/environment", keys_env)) return;
     get_vec(c, env, "gravity", "/environment", OPTIONAL, 3, s->gravity);
+    parse_obstacles(c, member(env, "obstacles"));
+    const cJSON *sc = member(env, "self_contact");
+    if (sc && check_object(c, sc, "/environment/self_contact", keys_self_contact)) {
+        s->self_contact = 1;
+        get_number(c, sc, "stiffness", "/environment/self_contact", REQUIRED, R_POS, &s->sc_stiffness);
+        get_number(c, sc, "damping", "/environment/self_contact", OPTIONAL, R_NONNEG, &s->sc_damping);
+    }
     const cJSON *f = member(env, "fluid");
     if (!f) return;
     if (!check_object(c, f, "/environment/fluid", keys_fluid)) return;
-    s->has_fluid = 1;
     const char *fp = "/environment/fluid";
+    static const char *const fluids[] = {"water", "slender_body", NULL};
+    s->fluid_slender = get_enum(c, f, "model", fp, OPTIONAL, fluids, 0) == 1;
+    if (s->fluid_slender) {
+        /* Stokes flow: no added mass, buoyancy or quadratic drag, only the viscosity */
+        get_number(c, f, "viscosity", fp, REQUIRED, R_POS, &s->viscosity);
+        static const char *const water_only[] = {"density", "added_mass", "drag", "lift", NULL};
+        for (int k = 0; water_only[k]; k++)
+            if (member(f, water_only[k])) {
+                char p[80];
+                join(p, sizeof p, fp, water_only[k]);
+                bad(c, p, "not allowed for model \"slender_body\" (it takes \"viscosity\")");
+            }
+        return;
+    }
+    if (member(f, "viscosity"))
+        bad(c, "/environment/fluid/viscosity", "only for model \"slender_body\"");
+    s->has_fluid = 1;
     get_number(c, f, "density", fp, REQUIRED, R_NONNEG, &s->fluid_density);
     if (get_vec(c, f, "added_mass", fp, OPTIONAL, 2, s->added_mass))
         for (int i = 0; i < 2; i++)
@@ -628,6 +811,54 @@ static void parse_route(pctx *c, const cJSON *route, const char *base, spec_actu
     get_number(c, h, "phase", ph, OPTIONAL, R_ANY, &a->helix_phase);
 }
 
+#define MAX_BETA 32
+
+/* The muscle couple of seed 002 (Figs. 6 and 10): beta control values (each a profile in t)
+ * of a cubic B-spline along the rod times a travelling wave. */
+static void parse_muscle(pctx *c, const cJSON *ac, const char *base, spec_actuator *a)
+{
+    char p[320];
+    static const char *const abouts[] = {"d1", "d2", NULL};
+    a->about = get_enum(c, ac, "about", base, REQUIRED, abouts, 0);
+    get_number(c, ac, "period", base, REQUIRED, R_POS, &a->period);
+    get_number(c, ac, "wavelength", base, OPTIONAL, R_POS, &a->wavelength);
+    get_number(c, ac, "phase", base, OPTIONAL, R_ANY, &a->phase);
+    static const char *const others[] = {"tension", "pressure", "route", "span", NULL};
+    for (int k = 0; others[k]; k++)
+        if (member(ac, others[k])) {
+            join(p, sizeof p, base, others[k]);
+            bad(c, p, "not allowed for a muscle_torque actuator");
+        }
+    join(p, sizeof p, base, "beta");
+    const cJSON *b = member(ac, "beta");
+    if (!b) {
+        bad(c, p, "is required");
+        return;
+    }
+    const int n = cJSON_IsArray(b) ? cJSON_GetArraySize(b) : 0;
+    if (n < 2 || n > MAX_BETA) {
+        bad(c, p, "must be an array of 2 to %d values (numbers or expressions in t)", MAX_BETA);
+        return;
+    }
+    a->beta = calloc((size_t)n, sizeof *a->beta);
+    a->beta_names = calloc((size_t)n, sizeof *a->beta_names);
+    if (!a->beta || !a->beta_names) {
+        bad(c, p, "out of memory");
+        return;
+    }
+    a->nbeta = n;
+    int i = 0;
+    for (const cJSON *e = b->child; e; e = e->next, i++) {
+        char pe[340], nm[MAX_NAME + 16];
+        join_index(pe, sizeof pe, p, i);
+        profile *pr = &a->beta[i];
+        pr->kind = PROFILE_CONST;
+        if (parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
+        snprintf(nm, sizeof nm, "%s.beta%d", a->name ? a->name : "", i);
+        a->beta_names[i] = dup_string(c, nm);
+    }
+}
+
 static void parse_actuators(pctx *c, const cJSON *acts)
 {
     rod_spec *s = c->s;
@@ -646,7 +877,7 @@ static void parse_actuators(pctx *c, const cJSON *acts)
         bad(c, "/actuators", "out of memory");
         return;
     }
-    static const char *const types[] = {"cable", "transverse", NULL};
+    static const char *const types[] = {"cable", "transverse", "muscle_torque", NULL};
     int i = 0;
     for (const cJSON *ac = acts->child; ac; ac = ac->next, i++) {
         char base[64], p[320];
@@ -660,6 +891,16 @@ static void parse_actuators(pctx *c, const cJSON *acts)
         parse_span(c, ac, base, s->length, a->span);
         if (t < 0) continue;
         a->type = (spec_act_type)t;
+        if (a->type == ACT_MUSCLE_TORQUE) {
+            parse_muscle(c, ac, base, a);
+            continue;
+        }
+        static const char *const muscle_keys[] = {"about", "beta", "wavelength", "period", "phase", NULL};
+        for (int k = 0; muscle_keys[k]; k++)
+            if (member(ac, muscle_keys[k])) {
+                join(p, sizeof p, base, muscle_keys[k]);
+                bad(c, p, "only for a muscle_torque actuator");
+            }
         if (a->type == ACT_CABLE) {
             parse_route(c, member(ac, "route"), base, a);
             parse_profile(c, ac, "tension", base, REQUIRED, 1, 1, 0.0, &a->value);
@@ -837,7 +1078,14 @@ void spec_free(rod_spec *s)
 {
     if (!s) return;
     for (int i = 0; i < s->nloads; i++) free(s->loads[i].name);
-    for (int i = 0; i < s->nacts; i++) free(s->acts[i].name);
+    for (int i = 0; i < s->nacts; i++) {
+        free(s->acts[i].name);
+        for (int k = 0; k < s->acts[i].nbeta; k++) free(s->acts[i].beta_names ? s->acts[i].beta_names[k] : NULL);
+        free(s->acts[i].beta_names);
+        free(s->acts[i].beta);
+    }
+    for (int i = 0; i < s->nobstacles; i++) free(s->obstacles[i].name);
+    free(s->obstacles);
     for (int i = 0; i < s->nexprs; i++) free(s->exprs[i]);
     free(s->loads);
     free(s->acts);

@@ -31,7 +31,7 @@ typedef struct {
     profile scale;
 } spec_load;
 
-typedef enum { ACT_CABLE, ACT_TRANSVERSE } spec_act_type;
+typedef enum { ACT_CABLE, ACT_TRANSVERSE, ACT_MUSCLE_TORQUE } spec_act_type;
 typedef enum { ROUTE_OFFSET, ROUTE_HELIX } spec_route_kind;
 
 typedef struct {
@@ -44,6 +44,13 @@ typedef struct {
     int relative;         /* offsets are fractions of the local reference radius z(s) */
     profile value;        /* cable tension [N] or transverse pressure [Pa] */
     double span[2];       /* [s0, s1], default [0, L] */
+    /* ACT_MUSCLE_TORQUE (seed 002 Figs. 6, 10): an internal moment about d1 or d2 */
+    int about;            /* 0: d1, 1: d2 */
+    int nbeta;            /* control values of the B-spline amplitude, head (tip) first */
+    profile *beta;        /* nbeta profiles in t, N m */
+    char **beta_names;    /* nbeta input names "NAME.betaK" */
+    double wavelength;    /* m; 0 for an infinite wavelength (a standing wave) */
+    double period, phase; /* s, rad */
 } spec_actuator;
 
 /* The authors' code choices (seeds/ERRATA.md, "authors_code" in a spec): each one a departure
@@ -86,6 +93,29 @@ typedef struct {
     double volume;       /* m^3, for buoyancy in a fluid */
 } spec_body;
 
+typedef enum { OBSTACLE_PLANE, OBSTACLE_SPHERE, OBSTACLE_CYLINDER } spec_obstacle_type;
+
+/* Coulomb friction with static and kinetic coefficients per direction: forward (the rod's
+ * +d3, projected on the surface), backward, lateral. */
+typedef struct {
+    int on;
+    double mu_static[3], mu_kinetic[3]; /* forward, backward, lateral */
+    double threshold_velocity;          /* v_eps, m/s */
+} spec_friction;
+
+typedef struct {
+    char *name;
+    spec_obstacle_type type;
+    double point[3];      /* plane: a point on it; sphere: its centre; cylinder: a point on its axis */
+    double normal[3];     /* plane: unit normal (the side the rod lives on); cylinder: unit axis */
+    double radius;        /* sphere, cylinder */
+    double stiffness;     /* N/m per m of rod (the wall's k_w per unit length) */
+    double damping;       /* N s/m per m of rod */
+    spec_friction friction;
+    int moving;           /* 1: displaced by the profiles below */
+    profile displacement[3]; /* m, world, profiles in t added to point / center */
+} spec_obstacle;
+
 typedef struct {
     int extended;
     char *name;
@@ -103,6 +133,12 @@ typedef struct {
     double gravity[3];
     int has_fluid;
     double fluid_density, added_mass[2], drag, lift;
+    int fluid_slender;    /* 1: slender-body (resistive-force) drag at low Reynolds number */
+    double viscosity;     /* Pa s, slender_body */
+    int nobstacles;
+    spec_obstacle *obstacles;
+    int self_contact;
+    double sc_stiffness, sc_damping; /* N/m per m^2 of rod pairs, N s/m per m^2 */
     /* loads and actuators */
     int nloads, nacts;
     spec_load *loads;

@@ -1,6 +1,7 @@
 #include "state.h"
 
 #include "constraints.h"
+#include "contact.h"
 #include "dynamics.h"
 
 #include <math.h>
@@ -50,6 +51,12 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
     if (!st->q || !st->qd || !st->vec_n || !st->input || !st->g || !st->J || !st->eta ||
         !st->bias || !st->Mxi || !st->Q || constraints_state_init(st) != 0)
         goto nomem;
+    if (m->ncontact) {
+        st->contact_order = calloc((size_t)m->ncontact, sizeof *st->contact_order);
+        st->contact_key = calloc((size_t)m->ncontact * 2, sizeof *st->contact_key);
+        st->contact_pts = calloc((size_t)m->ncontact, contact_point_size());
+        if (!st->contact_order || !st->contact_key || !st->contact_pts) goto nomem;
+    }
     for (int i = 0; i < m->ninputs; i++) {
         st->input[i] = *model_input_profile(m, i);
     }
@@ -82,6 +89,9 @@ void rod_state_free(rod_state *st)
     free(st->Mxi);
     free(st->Q);
     constraints_state_free(st);
+    free(st->contact_order);
+    free(st->contact_key);
+    free(st->contact_pts);
     free(st);
 }
 

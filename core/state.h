@@ -24,6 +24,13 @@ struct rod_state {
     double *Mxi;             /* n_xi x n_xi mass matrix, then its Cholesky factor */
     double *Q;               /* n: generalized forces */
     struct con_work *con;    /* constraints' rows, multipliers and scratch (constraints.c) */
+    /* the body twists at every station while dyn_accel evaluates the forces (velocity
+     * dependent loads: contact damping, friction, slender-body drag); NULL in statics */
+    const double *vel_eta;
+    /* contact scratch: sweep order (ncontact), keys (2 ncontact) and points (ncontact) */
+    int *contact_order;
+    double *contact_key;
+    struct contact_point *contact_pts;
     /* dynamics: the integrator, created on the first rod_dynamics_start */
     struct dyn_solver *dyn;
     int need_reinit;         /* restart the integrator at st->t before the next step */

@@ -180,6 +180,24 @@ int export_ndjson_frame(export_writer *w, const rod_frame *f)
         num(o, f->volume_change, 1);
     }
     mechanics_json(o, f);
+    if (f->has_contacts) { /* models with obstacles or self-contact: the FRAME's contacts */
+        fputs(",\"contacts\":[", o);
+        for (int i = 0; i < f->ncontacts; i++) {
+            fputs(i ? ",{\"s\":" : "{\"s\":", o);
+            num(o, f->contact_s[i], 1);
+            const double *v[2] = {f->contact_point + 3 * i, f->contact_force + 3 * i};
+            for (int k = 0; k < 2; k++) {
+                fputs(k ? ",\"force\":[" : ",\"point\":[", o);
+                for (int a = 0; a < 3; a++) {
+                    if (a) fputc(',', o);
+                    num(o, v[k][a], 1);
+                }
+                fputc(']', o);
+            }
+            fputc('}', o);
+        }
+        fputc(']', o);
+    }
     fputs("}\n", o);
     /* a reader of a pipe gets each frame as it is made */
     return fflush(o) != 0 || ferror(o) ? -1 : 0;

@@ -212,7 +212,8 @@ static int check_inputs(session *s, int n, const char *const *names, const doubl
             snprintf(err, errlen, "%s: the value must be a finite number", names[i]);
             return SESSION_EINVAL;
         }
-        if (rod_model_input_is_actuator(s->model, idx[i]) && values[i] < 0) {
+        if (rod_model_input_is_actuator(s->model, idx[i]) && values[i] < 0 &&
+            strcmp(rod_model_input_type(s->model, idx[i]), "muscle_torque") != 0) {
             snprintf(err, errlen, "%s: must be >= 0 (a %s)", names[i],
                      strcmp(rod_model_input_type(s->model, idx[i]), "cable") == 0
                          ? "cable pulls, it cannot push"

@@ -65,6 +65,8 @@ cJSON *session_describe(session *s)
         rod_model_gravity(m, g);
         cJSON *ga = cJSON_AddArrayToObject(mo, "gravity");
         for (int i = 0; ga && i < 3; i++) cJSON_AddItemToArray(ga, cJSON_CreateNumber(g[i]));
+        cJSON *obs = rod_model_obstacles_cjson(m);
+        if (obs) cJSON_AddItemToObject(mo, "obstacles", obs);
     }
     cJSON *in = cJSON_AddArrayToObject(o, "inputs");
     pthread_mutex_lock(&s->mu);
@@ -81,7 +83,8 @@ cJSON *session_describe(session *s)
         const size_t len = strlen(name);
         cJSON_AddStringToObject(e, "unit", target ? (len > 6 && strcmp(name + len - 6, ".angle") == 0 ? "rad" : "m")
                                 : !rod_model_input_is_actuator(m, i) ? ""
-                                : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N" : "Pa");
+                                : strcmp(rod_model_input_type(m, i), "cable") == 0 ? "N"
+                                : strcmp(rod_model_input_type(m, i), "muscle_torque") == 0 ? "N m" : "Pa");
         cJSON_AddItemToArray(in, e);
     }
     pthread_mutex_unlock(&s->mu);

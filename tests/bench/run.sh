@@ -19,3 +19,5 @@ done
 "$build/bench_dynamics" tests/bench/specs/cantilever-mode1.json 2.2604 0.005 "${DYN_REPEATS:-5}" --release f --period 0.282552
 "$build/bench_dynamics" tests/bench/specs/cantilever-mode1-shear.json 2.2604 0.005 "${DYN_REPEATS:-5}" --release f \
   --period 0.282552 --tight-set solver.integrator=generalized-alpha --tight-set solver.step=0.000176563
+# contact: the arm curled around a pole, then pulled off it (CVODE BDF at the default tolerances)
+"$build/bench_dynamics" api/examples/octopus-grasp.json 2 0.01 "${DYN_REPEATS:-3}"

@@ -374,6 +374,19 @@ test("every operation against a daemon without tokens", async (t) => {
     const inv = await call(d, "POST", "/v1/solve", { body: { spec: badSpec }, expect: 422, type: "invalid-spec" });
     assert.ok(inv.json.errors.some((e) => e.path === "/spec/rod/poisson_ratio"));
     await call(d, "POST", "/v1/solve", { body: "{\"spec\": [", expect: 400, type: "malformed-json" });
+    // contact and muscles: the frame's contacts, the description's obstacles, beta inputs
+    const touching = cableSpec({
+      environment: { gravity: [-9.81, 0, 0], obstacles: [{ name: "floor", type: "plane", point: [-0.015, 0, 0], normal: [1, 0, 0], stiffness: 1e3 }] },
+    });
+    touching.actuators.push({ name: "mt", type: "muscle_torque", about: "d2", beta: [0, 1e-4, 0], period: 1 });
+    const onFloor = await call(d, "POST", "/v1/solve", { body: { spec: touching, points: 5 }, expect: 200 });
+    assert.ok(onFloor.json.frame.contacts.length > 0, "the rod rests on the floor");
+    const withFloor = await call(d, "POST", "/v1/sessions", { body: { spec: touching, name: "floor" }, expect: 201 });
+    const described = await call(d, "GET", `/v1/sessions/${withFloor.json.id}`, { expect: 200 });
+    assert.equal(described.json.model.obstacles[0].type, "plane");
+    assert.ok(described.json.inputs.some((i) => i.name === "mt.beta1" && i.type === "muscle_torque" && i.unit === "N m"));
+    await call(d, "PUT", `/v1/sessions/${withFloor.json.id}/actuators/mt.beta1`, { body: { value: -2e-4 }, expect: 200 });
+    await call(d, "DELETE", `/v1/sessions/${withFloor.json.id}`, { expect: 204 });
 
     // ---- create
     let r = await call(d, "POST", "/v1/sessions", { body: { spec: cableSpec(), name: "contract", points: 11 }, expect: 201 });

@@ -270,6 +270,64 @@ Test(spec, authors_code_options)
     rod_model_free(m);
 }
 
+#define CLASSIC_HEAD "{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+
+Test(spec, obstacles_and_friction_are_checked_by_path)
+{
+    expect(CLASSIC_HEAD "\"environment\": {\"obstacles\": [{\"type\": \"wall\", \"stiffness\": 1}]}}",
+           "/environment/obstacles/0/type: must be one of \"plane\", \"sphere\", \"cylinder\"");
+    expect(CLASSIC_HEAD "\"environment\": {\"obstacles\": [{\"type\": \"plane\", \"point\": [0, 0, 0], "
+           "\"normal\": [0, 0, 0], \"stiffness\": 1}]}}",
+           "/environment/obstacles/0/normal: must not be the zero vector");
+    expect(CLASSIC_HEAD "\"environment\": {\"obstacles\": [{\"type\": \"sphere\", \"center\": [0, 0, 1], "
+           "\"radius\": 0.1}]}}",
+           "/environment/obstacles/0/stiffness: is required");
+    expect(CLASSIC_HEAD "\"environment\": {\"obstacles\": [{\"type\": \"sphere\", \"center\": [0, 0, 1], "
+           "\"radius\": 0.1, \"normal\": [1, 0, 0], \"stiffness\": 1}]}}",
+           "/environment/obstacles/0/normal: not allowed for a sphere");
+    expect(CLASSIC_HEAD "\"environment\": {\"obstacles\": [{\"type\": \"plane\", \"point\": [0, 0, 0], "
+           "\"normal\": [1, 0, 0], \"stiffness\": 1, \"friction\": {\"static\": 0.1, \"kinetic\": [0.1, 0.2, 0.05]}}]}}",
+           "/environment/obstacles/0/friction/kinetic: must not exceed the static coefficient");
+    expect(CLASSIC_HEAD "\"environment\": {\"obstacles\": [{\"type\": \"plane\", \"point\": [0, 0, 0], "
+           "\"normal\": [1, 0, 0], \"stiffness\": 1, \"friction\": {\"static\": [0.1, -1, 0.2], \"kinetic\": 0}}]}}",
+           "/environment/obstacles/0/friction/static/1: must be >= 0");
+    expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"damping\": 1}}}",
+           "/environment/self_contact/stiffness: is required");
+}
+
+Test(spec, slender_body_flow_takes_a_viscosity_and_nothing_of_water)
+{
+    expect(CLASSIC_HEAD "\"environment\": {\"fluid\": {\"model\": \"slender_body\", \"density\": 1000}}}",
+           "/environment/fluid/viscosity: is required");
+    expect(CLASSIC_HEAD "\"environment\": {\"fluid\": {\"model\": \"slender_body\", \"density\": 1000, "
+           "\"viscosity\": 1}}}",
+           "/environment/fluid/density: not allowed for model \"slender_body\"");
+    expect(CLASSIC_HEAD "\"environment\": {\"fluid\": {\"density\": 1000, \"viscosity\": 1}}}",
+           "/environment/fluid/viscosity: only for model \"slender_body\"");
+}
+
+Test(spec, muscle_torque_keys_are_checked_by_path)
+{
+    expect(CLASSIC_HEAD "\"actuators\": [{\"name\": \"m\", \"type\": \"muscle_torque\", \"about\": \"d3\", "
+           "\"beta\": [0, 1, 0], \"period\": 1}]}",
+           "/actuators/0/about: must be one of \"d1\", \"d2\"");
+    expect(CLASSIC_HEAD "\"actuators\": [{\"name\": \"m\", \"type\": \"muscle_torque\", \"about\": \"d1\", "
+           "\"beta\": [1], \"period\": 1}]}",
+           "/actuators/0/beta: must be an array of 2 to 32 values");
+    expect(CLASSIC_HEAD "\"actuators\": [{\"name\": \"m\", \"type\": \"muscle_torque\", \"about\": \"d1\", "
+           "\"beta\": [0, \"X*2\"], \"period\": 1}]}",
+           "/actuators/0/beta/1:");
+    expect(CLASSIC_HEAD "\"actuators\": [{\"name\": \"m\", \"type\": \"muscle_torque\", \"about\": \"d1\", "
+           "\"beta\": [0, 1], \"period\": 0, \"tension\": 1}]}",
+           "/actuators/0/period: must be > 0");
+    expect(CLASSIC_HEAD "\"actuators\": [{\"name\": \"m\", \"type\": \"muscle_torque\", \"about\": \"d1\", "
+           "\"beta\": [0, 1], \"period\": 1, \"tension\": 1}]}",
+           "/actuators/0/tension: not allowed for a muscle_torque actuator");
+    expect(CLASSIC_HEAD "\"actuators\": [{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.5, 0]}, "
+           "\"tension\": 1, \"wavelength\": 1}]}",
+           "/actuators/0/wavelength: only for a muscle_torque actuator");
+}
+
 Test(spec, shear_modulus_or_poisson_ratio)
 {
     const char *head = "{\"model\": \"classic\", \"strains\": {\"bend2\": 3}, \"rod\": {\"length\": 0.5, "
