@@ -34,6 +34,8 @@ void config_defaults(server_config *c)
     c->max_rate = 60.0; /* a running session publishes at most 60 frames per second */
     c->advance_limit = 10.0;
     c->drain_timeout = 20.0; /* inside the 30 s an orchestrator gives by default */
+    c->min_sim_rate = 1e-3;
+    c->sim_rate_window = 10.0;
     c->ws_max_message = 4096;
 }
 
@@ -96,6 +98,8 @@ static const field fields[] = {
     F(max_rate, "RODD_MAX_RATE", K_DBL),
     F(advance_limit, "RODD_ADVANCE_LIMIT", K_DBL),
     F(drain_timeout, "RODD_DRAIN_TIMEOUT", K_DBL),
+    F(min_sim_rate, "RODD_MIN_SIM_RATE", K_DBL),
+    F(sim_rate_window, "RODD_SIM_RATE_WINDOW", K_DBL),
     F(ws_max_message, "RODD_WS_MAX_MESSAGE", K_SIZE),
 };
 #undef F

@@ -32,6 +32,8 @@ typedef struct {
     double max_rate;          /* Hz */
     double advance_limit;     /* s of wall time one :advance may take */
     double drain_timeout;     /* s a drain waits for a worker's step to end */
+    double min_sim_rate;      /* a session computing slower than this x real time fails */
+    double sim_rate_window;   /* s of computing that rate is measured over */
     size_t ws_max_message;
 } server_config;
 

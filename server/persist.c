@@ -23,6 +23,18 @@ static int mkdir_p(const char *path)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+static int sync_dir(const char *path, char *err, size_t errlen)
+{
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || fsync(dfd) != 0) {
+        snprintf(err, errlen, "fsync %s: %s", path, strerror(errno));
+        if (dfd >= 0) close(dfd);
+        return -1;
+    }
+    close(dfd);
+    return 0;
+}
+
 int persist_init(const char *dir, char *err, size_t errlen)
 {
     char sub[1024];
@@ -71,19 +83,22 @@ int persist_write(const char *dir, const char *id, const char *text, size_t len,
         unlink(tmp);
         return -1;
     }
-    int dfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd); /* the rename itself is durable only once the directory is */
-        close(dfd);
-    }
-    return 0;
+    /* the rename itself is durable only once the directory is */
+    return sync_dir(sub, err, errlen);
 }
 
-int persist_delete(const char *dir, const char *id)
+int persist_delete(const char *dir, const char *id, char *err, size_t errlen)
 {
-    char final[1200];
-    snprintf(final, sizeof final, "%s/sessions/%s.json", dir, id);
-    return unlink(final) == 0 || errno == ENOENT ? 0 : -1;
+    char final[1200], sub[1024];
+    snprintf(sub, sizeof sub, "%s/sessions", dir);
+    snprintf(final, sizeof final, "%s/%s.json", sub, id);
+    if (unlink(final) != 0) {
+        if (errno == ENOENT) return 0;
+        snprintf(err, errlen, "%s: %s", final, strerror(errno));
+        return -1;
+    }
+    /* else a crash could bring the file back */
+    return sync_dir(sub, err, errlen);
 }
 
 int persist_load_all(const char *dir, int (*cb)(void *ctx, const char *file, const char *text, size_t len),

@@ -34,22 +34,60 @@ char *read_example(daemon_ctx *d, const char *name)
     return read_text_file(path, ROD_SPEC_MAX_BYTES, NULL);
 }
 
-int daemon_checkpoint_session(daemon_ctx *d, session *s)
+typedef struct {
+    const char *dir, *id, *text;
+    char err[512];
+} persist_job;
+
+static int write_job(void *ctx)
+{
+    persist_job *j = ctx;
+    return persist_write(j->dir, j->id, j->text, strlen(j->text), j->err, sizeof j->err);
+}
+
+static int remove_job(void *ctx)
+{
+    persist_job *j = ctx;
+    return persist_delete(j->dir, j->id, j->err, sizeof j->err);
+}
+
+int daemon_checkpoint_session_within(daemon_ctx *d, session *s, double wait)
 {
     if (!d->cfg.state_dir[0]) return 0;
     int busy;
-    char *text = session_checkpoint(s, 2.0, &busy);
+    uint64_t gen = 0;
+    char *text = session_checkpoint(s, wait, &busy, &gen);
     if (busy) {
         /* a long step holds the state; the periodic checkpoint gets it later */
         log_event(LOG_WARN, "checkpoint_deferred", "id=%s reason=\"a step holds the state\"", session_id(s));
         return 1;
     }
-    char err[512];
-    int rc = text ? persist_write(d->cfg.state_dir, session_id(s), text, strlen(text), err, sizeof err) : -1;
-    if (rc != 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", session_id(s), log_q(text ? err : "no memory"));
-    metrics_checkpoint(rc == 0);
+    persist_job j = {d->cfg.state_dir, session_id(s), text, "no memory"};
+    /* skipped (1) when the session is deleted or a newer snapshot is already on disk */
+    int rc = text ? session_persist(s, gen, write_job, &j) : -1;
+    if (rc < 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", session_id(s), log_q(j.err));
+    if (rc <= 0) metrics_checkpoint(rc == 0);
     free(text);
-    return rc;
+    return rc < 0 ? -1 : 0;
+}
+
+int daemon_checkpoint_session(daemon_ctx *d, session *s)
+{
+    return daemon_checkpoint_session_within(d, s, 2.0);
+}
+
+int daemon_delete_session(daemon_ctx *d, const char *id)
+{
+    session *s = pool_find(d->pool, id);
+    if (!s) return -1;
+    pool_remove(d->pool, id); /* stops the work in progress on it */
+    persist_job j = {d->cfg.state_dir, id, NULL, ""};
+    if (session_forget(s, d->cfg.state_dir[0] ? remove_job : NULL, &j) != 0)
+        log_event(LOG_ERROR, "checkpoint_delete_failed", "id=%s error=%s", id, log_q(j.err));
+    if (session_recording(s)) recording_unlink(session_recording(s));
+    stream_session_gone(d->streams, s);
+    session_release(s);
+    return 0;
 }
 
 /* Builds and registers a session; id NULL makes a fresh one. */
@@ -98,6 +136,8 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     }
     char err[512];
     session_opts so = *o;
+    so.min_sim_rate = d->cfg.min_sim_rate;
+    so.rate_window = d->cfg.sim_rate_window;
     so.recording = recording_open(d->cfg.state_dir, id, o->points > 1 ? o->points : 51, ro, err, sizeof err);
     if (!so.recording) {
         /* a session without its recording would lose what it was asked to keep */
@@ -138,7 +178,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
 
 create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out)
 {
-    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL};
+    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL, 0, 0};
     recording_opts ro = cr->recording;
     if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, &ro, out);
     /* a session checkpoint: its spec, options and engine state */
@@ -238,12 +278,14 @@ int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len
     return r.status == 201 ? 0 : -1;
 }
 
-void daemon_checkpoint_all(daemon_ctx *d)
+void daemon_checkpoint_all(daemon_ctx *d, double within)
 {
     session **all;
+    const double end = mono_now() + within;
     int n = pool_list(d->pool, &all);
     for (int i = 0; i < n; i++) {
-        daemon_checkpoint_session(d, all[i]);
+        const double left = end - mono_now();
+        daemon_checkpoint_session_within(d, all[i], left < 0.05 ? 0.05 : left < 2.0 ? left : 2.0);
         session_release(all[i]);
     }
     free(all);

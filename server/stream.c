@@ -416,18 +416,36 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
 void stream_stop(stream_server *ss)
 {
     if (!ss) return;
+    /* from here on stream_notify and stream_session_gone do nothing: a worker that comes back
+     * from a long step after the drain must not reach a destroyed context */
+    pthread_mutex_lock(&ss->mu);
+    if (!ss->ctx) { /* stopped already */
+        pthread_mutex_unlock(&ss->mu);
+        return;
+    }
+    atomic_store(&ss->running, 0);
     atomic_store(&ss->stop, 1);
     lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
     pthread_join(ss->thread, NULL);
     lws_context_destroy(ss->ctx); /* closes what is left; CLOSED unlinks each client */
+    ss->ctx = NULL;
     pthread_mutex_lock(&ss->mu);
     for (int i = 0; i < ss->ngone; i++) session_release(ss->gone[i]);
     free(ss->gone);
+    ss->gone = NULL;
+    ss->ngone = ss->capgone = 0;
     pthread_mutex_unlock(&ss->mu);
-    pthread_mutex_destroy(&ss->mu);
     the_server = NULL;
     free(frame_out.b);
     memset(&frame_out, 0, sizeof frame_out);
+}
+
+void stream_free(stream_server *ss)
+{
+    if (!ss) return;
+    stream_stop(ss);
+    pthread_mutex_destroy(&ss->mu);
     free(ss);
 }
 
@@ -435,13 +453,20 @@ void stream_notify(void *ctx, session *s)
 {
     (void)s;
     stream_server *ss = ctx;
-    if (ss && atomic_load(&ss->running)) lws_cancel_service(ss->ctx);
+    if (!ss) return;
+    pthread_mutex_lock(&ss->mu);
+    if (atomic_load(&ss->running)) lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
 }
 
 void stream_session_gone(stream_server *ss, session *s)
 {
     if (!ss) return;
     pthread_mutex_lock(&ss->mu);
+    if (!atomic_load(&ss->running)) {
+        pthread_mutex_unlock(&ss->mu);
+        return;
+    }
     if (ss->ngone == ss->capgone) {
         int cap = ss->capgone ? 2 * ss->capgone : 8;
         session **g = realloc(ss->gone, (size_t)cap * sizeof *g);
@@ -454,6 +479,6 @@ void stream_session_gone(stream_server *ss, session *s)
     }
     session_retain(s);
     ss->gone[ss->ngone++] = s;
-    pthread_mutex_unlock(&ss->mu);
     lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
 }
