@@ -24,6 +24,8 @@ void config_defaults(server_config *c)
     c->max_body = 4u << 20;
     c->http_threads = 4;
     c->connection_timeout = 30;
+    c->request_timeout = 10.0;
+    c->max_bodies_in_flight = 32u << 20;
     c->per_ip_connections = 64;
     c->max_connections = 512;
     c->max_streams = 256;
@@ -81,6 +83,7 @@ static const field fields[] = {
     F(tokens_file, "RODD_TOKENS_FILE", K_STR),
     F(tokens, "RODD_TOKENS", K_STR),
     F(allowed_origins, "RODD_ALLOWED_ORIGINS", K_STR),
+    F(allowed_hosts, "RODD_ALLOWED_HOSTS", K_STR),
     F(workers, "RODD_WORKERS", K_INT),
     F(max_sessions, "RODD_MAX_SESSIONS", K_INT),
     F(max_dof, "RODD_MAX_DOF", K_INT),
@@ -88,6 +91,8 @@ static const field fields[] = {
     F(max_body, "RODD_MAX_BODY", K_SIZE),
     F(http_threads, "RODD_HTTP_THREADS", K_INT),
     F(connection_timeout, "RODD_CONNECTION_TIMEOUT", K_INT),
+    F(request_timeout, "RODD_REQUEST_TIMEOUT", K_DBL),
+    F(max_bodies_in_flight, "RODD_MAX_BODIES_IN_FLIGHT", K_SIZE),
     F(per_ip_connections, "RODD_PER_IP_CONNECTIONS", K_INT),
     F(max_connections, "RODD_MAX_CONNECTIONS", K_INT),
     F(max_streams, "RODD_MAX_STREAMS", K_INT),

@@ -14,14 +14,17 @@ typedef struct {
     char examples_dir[512];
     char tokens_file[512];
     char tokens[2048];     /* "role:token,role:token" */
-    char allowed_origins[1024]; /* comma-separated; "" = same host only */
+    char allowed_origins[1024]; /* comma-separated; "" = the daemon's own hosts only */
+    char allowed_hosts[1024];   /* Host names besides the listen address's; comma-separated */
     int workers;
     int max_sessions;
     int max_dof;
     int max_points;
     size_t max_body;
     int http_threads;
-    int connection_timeout;  /* s */
+    int connection_timeout;  /* s idle */
+    double request_timeout;  /* s for a request's headers, and again for its body */
+    size_t max_bodies_in_flight; /* bytes of request bodies held at once, all requests */
     int per_ip_connections;
     int max_connections;
     int max_streams;

@@ -1,7 +1,10 @@
 #include "http.h"
 
+#include "clock.h"
+#include "http_guard.h"
 #include "log.h"
 #include "metrics.h"
+#include "origin.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -14,17 +17,24 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 struct http_server {
     struct MHD_Daemon *mhd;
     daemon_ctx *d;
+    http_guard *guard;
+    atomic_int in_flight; /* requests begun and not yet completed */
 };
 
 typedef struct {
     char *body;
     size_t len, cap;
-    int too_big;
+    int too_big;   /* over max_body: the rest is dropped, the answer is 413 */
+    int too_busy;  /* over max_bodies_in_flight: the answer is 503 */
+    int answered;  /* refused from the headers alone */
+    size_t reserved; /* bytes counted against max_bodies_in_flight */
+    role role;
 } upload;
 
 void reply_json(http_response *rs, int status, cJSON *o)
@@ -243,6 +253,96 @@ static int is_write(const char *m)
     return strcmp(m, "GET") != 0 && strcmp(m, "HEAD") != 0 && strcmp(m, "OPTIONS") != 0;
 }
 
+static enum MHD_Result send_response(struct MHD_Connection *conn, const char *method, const char *path,
+                                     http_response *rs)
+{
+    struct MHD_Response *r;
+    if (rs->file) {
+        int fd = open(rs->file, O_RDONLY | O_CLOEXEC);
+        if (rs->file_temporary) unlink(rs->file);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) != 0) {
+            close(fd);
+            fd = -1;
+        }
+        r = fd >= 0 ? MHD_create_response_from_fd((size_t)st.st_size, fd) : NULL; /* MHD closes fd */
+        free((char *)rs->file);
+    } else {
+        r = MHD_create_response_from_buffer(rs->len, rs->body ? rs->body : (char *)"",
+                                            rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+        rs->body = NULL;
+    }
+    free(rs->body);
+    if (!r) return MHD_NO;
+    if (rs->content_type) MHD_add_response_header(r, "Content-Type", rs->content_type);
+    if (rs->location[0]) MHD_add_response_header(r, "Location", rs->location);
+    if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
+    if (rs->retry_after[0]) MHD_add_response_header(r, "Retry-After", rs->retry_after);
+    if (rs->allow[0]) MHD_add_response_header(r, "Allow", rs->allow);
+    if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    if (rs->status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs->status, r);
+    MHD_destroy_response(r);
+    metrics_http(rs->status);
+    if (rs->status >= 500)
+        log_event(LOG_WARN, "http", "method=%s path=%s status=%d", method, log_q(path), rs->status);
+    else
+        log_event(LOG_DEBUG, "http", "method=%s path=%s status=%d", method, log_q(path), rs->status);
+    return ret;
+}
+
+/* What the headers alone decide, before any of the body is read: the host and the page the
+ * request comes from, the token when a body follows, the body's type and size, and room for
+ * it among the bodies in flight. 0 to go on; else rs holds the refusal. */
+static int admit(http_server *h, struct MHD_Connection *conn, upload *up, http_response *rs)
+{
+    daemon_ctx *d = h->d;
+    const server_config *cfg = &d->cfg;
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+    const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+    if (!host_allowed(cfg, host)) {
+        reply_problem(rs, 403, "host-not-allowed", "This daemon does not answer to that host name",
+                      "the Host header names neither the listen address nor an allowed_hosts name", NULL);
+        return -1;
+    }
+    if (!origin_allowed(cfg, origin, host)) {
+        reply_problem(rs, 403, "origin-not-allowed", "Requests from that page are not allowed",
+                      "the Origin is not this daemon's own host nor in allowed_origins", NULL);
+        return -1;
+    }
+    up->role = !auth_enabled(d->auth) ? ROLE_OPERATOR
+                                      : auth_bearer(d->auth, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                                                         "Authorization"));
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+    const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+    unsigned long long length = cl ? strtoull(cl, NULL, 10) : 0;
+    if (!length && !te) return 0; /* no body */
+    if (length > cfg->max_body) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", cfg->max_body);
+        reply_problem(rs, 413, "body-too-large", "Request body too large", detail, NULL);
+        return -1;
+    }
+    if (up->role == ROLE_NONE) {
+        reply_problem(rs, 401, "unauthorized", "A bearer token is required", "send Authorization: Bearer TOKEN",
+                      NULL);
+        return -1;
+    }
+    if (!media_type_is_json(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"))) {
+        reply_problem(rs, 415, "unsupported-media-type", "Request bodies are JSON",
+                      "send Content-Type: application/json", NULL);
+        return -1;
+    }
+    if (length && http_guard_reserve_body(h->guard, (size_t)length) != 0) {
+        reply_problem(rs, 503, "busy", "Too many request bodies in flight", "try again shortly", NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+        return -1;
+    }
+    up->reserved = (size_t)length;
+    return 0;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
@@ -254,13 +354,31 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         up = calloc(1, sizeof *up);
         if (!up) return MHD_NO;
         *con_cls = up;
+        atomic_fetch_add(&h->in_flight, 1);
+        http_guard_headers_done(h->guard, conn);
+        http_response rs = {0};
+        if (admit(h, conn, up, &rs) != 0) {
+            up->answered = 1;
+            return send_response(conn, method, url, &rs); /* the body is never read */
+        }
+        return MHD_YES;
+    }
+    if (up->answered) {
+        *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
         /* the body arrives in pieces; libmicrohttpd caps nothing, so we do */
-        if (!up->too_big) {
+        if (!up->too_big && !up->too_busy) {
             if (up->len + *upload_size > d->cfg.max_body) {
                 up->too_big = 1;
+            } else if (up->len + *upload_size > up->reserved) {
+                /* a chunked body: counted against the bound as it comes */
+                const size_t more = up->len + *upload_size - up->reserved;
+                if (http_guard_reserve_body(h->guard, more) != 0) up->too_busy = 1;
+                else up->reserved += more;
+            }
+            if (up->too_big || up->too_busy) {
                 free(up->body);
                 up->body = NULL;
                 up->len = up->cap = 0;
@@ -281,73 +399,42 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         *upload_size = 0;
         return MHD_YES;
     }
-    http_request rq = {d, conn, method, "", up->body, up->len, ROLE_NONE};
+    http_guard_handling(h->guard, conn);
+    http_request rq = {d, conn, method, "", up->body, up->len, up->role};
     /* the path, without the query string */
     snprintf(rq.path, sizeof rq.path, "%s", url);
     char *q = strchr(rq.path, '?');
     if (q) *q = '\0';
     http_response rs = {0};
-    if (!auth_enabled(d->auth))
-        rq.role = ROLE_OPERATOR;
-    else
-        rq.role = auth_bearer(d->auth, req_header(&rq, "Authorization"));
     if (up->too_big) {
         char detail[96];
         snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", d->cfg.max_body);
         reply_problem(&rs, 413, "body-too-large", "Request body too large", detail, NULL);
+    } else if (up->too_busy) {
+        reply_problem(&rs, 503, "busy", "Too many request bodies in flight", "try again shortly", NULL);
+        snprintf(rs.retry_after, sizeof rs.retry_after, "1");
     } else if (!atomic_load(&d->ready) && is_write(method) && strncmp(rq.path, "/v1/", 4) == 0) {
         reply_problem(&rs, 503, "not-ready", "Not ready", "the daemon is starting or draining", NULL);
         snprintf(rs.retry_after, sizeof rs.retry_after, "1");
     } else {
         route(&rq, &rs);
     }
-    struct MHD_Response *r;
-    if (rs.file) {
-        int fd = open(rs.file, O_RDONLY | O_CLOEXEC);
-        if (rs.file_temporary) unlink(rs.file);
-        struct stat st;
-        if (fd >= 0 && fstat(fd, &st) != 0) {
-            close(fd);
-            fd = -1;
-        }
-        r = fd >= 0 ? MHD_create_response_from_fd((size_t)st.st_size, fd) : NULL; /* MHD closes fd */
-        free((char *)rs.file);
-    } else {
-        r = MHD_create_response_from_buffer(rs.len, rs.body ? rs.body : (char *)"", rs.body ? MHD_RESPMEM_MUST_FREE
-                                                                                            : MHD_RESPMEM_PERSISTENT);
-        rs.body = NULL;
-    }
-    free(rs.body);
-    if (!r) return MHD_NO;
-    if (rs.content_type) MHD_add_response_header(r, "Content-Type", rs.content_type);
-    if (rs.location[0]) MHD_add_response_header(r, "Location", rs.location);
-    if (rs.etag[0]) MHD_add_response_header(r, "ETag", rs.etag);
-    if (rs.retry_after[0]) MHD_add_response_header(r, "Retry-After", rs.retry_after);
-    if (rs.allow[0]) MHD_add_response_header(r, "Allow", rs.allow);
-    if (rs.disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs.disposition);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    if (rs.status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
-    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs.status, r);
-    MHD_destroy_response(r);
-    metrics_http(rs.status);
-    if (rs.status >= 500)
-        log_event(LOG_WARN, "http", "method=%s path=%s status=%d", method, log_q(rq.path), rs.status);
-    else
-        log_event(LOG_DEBUG, "http", "method=%s path=%s status=%d", method, log_q(rq.path), rs.status);
-    return ret;
+    return send_response(conn, method, rq.path, &rs);
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)conn;
     (void)toe;
+    http_server *h = cls;
     upload *up = *con_cls;
     if (up) {
+        atomic_fetch_sub(&h->in_flight, 1);
+        http_guard_release_body(h->guard, up->reserved);
         free(up->body);
         free(up);
     }
     *con_cls = NULL;
+    http_guard_request_done(h->guard, conn);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -365,6 +452,12 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     http_server *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->d = d;
+    h->guard = http_guard_new(&d->cfg);
+    if (!h->guard) {
+        snprintf(err, errlen, "out of memory");
+        free(h);
+        return NULL;
+    }
     struct addrinfo hints = {0}, *ai = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -375,6 +468,7 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     int gai = getaddrinfo(host, port, &hints, &ai);
     if (gai != 0) {
         snprintf(err, errlen, "listen address %s: %s", d->cfg.listen_host, gai_strerror(gai));
+        http_guard_free(h->guard);
         free(h);
         return NULL;
     }
@@ -384,18 +478,20 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
                      MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-    h->mhd = MHD_start_daemon(flags, (uint16_t)d->cfg.http_port, NULL, NULL, handler, h,
+    h->mhd = MHD_start_daemon(flags, (uint16_t)d->cfg.http_port, http_guard_accept, h->guard, handler, h,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                               MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)d->cfg.connection_timeout,
                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)d->cfg.per_ip_connections,
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)d->cfg.max_connections,
-                              MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+                              MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+                              MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, h->guard,
                               MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!h->mhd) {
         snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this machine)",
                  d->cfg.listen_host, d->cfg.http_port);
+        http_guard_free(h->guard);
         free(h);
         return NULL;
     }
@@ -411,9 +507,19 @@ void http_quiesce(http_server *h)
     if (h && h->mhd) MHD_quiesce_daemon(h->mhd);
 }
 
+void http_wait_idle(http_server *h, double wait)
+{
+    const double end = mono_now() + wait;
+    while (h && atomic_load(&h->in_flight) > 0 && mono_now() < end) {
+        const struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 void http_stop(http_server *h)
 {
     if (!h) return;
     if (h->mhd) MHD_stop_daemon(h->mhd);
+    http_guard_free(h->guard);
     free(h);
 }

@@ -14,6 +14,8 @@ typedef struct http_server http_server;
 http_server *http_start(daemon_ctx *d, char *err, size_t errlen);
 /* Stops accepting new connections (draining). */
 void http_quiesce(http_server *h);
+/* Waits at most `wait` seconds for the requests in flight to be answered. */
+void http_wait_idle(http_server *h, double wait);
 void http_stop(http_server *h);
 
 /* ---- for the handlers ---- */

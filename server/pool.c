@@ -114,8 +114,8 @@ int pool_stop_within(pool *p, double wait)
     const struct timespec until = realtime_after(wait);
     pthread_mutex_lock(&p->mu);
     p->stop = 1;
-    /* every piece ends now, not at its end: the workers' and any :advance's */
-    for (int i = 0; i < p->n; i++) session_stop_work(p->s[i].s);
+    for (int i = 0; i < p->n; i++)
+        if (p->s[i].busy) session_stop_work(p->s[i].s); /* its slice ends now, not at its end */
     pthread_cond_broadcast(&p->cv);
     pthread_cond_broadcast(&p->watchdog_cv);
     while (p->live > 0 && wait >= 0)
@@ -243,5 +243,12 @@ void pool_wake(pool *p)
 {
     pthread_mutex_lock(&p->mu);
     pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pool_stop_all_work(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->n; i++) session_stop_work(p->s[i].s);
     pthread_mutex_unlock(&p->mu);
 }

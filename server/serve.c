@@ -188,7 +188,12 @@ int cli_serve(int argc, char **argv)
     http_quiesce(d.http);
     /* a worker stuck in one long step (a model driven past what it can solve) must not hold
      * the drain past an orchestrator's grace period: its session keeps its last checkpoint */
+    const double drain_end = mono_now() + d.cfg.drain_timeout;
     const int stuck = pool_stop_within(d.pool, d.cfg.drain_timeout);
+    /* requests in flight (an :advance) finish within what is left of drain_timeout, then
+     * whatever still computes is interrupted */
+    http_wait_idle(d.http, drain_end - mono_now());
+    pool_stop_all_work(d.pool);
     daemon_checkpoint_all(&d, 1.0);
     http_stop(d.http);
     stream_stop(d.streams);

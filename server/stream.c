@@ -4,6 +4,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "origin.h"
 #include "stream_admit.h"
 #include "stream_codec.h"
 
@@ -62,12 +63,16 @@ static void queue_ctl(client *c, char *text)
     c->ctl[c->nctl++] = text;
 }
 
+/* The Host the handshake names and the page it comes from (DNS rebinding, cross-site pages). */
 static int origin_ok(stream_server *ss, struct lws *wsi)
 {
-    char origin[256] = "", host[256] = "";
-    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0) return 1; /* not a browser */
-    lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
-    return stream_origin_allowed(ss->d->cfg.allowed_origins, origin, host);
+    char origin[512] = "", host[256] = "";
+    const int has_host = lws_hdr_total_length(wsi, WSI_TOKEN_HOST) > 0;
+    if (has_host && lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0) return 0;
+    if (!host_allowed(&ss->d->cfg, has_host ? host : NULL)) return 0;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) <= 0) return 1; /* not a browser */
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0) return 0;
+    return origin_allowed(&ss->d->cfg, origin, has_host ? host : NULL);
 }
 
 /* A client's message: the codec answers, the transport does what it asks. */
@@ -222,7 +227,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         if (!origin_ok(ss, wsi)) {
             log_event(LOG_WARN, "stream_refused", "reason=\"origin not allowed\" session=%s", id);
-            return refuse(wsi, HTTP_STATUS_FORBIDDEN, "origin not allowed");
+            return refuse(wsi, HTTP_STATUS_FORBIDDEN, "host or origin not allowed");
         }
         if (auth_enabled(ss->d->auth)) {
             char hdr[300] = "", ticket[80] = "";
