@@ -3,6 +3,9 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +133,11 @@ static int set_field(server_config *c, const field *f, const char *text, double 
             return -1;
         }
     }
-    if (v < 0 || (f->k != K_DBL && v != (double)(long long)v)) {
-        snprintf(err, errlen, "%s: must be a %s >= 0", f->key, f->k == K_DBL ? "number" : "whole number");
+    /* nan and inf parse as numbers, and would silently disable what they set */
+    const double most = f->k == K_INT ? (double)INT_MAX : f->k == K_SIZE ? 9007199254740992.0 : DBL_MAX;
+    if (!isfinite(v) || v < 0 || v > most || (f->k != K_DBL && v != floor(v))) {
+        snprintf(err, errlen, "%s: must be a finite %s in [0, %.17g]", f->key, f->k == K_DBL ? "number" : "whole number",
+                 most);
         return -1;
     }
     if (f->k == K_INT) *(int *)dst = (int)v;

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "origin.h"
+#include "utf8.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -131,6 +132,18 @@ cJSON *req_json(http_request *rq, http_response *rs)
         cJSON_AddNumberToObject(e, "column", col);
         cJSON_AddItemToArray(err, e);
         reply_problem(rs, 400, "malformed-json", "The request body is not a JSON object", detail, err);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    /* text that is not UTF-8 would make every later answer that repeats it invalid JSON */
+    char where[256];
+    if (json_find_bad_utf8(o, where, sizeof where)) {
+        cJSON *err = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", where);
+        cJSON_AddStringToObject(e, "message", "not valid UTF-8");
+        cJSON_AddItemToArray(err, e);
+        reply_problem(rs, 422, "invalid-request", "The request has text that is not UTF-8", where, err);
         cJSON_Delete(o);
         return NULL;
     }

@@ -7,6 +7,7 @@
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "origin.h"
 #include "persist.h"
 #include "stream.h"
 #include "textfile.h"
@@ -23,12 +24,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-static int is_loopback(const char *host)
-{
-    return strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0 || strcmp(host, "localhost") == 0 ||
-           strncmp(host, "127.", 4) == 0;
-}
 
 static void pick_ordinal(daemon_ctx *d)
 {
@@ -110,10 +105,13 @@ int cli_serve(int argc, char **argv)
     if (ws) d.cfg.ws_port = atoi(ws);
     d.auth = auth_new(&d.cfg, err, sizeof err);
     if (!d.auth) goto bad_config;
-    if (!auth_enabled(d.auth) && !is_loopback(d.cfg.listen_host)) {
-        log_event(LOG_WARN, "auth", "message=\"no tokens configured: listening on loopback only\" asked=%s",
-                  log_q(d.cfg.listen_host));
-        snprintf(d.cfg.listen_host, sizeof d.cfg.listen_host, "127.0.0.1");
+    if (!auth_enabled(d.auth) && !host_is_loopback(d.cfg.listen_host)) {
+        /* refused, not quietly moved to loopback: whoever asked for it would not find it */
+        snprintf(err, sizeof err,
+                 "listen address %.128s is not loopback and no tokens are configured: set RODD_TOKENS or "
+                 "RODD_TOKENS_FILE, or listen on 127.0.0.1",
+                 d.cfg.listen_host);
+        goto bad_config;
     } else if (!auth_enabled(d.auth)) {
         log_event(LOG_INFO, "auth", "message=\"no tokens configured: loopback only, everyone is an operator\"");
     } else {

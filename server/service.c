@@ -2,6 +2,7 @@
  * checkpointing sessions, and the shipped examples. */
 #include "service.h"
 
+#include "checkpoint_fields.h"
 #include "log.h"
 #include "metrics.h"
 #include "persist.h"
@@ -187,6 +188,20 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(ck, "spec");
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(ck, "state");
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(ck, "status");
+    char where[200], why[200];
+    if (cJSON_IsObject(spec) && cJSON_IsObject(state) &&
+        checkpoint_fields_check(ck, d->cfg.max_points, where, sizeof where, why, sizeof why) != 0) {
+        r.status = 422;
+        r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        char p[220];
+        snprintf(p, sizeof p, "/checkpoint%s", where);
+        cJSON_AddStringToObject(e, "path", p);
+        cJSON_AddStringToObject(e, "message", why);
+        cJSON_AddItemToArray(r.errors, e);
+        snprintf(r.detail, sizeof r.detail, "%s: %s", p, why);
+        return r;
+    }
     if (!cJSON_IsObject(spec) || !cJSON_IsObject(state)) {
         r.status = 422;
         r.errors = cJSON_CreateArray();
@@ -228,19 +243,30 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
 }
 
 /* ---- restore at start ---- */
-int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len)
+int daemon_restore_one(void *ctx, const char *file_id, const char *file, const char *text, size_t len, char *why,
+                       size_t whylen)
 {
-    (void)len;
     daemon_ctx *d = ctx;
-    cJSON *o = cJSON_Parse(text);
+    cJSON *o = cJSON_ParseWithLength(text, len);
+    char where[300], msg[200];
+    if (!o) {
+        snprintf(why, whylen, "not JSON");
+        return PERSIST_REJECT;
+    }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+    if (checkpoint_fields_check(o, d->cfg.max_points, where, sizeof where, msg, sizeof msg) != 0) {
+        snprintf(why, whylen, "%s: %s", where[0] ? where : "/", msg);
+        cJSON_Delete(o);
+        return PERSIST_REJECT;
+    }
+    /* the id must be the one the file is named after: it names every file written later */
+    if (!cJSON_IsString(id) || !persist_id_valid(id->valuestring) || strcmp(id->valuestring, file_id) != 0) {
+        snprintf(why, whylen, "/id: must be a session id ([A-Za-z0-9_-], under 64) and the file's name");
+        cJSON_Delete(o);
+        return PERSIST_REJECT;
+    }
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(o, "state");
-    if (!cJSON_IsString(id) || !cJSON_IsObject(spec) || !cJSON_IsObject(state)) {
-        log_event(LOG_ERROR, "restore_skipped", "file=%s reason=\"not a session checkpoint\"", log_q(file));
-        cJSON_Delete(o);
-        return -1;
-    }
     session_opts so = {0};
     const cJSON *v;
     so.name = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name")) ? v->valuestring : NULL;
@@ -262,20 +288,27 @@ int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len
         cJSON_Delete(ignored);
     }
     session *s = NULL;
-    create_result r = make_session(d, id->valuestring, spec_text, "/spec", &so, &ro, &s);
+    create_result r = spec_text && state_text ? make_session(d, id->valuestring, spec_text, "/spec", &so, &ro, &s)
+                                              : (create_result){500, "out of memory", NULL};
+    int rc = PERSIST_RESTORED;
     if (r.status == 201) {
-        session_view v;
-        session_snapshot(s, &v);
-        log_event(LOG_INFO, "session_restored", "id=%s state=%s t=%.6g", session_id(s), session_status_name(v.status), v.t);
+        session_view v2;
+        session_snapshot(s, &v2);
+        log_event(LOG_INFO, "session_restored", "id=%s state=%s t=%.6g", session_id(s), session_status_name(v2.status), v2.t);
         session_release(s);
+    } else if (r.status == 422) {
+        /* the spec does not compile (any more), or the state does not fit it */
+        snprintf(why, whylen, "%s", r.detail);
+        rc = PERSIST_REJECT;
     } else {
         log_event(LOG_ERROR, "restore_failed", "file=%s status=%d detail=%s", log_q(file), r.status, log_q(r.detail));
+        rc = PERSIST_KEEP;
     }
     cJSON_Delete(r.errors);
     free(spec_text);
     free(state_text);
     cJSON_Delete(o);
-    return r.status == 201 ? 0 : -1;
+    return rc;
 }
 
 void daemon_checkpoint_all(daemon_ctx *d, double within)

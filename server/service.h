@@ -43,7 +43,8 @@ void daemon_checkpoint_all(daemon_ctx *d, double within);
 /* Removes a session: its work stops, its checkpoint goes and is never written again, its
  * stream clients are told. -1 when there is no such session. */
 int daemon_delete_session(daemon_ctx *d, const char *id);
-/* persist_load_all's callback: one checkpoint file back as a session. 0 when restored. */
-int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len);
+/* persist_load_all's callback: one checkpoint file back as a session (persist.h's codes). */
+int daemon_restore_one(void *ctx, const char *file_id, const char *file, const char *text, size_t len, char *why,
+                       size_t whylen);
 
 #endif
