@@ -21,9 +21,11 @@ int auth_enabled(const auth *a);
 int auth_token_count(const auth *a);
 /* The role of an "Authorization: Bearer ..." header value (ROLE_NONE if missing or wrong). */
 role auth_bearer(const auth *a, const char *header);
+/* Which configured token an Authorization header carries (-1: none): whose tickets are whose. */
+int auth_token_owner(const auth *a, const char *header);
 /* A ticket for streaming one session (or "" for any) with the given role; written to out
- * (at least 64 bytes). */
-int auth_issue_ticket(auth *a, const char *session_id, role r, double ttl, char *out, size_t outlen);
+ * (at least 64 bytes). An owner holding many tickets cancels its own oldest, not others'. */
+int auth_issue_ticket(auth *a, const char *session_id, role r, double ttl, int owner, char *out, size_t outlen);
 /* Redeems a ticket once: its role if valid for session_id and not expired, else ROLE_NONE. */
 role auth_redeem_ticket(auth *a, const char *ticket, const char *session_id);
 

@@ -181,3 +181,31 @@ test("a page on another site cannot drive a loopback daemon: Host, Origin and Co
     d.cleanup();
   }
 });
+
+test("one viewer asking for 1030 stream tickets cancels only its own", async () => {
+  const d = await startDaemon({ env: { RODD_TOKENS: "operator:op-secret,viewer:viewer-a,viewer:viewer-b" } });
+  try {
+    const op = { authorization: "Bearer op-secret" };
+    const id = (await api(d, "POST", "/v1/sessions", { spec: cableSpec() }, op)).json.id;
+    const ticket = async (who) => (await api(d, "POST", "/v1/stream-tickets", { session: id }, { authorization: `Bearer ${who}` })).json;
+    const b = await ticket("viewer-b");
+    assert.ok(b.ticket, JSON.stringify(b));
+    for (let i = 0; i < 1029; i += 7) await Promise.all(Array.from({ length: Math.min(7, 1029 - i) }, () => ticket("viewer-a")));
+    const last = await ticket("viewer-a");
+    const open = (t) =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(`${d.wsUrl(`/v1/sessions/${id}/stream`)}?ticket=${t}`);
+        ws.on("open", () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.on("unexpected-response", (req, res) => resolve(res.statusCode));
+        ws.on("error", () => resolve(-1));
+      });
+    assert.equal(await open(b.ticket), 101, "the other viewer's ticket still works");
+    assert.equal(await open(last.ticket), 101, "and so does the many-ticket viewer's latest");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
