@@ -133,6 +133,11 @@ static int parse_tokens(auth *a, const char *path, char *buf, char *err, size_t 
     return 0;
 }
 
+int auth_load_tokens_text(auth *a, const char *name, char *text, char *err, size_t errlen)
+{
+    return parse_tokens(a, name, text, err, errlen);
+}
+
 static int load_file(auth *a, const char *path, char *err, size_t errlen)
 {
     char *buf = read_text_file(path, 1u << 20, NULL);

@@ -16,6 +16,8 @@ typedef struct auth auth;
  * its "role:token,..." list. NULL with a message when a token source is unreadable or bad. */
 auth *auth_new(const server_config *c, char *err, size_t errlen);
 void auth_free(auth *a);
+/* Adds the tokens of a tokens file's text (modified in place); name is for messages. */
+int auth_load_tokens_text(auth *a, const char *name, char *text, char *err, size_t errlen);
 /* No tokens configured: everyone may do everything (the daemon then listens on loopback). */
 int auth_enabled(const auth *a);
 int auth_token_count(const auth *a);

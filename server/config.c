@@ -146,17 +146,11 @@ static int set_field(server_config *c, const field *f, const char *text, double 
     return 0;
 }
 
-int config_load_file(server_config *c, const char *path, char *err, size_t errlen)
+int config_load_text(server_config *c, const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
-    char *buf = read_text_file(path, 1u << 20, NULL);
-    if (!buf) {
-        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
-        return -1;
-    }
-    cJSON *o = cJSON_Parse(buf);
-    free(buf);
+    cJSON *o = cJSON_ParseWithLength(text, len);
     if (!cJSON_IsObject(o)) {
-        snprintf(err, errlen, "config %s: not a JSON object", path);
+        snprintf(err, errlen, "config %s: not a JSON object", name);
         cJSON_Delete(o);
         return -1;
     }
@@ -166,18 +160,31 @@ int config_load_file(server_config *c, const char *path, char *err, size_t errle
         for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
             if (strcmp(fields[i].key, it->string) == 0) f = &fields[i];
         if (!f) {
-            snprintf(err, errlen, "config %s: unknown key \"%s\"", path, it->string);
+            snprintf(err, errlen, "config %s: unknown key \"%.100s\"", name, it->string);
             rc = -1;
         } else if (cJSON_IsString(it)) {
             rc = set_field(c, f, it->valuestring, 0, 0, err, errlen);
         } else if (cJSON_IsNumber(it)) {
             rc = set_field(c, f, "", it->valuedouble, 1, err, errlen);
         } else {
-            snprintf(err, errlen, "config %s: %s must be a string or a number", path, it->string);
+            snprintf(err, errlen, "config %s: %s must be a string or a number", name, it->string);
             rc = -1;
         }
     }
     cJSON_Delete(o);
+    return rc;
+}
+
+int config_load_file(server_config *c, const char *path, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *buf = read_text_file(path, 1u << 20, &n);
+    if (!buf) {
+        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const int rc = config_load_text(c, path, buf, n, err, errlen);
+    free(buf);
     return rc;
 }
 

@@ -43,6 +43,8 @@ typedef struct {
 void config_defaults(server_config *c);
 /* Reads a JSON file; returns 0 or -1 with a message. Unknown keys are errors. */
 int config_load_file(server_config *c, const char *path, char *err, size_t errlen);
+/* The same from a file's text; name is for messages. */
+int config_load_text(server_config *c, const char *name, const char *text, size_t len, char *err, size_t errlen);
 int config_from_env(server_config *c, char *err, size_t errlen);
 /* "HOST:PORT", ":PORT" or "PORT" */
 int config_set_listen(server_config *c, const char *addr, char *err, size_t errlen);

@@ -38,234 +38,6 @@ typedef struct {
     role role;
 } upload;
 
-void reply_json(http_response *rs, int status, cJSON *o)
-{
-    rs->status = status;
-    rs->content_type = "application/json";
-    free(rs->body);
-    rs->body = o ? cJSON_PrintUnformatted(o) : strdup("{}");
-    rs->len = rs->body ? strlen(rs->body) : 0;
-    cJSON_Delete(o);
-}
-
-void reply_text(http_response *rs, int status, const char *ctype, const char *text)
-{
-    rs->status = status;
-    rs->content_type = ctype;
-    free(rs->body);
-    rs->body = strdup(text);
-    rs->len = rs->body ? strlen(rs->body) : 0;
-}
-
-void reply_problem(http_response *rs, int status, const char *type, const char *title,
-                   const char *detail, cJSON *errors)
-{
-    cJSON *o = cJSON_CreateObject();
-    char t[160];
-    snprintf(t, sizeof t, "https://rodd.invalid/problems/%s", type);
-    cJSON_AddStringToObject(o, "type", t);
-    cJSON_AddStringToObject(o, "title", title);
-    cJSON_AddNumberToObject(o, "status", status);
-    if (detail) cJSON_AddStringToObject(o, "detail", detail);
-    if (errors) cJSON_AddItemToObject(o, "errors", errors);
-    reply_json(rs, status, o);
-    rs->content_type = "application/problem+json";
-}
-
-void reply_not_allowed(http_response *rs, const char *allow)
-{
-    char detail[96];
-    snprintf(detail, sizeof detail, "this resource takes %s", allow);
-    reply_problem(rs, 405, "method-not-allowed", "Method not allowed", detail, NULL);
-    snprintf(rs->allow, sizeof rs->allow, "%s", allow);
-}
-
-const char *req_header(http_request *rq, const char *name)
-{
-    return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
-}
-
-const char *req_query(http_request *rq, const char *name)
-{
-    return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-cJSON *req_json(http_request *rq, http_response *rs)
-{
-    if (!rq->len) {
-        reply_problem(rs, 400, "malformed-json", "The request body is empty", "expected a JSON object", NULL);
-        return NULL;
-    }
-    const char *end = NULL;
-    cJSON *o = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, 0);
-    if (o && end) {
-        /* only whitespace may follow the object */
-        const char *p = end, *stop = rq->body + rq->len;
-        while (p < stop && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
-        if (p < stop) {
-            cJSON_Delete(o);
-            o = NULL;
-            end = p;
-        }
-    }
-    if (!o || !cJSON_IsObject(o)) {
-        size_t at = end ? (size_t)(end - rq->body) : 0;
-        int line = 1, col = 1;
-        for (size_t i = 0; i < at && i < rq->len; i++) {
-            if (rq->body[i] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        char detail[160];
-        if (o)
-            snprintf(detail, sizeof detail, "the body must be a JSON object");
-        else
-            snprintf(detail, sizeof detail, "malformed JSON at line %d, column %d (byte %zu)", line, col, at);
-        cJSON *err = cJSON_CreateArray();
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "path", "");
-        cJSON_AddStringToObject(e, "message", detail);
-        cJSON_AddNumberToObject(e, "line", line);
-        cJSON_AddNumberToObject(e, "column", col);
-        cJSON_AddItemToArray(err, e);
-        reply_problem(rs, 400, "malformed-json", "The request body is not a JSON object", detail, err);
-        cJSON_Delete(o);
-        return NULL;
-    }
-    /* text that is not UTF-8 would make every later answer that repeats it invalid JSON */
-    char where[256];
-    if (json_find_bad_utf8(o, where, sizeof where)) {
-        cJSON *err = cJSON_CreateArray();
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "path", where);
-        cJSON_AddStringToObject(e, "message", "not valid UTF-8");
-        cJSON_AddItemToArray(err, e);
-        reply_problem(rs, 422, "invalid-request", "The request has text that is not UTF-8", where, err);
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
-int req_need(http_request *rq, http_response *rs, role r)
-{
-    if (rq->role >= r) return 1;
-    if (rq->role == ROLE_NONE)
-        reply_problem(rs, 401, "unauthorized", "A bearer token is required",
-                      "send Authorization: Bearer TOKEN", NULL);
-    else
-        reply_problem(rs, 403, "forbidden", "This token's role may not do that",
-                      r == ROLE_OPERATOR ? "needs an operator token" : "needs a viewer token", NULL);
-    return 0;
-}
-
-void stream_url_for(http_request *rq, const char *id, char *out, size_t len)
-{
-    const char *host = req_header(rq, "Host");
-    char h[256];
-    if (host && *host) {
-        snprintf(h, sizeof h, "%s", host);
-        /* strip the port of "host:port" (and keep "[v6]" whole) */
-        char *colon = strrchr(h, ':');
-        char *bracket = strrchr(h, ']');
-        if (colon && (!bracket || colon > bracket)) *colon = '\0';
-    } else {
-        snprintf(h, sizeof h, "%s", rq->d->cfg.listen_host);
-    }
-    snprintf(out, len, "ws://%s:%d/v1/sessions/%s/stream", h, rq->d->ws_port, id);
-}
-
-static void route(http_request *rq, http_response *rs)
-{
-    const char *p = rq->path, *m = rq->method;
-    const int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
-    if (!get && (strcmp(p, "/livez") == 0 || strcmp(p, "/readyz") == 0 || strcmp(p, "/metrics") == 0 ||
-                 strcmp(p, "/v1") == 0)) {
-        reply_not_allowed(rs, "GET, HEAD");
-        return;
-    }
-    if (strcmp(p, "/livez") == 0) {
-        reply_text(rs, 200, "text/plain; charset=utf-8", "ok\n");
-        return;
-    }
-    if (strcmp(p, "/readyz") == 0) {
-        if (!atomic_load(&rq->d->ready))
-            reply_problem(rs, 503, "not-ready", "Not ready", "starting or draining", NULL);
-        else if (pool_count(rq->d->pool) >= pool_capacity(rq->d->pool))
-            reply_problem(rs, 503, "not-ready", "Not ready", "the session pool is full", NULL);
-        else
-            reply_text(rs, 200, "text/plain; charset=utf-8", "ready\n");
-        return;
-    }
-    if (strcmp(p, "/metrics") == 0) {
-        char *text = metrics_render(rq->d->pool);
-        if (text) reply_text(rs, 200, "text/plain; version=0.0.4", text);
-        else reply_problem(rs, 500, "internal", "Out of memory", NULL, NULL);
-        free(text);
-        return;
-    }
-    if (strncmp(p, "/v1/", 4) != 0 && strcmp(p, "/v1") != 0) {
-        if (get) {
-            h_static(rq, rs);
-            return;
-        }
-        reply_not_allowed(rs, "GET, HEAD");
-        return;
-    }
-    if (strcmp(p, "/v1/sessions") == 0) {
-        h_sessions_collection(rq, rs);
-        return;
-    }
-    if (strncmp(p, "/v1/sessions/", 13) == 0) {
-        if (!h_session_route(rq, rs))
-            reply_problem(rs, 404, "not-found", "No such resource", p, NULL);
-        return;
-    }
-    if (strcmp(p, "/v1/solve") == 0) {
-        if (strcmp(m, "POST") != 0) {
-            reply_not_allowed(rs, "POST");
-            return;
-        }
-        h_solve(rq, rs);
-        return;
-    }
-    if (strcmp(p, "/v1/stream-tickets") == 0) {
-        if (strcmp(m, "POST") != 0) {
-            reply_not_allowed(rs, "POST");
-            return;
-        }
-        h_stream_ticket(rq, rs);
-        return;
-    }
-    if (strcmp(p, "/v1/examples") == 0 || strncmp(p, "/v1/examples/", 13) == 0) {
-        if (!get) {
-            reply_not_allowed(rs, "GET, HEAD");
-            return;
-        }
-        h_examples(rq, rs, p[12] == '/' ? p + 13 : NULL);
-        return;
-    }
-    if (strcmp(p, "/v1") == 0) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", "rodd");
-        cJSON_AddStringToObject(o, "version", ROD_VERSION);
-        cJSON_AddStringToObject(o, "sessions", "/v1/sessions");
-        cJSON_AddStringToObject(o, "openapi", "/openapi.yaml");
-        cJSON_AddBoolToObject(o, "auth", auth_enabled(rq->d->auth));
-        reply_json(rs, 200, o);
-        return;
-    }
-    reply_problem(rs, 404, "not-found", "No such resource", p, NULL);
-}
-
-static int is_write(const char *m)
-{
-    return strcmp(m, "GET") != 0 && strcmp(m, "HEAD") != 0 && strcmp(m, "OPTIONS") != 0;
-}
-
 static enum MHD_Result send_response(struct MHD_Connection *conn, const char *method, const char *path,
                                      http_response *rs)
 {
@@ -305,48 +77,17 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const char *me
     return ret;
 }
 
-/* What the headers alone decide, before any of the body is read: the host and the page the
- * request comes from, the token when a body follows, the body's type and size, and room for
- * it among the bodies in flight. 0 to go on; else rs holds the refusal. */
+static const char *mhd_lookup(void *ctx, int kind, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, kind == HTTP_QUERY ? MHD_GET_ARGUMENT_KIND : MHD_HEADER_KIND, name);
+}
+
+/* What the headers alone decide (http_admit), and room for the body among the bodies in
+ * flight. 0 to go on; else rs holds the refusal. */
 static int admit(http_server *h, struct MHD_Connection *conn, upload *up, http_response *rs)
 {
-    daemon_ctx *d = h->d;
-    const server_config *cfg = &d->cfg;
-    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
-    const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
-    if (!host_allowed(cfg, host)) {
-        reply_problem(rs, 403, "host-not-allowed", "This daemon does not answer to that host name",
-                      "the Host header names neither the listen address nor an allowed_hosts name", NULL);
-        return -1;
-    }
-    if (!origin_allowed(cfg, origin, host)) {
-        reply_problem(rs, 403, "origin-not-allowed", "Requests from that page are not allowed",
-                      "the Origin is not this daemon's own host nor in allowed_origins", NULL);
-        return -1;
-    }
-    up->role = !auth_enabled(d->auth) ? ROLE_OPERATOR
-                                      : auth_bearer(d->auth, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                                                         "Authorization"));
-    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-    const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
-    unsigned long long length = cl ? strtoull(cl, NULL, 10) : 0;
-    if (!length && !te) return 0; /* no body */
-    if (length > cfg->max_body) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", cfg->max_body);
-        reply_problem(rs, 413, "body-too-large", "Request body too large", detail, NULL);
-        return -1;
-    }
-    if (up->role == ROLE_NONE) {
-        reply_problem(rs, 401, "unauthorized", "A bearer token is required", "send Authorization: Bearer TOKEN",
-                      NULL);
-        return -1;
-    }
-    if (!media_type_is_json(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"))) {
-        reply_problem(rs, 415, "unsupported-media-type", "Request bodies are JSON",
-                      "send Content-Type: application/json", NULL);
-        return -1;
-    }
+    unsigned long long length = 0;
+    if (http_admit(h->d, mhd_lookup, conn, &up->role, &length, rs) != 0) return -1;
     if (length && http_guard_reserve_body(h->guard, (size_t)length) != 0) {
         reply_problem(rs, 503, "busy", "Too many request bodies in flight", "try again shortly", NULL);
         snprintf(rs->retry_after, sizeof rs->retry_after, "1");
@@ -413,7 +154,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         return MHD_YES;
     }
     http_guard_handling(h->guard, conn);
-    http_request rq = {d, conn, method, "", up->body, up->len, up->role};
+    http_request rq = {d, mhd_lookup, conn, method, "", up->body, up->len, up->role};
     /* the path, without the query string */
     snprintf(rq.path, sizeof rq.path, "%s", url);
     char *q = strchr(rq.path, '?');
@@ -426,11 +167,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     } else if (up->too_busy) {
         reply_problem(&rs, 503, "busy", "Too many request bodies in flight", "try again shortly", NULL);
         snprintf(rs.retry_after, sizeof rs.retry_after, "1");
-    } else if (!atomic_load(&d->ready) && is_write(method) && strncmp(rq.path, "/v1/", 4) == 0) {
+    } else if (!atomic_load(&d->ready) && http_is_write(method) && strncmp(rq.path, "/v1/", 4) == 0) {
         reply_problem(&rs, 503, "not-ready", "Not ready", "the daemon is starting or draining", NULL);
         snprintf(rs.retry_after, sizeof rs.retry_after, "1");
     } else {
-        route(&rq, &rs);
+        http_route(&rq, &rs);
     }
     return send_response(conn, method, rq.path, &rs);
 }
