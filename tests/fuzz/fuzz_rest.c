@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #define MAX_HEADERS 16
 
@@ -131,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON_Delete(o);
     }
     free(rs.body);
+    if (rs.file && rs.file_temporary) unlink(rs.file);
     free((char *)rs.file);
     /* no session outlives its input: the next one starts from an empty pool */
     session **all;
