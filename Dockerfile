@@ -4,9 +4,9 @@
 #   podman run -p 8080:8080 -p 8081:8081 -v rodd-state:/var/lib/rodd \
 #     -e RODD_TOKENS=operator:$token rodd:0.1.0
 # (the daemon refuses placeholder tokens such as CHANGE-ME)
-# Ports: 8080 REST and the viewer, 8081 streams (WebSocket). Without tokens the daemon listens
-# on loopback only, which inside a container means host networking; give tokens (RODD_TOKENS,
-# or a file at RODD_TOKENS_FILE, e.g. a mounted secret) to serve a network.
+# Ports: 8080 REST and the viewer, 8081 streams (WebSocket). Without tokens the daemon refuses
+# to listen anywhere but loopback (set RODD_LISTEN=127.0.0.1:8080 with host networking); give
+# tokens (RODD_TOKENS, or a file at RODD_TOKENS_FILE, e.g. a mounted secret) to serve a network.
 # BASE lets a build use a locally made Debian bookworm instead of the public image. A viewer
 # already built in web/dist (make web) is used as is; otherwise the build stage builds it
 # (which needs the npm registry).

@@ -46,7 +46,7 @@ CRITERION_JOBS ?= 2
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
-        fuzz fuzz-run bench bench-load bench-viewer clean
+        fuzz fuzz-run fuzz-long bench bench-load bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -174,10 +174,45 @@ fuzz: $(BUILD)/fuzz_spec
 $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 	@mkdir -p $(BUILD)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_spec.c $(CORE_SRC) $(LDLIBS)
-fuzz-run: $(BUILD)/fuzz_spec
+# The daemon's inputs, each with its own harness (tests/fuzz/fuzz_NAME.c) and seed corpus
+# (tests/fuzz/NAME/): REST requests through the daemon's routing, stream messages, checkpoint
+# files, the config file and the tokens file. Their objects are built once with the fuzzer's
+# instrumentation (build/fuzz-obj) and linked into each.
+FUZZ_SURFACES = rest stream checkpoint config tokens
+FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
+                 -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
+$(BUILD)/fuzz-obj/%.o: %.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_OBJ_FLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	clang $(FUZZ_OBJ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(SERVER_LIBS) $(LDLIBS)
+fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)
+
+# `make test` runs each briefly on its corpus (FUZZ_SECONDS for the spec, FUZZ_SURFACE_SECONDS
+# for each of the others); `make fuzz-long` runs each for FUZZ_LONG_SECONDS (a night: 8 h over
+# six surfaces) and prints the executions each ran.
+FUZZ_RUN = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+fuzz-run: fuzz
 	@mkdir -p $(BUILD)/fuzz-corpus
-	$(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-20} -timeout=10 -rss_limit_mb=2048 \
-	    -print_final_stats=1 -dict=tests/fuzz/spec.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
+	$(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-20} $(FUZZ_RUN) \
+	    -dict=tests/fuzz/spec.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
+	@set -e; for s in $(FUZZ_SURFACES); do \
+	    mkdir -p $(BUILD)/fuzz-corpus-$$s; \
+	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_SURFACE_SECONDS:-5} $(FUZZ_RUN) \
+	        $(BUILD)/fuzz-corpus-$$s tests/fuzz/$$s > $(BUILD)/fuzz-$$s.log 2>&1; then \
+	        tail -60 $(BUILD)/fuzz-$$s.log; exit 1; fi; \
+	    echo "fuzz $$s: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-$$s.log)"; \
+	done
+fuzz-long: fuzz
+	@set -e; for s in spec $(FUZZ_SURFACES); do \
+	    mkdir -p $(BUILD)/fuzz-corpus-$$s; \
+	    seeds=tests/fuzz/$$s; [ $$s = spec ] && seeds="tests/fuzz/corpus api/examples"; \
+	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_LONG_SECONDS:-4800} $(FUZZ_RUN) \
+	        $(BUILD)/fuzz-corpus-$$s $$seeds > $(BUILD)/fuzz-long-$$s.log 2>&1; then \
+	        tail -60 $(BUILD)/fuzz-long-$$s.log; exit 1; fi; \
+	    echo "$$s: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-long-$$s.log)"; \
+	done
 
 $(BUILD)/bench_statics: tests/bench/bench_statics.c tests/bench/bench_util.h $(BUILD)/librodcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/librodcore.a $(LDLIBS)

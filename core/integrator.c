@@ -247,6 +247,9 @@ static int dyn_restart(const rod_model *m, rod_state *st)
         char *name = CVodeGetReturnFlagName(flag);
         state_set_error(st, "CVODE setup failed: %s", name ? name : "?");
         free(name);
+        /* a half-set-up CVODE must not be reinitialised next time as if it were whole */
+        if (d->mem) CVodeFree(&d->mem);
+        st->need_reinit = 1;
         return ROD_ESOLVER;
     }
     st->need_reinit = 0;
@@ -259,17 +262,19 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
     if (!st->dyn) {
         struct dyn_solver *d = calloc(1, sizeof *d);
         if (!d) return ROD_ENOMEM;
-        st->dyn = d;
-        if (SUNContext_Create(NULL, &d->ctx) != 0) return ROD_ENOMEM;
-        d->y = N_VNew_Serial(2 * m->n, d->ctx);
+        if (SUNContext_Create(NULL, &d->ctx) != 0) d->ctx = NULL;
+        d->y = d->ctx ? N_VNew_Serial(2 * m->n, d->ctx) : NULL;
         d->A = d->y ? SUNDenseMatrix(2 * m->n, 2 * m->n, d->ctx) : NULL;
         /* the Newton systems solved through their n x n Schur complement */
         d->LS = d->A ? linsol_reduced_create(m->n, d->ctx) : NULL;
-        if (m->spec->integrator == INTEGRATOR_GALPHA) d->ga = galpha_create(m);
+        if (d->LS && m->spec->integrator == INTEGRATOR_GALPHA) d->ga = galpha_create(m);
         if (!d->LS || (m->spec->integrator == INTEGRATOR_GALPHA && !d->ga)) {
+            /* nothing half-built stays attached: the next start tries again from scratch */
+            dyn_solver_free(d);
             state_set_error(st, "out of memory creating the integrator");
             return ROD_ENOMEM;
         }
+        st->dyn = d;
     } else if (st->dyn->ga) {
         galpha *ga = galpha_create(m); /* fresh counters */
         if (!ga) {

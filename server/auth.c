@@ -24,14 +24,17 @@ typedef struct {
     char session[64];
     role r;
     double expires;
+    double issued;
+    int owner; /* the token that asked for it (-1: no tokens configured) */
 } ticket_entry;
+
+#define TICKETS_PER_OWNER 16
 
 struct auth {
     token_entry tokens[MAX_TOKENS];
     int ntokens;
     pthread_mutex_t mu;
     ticket_entry tickets[MAX_TICKETS];
-    int nticket_next;
 };
 
 const char *role_name(role r)
@@ -130,6 +133,11 @@ static int parse_tokens(auth *a, const char *path, char *buf, char *err, size_t 
     return 0;
 }
 
+int auth_load_tokens_text(auth *a, const char *name, char *text, char *err, size_t errlen)
+{
+    return parse_tokens(a, name, text, err, errlen);
+}
+
 static int load_file(auth *a, const char *path, char *err, size_t errlen)
 {
     char *buf = read_text_file(path, 1u << 20, NULL);
@@ -209,16 +217,63 @@ role auth_bearer(const auth *a, const char *header)
     return best;
 }
 
-int auth_issue_ticket(auth *a, const char *session_id, role r, double ttl, char *out, size_t outlen)
+int auth_token_owner(const auth *a, const char *header)
+{
+    if (!header || strncasecmp(header, "Bearer ", 7) != 0) return -1;
+    const char *tok = header + 7;
+    while (*tok == ' ') tok++;
+    for (int i = 0; i < a->ntokens; i++)
+        if (same(a->tokens[i].token, tok)) return i;
+    return -1;
+}
+
+/* The slot a new ticket of `owner` takes (mu held): its own oldest once it holds
+ * TICKETS_PER_OWNER live ones, else a free or expired slot, else the oldest ticket of whoever
+ * holds the most, so that one client asking for many cancels only its own. */
+static ticket_entry *ticket_slot(auth *a, int owner, double now)
+{
+    int held[MAX_TOKENS + 1] = {0};
+    ticket_entry *free_slot = NULL, *own_oldest = NULL;
+    for (int i = 0; i < MAX_TICKETS; i++) {
+        ticket_entry *e = &a->tickets[i];
+        if (!e->ticket[0] || e->expires < now) {
+            if (!free_slot) free_slot = e;
+            continue;
+        }
+        held[e->owner + 1]++;
+        if (e->owner == owner && (!own_oldest || e->issued < own_oldest->issued)) own_oldest = e;
+    }
+    if (held[owner + 1] >= TICKETS_PER_OWNER) return own_oldest;
+    if (free_slot) return free_slot;
+    int heavy = 0;
+    for (int o = 1; o <= MAX_TOKENS; o++)
+        if (held[o] > held[heavy]) heavy = o;
+    ticket_entry *victim = NULL;
+    for (int i = 0; i < MAX_TICKETS; i++) {
+        ticket_entry *e = &a->tickets[i];
+        if (e->owner + 1 == heavy && (!victim || e->issued < victim->issued)) victim = e;
+    }
+    return victim;
+}
+
+int auth_issue_ticket(auth *a, const char *session_id, role r, double ttl, int owner, char *out, size_t outlen)
 {
     char t[65];
     if (outlen < sizeof t || random_hex(t, 32) != 0) return -1;
+    if (owner < -1 || owner >= MAX_TOKENS) owner = -1;
     pthread_mutex_lock(&a->mu);
-    ticket_entry *e = &a->tickets[a->nticket_next++ % MAX_TICKETS];
+    const double now = mono_now();
+    ticket_entry *e = ticket_slot(a, owner, now);
+    if (!e) {
+        pthread_mutex_unlock(&a->mu);
+        return -1;
+    }
     snprintf(e->ticket, sizeof e->ticket, "%s", t);
     snprintf(e->session, sizeof e->session, "%s", session_id ? session_id : "");
     e->r = r;
-    e->expires = mono_now() + ttl;
+    e->expires = now + ttl;
+    e->issued = now;
+    e->owner = owner;
     pthread_mutex_unlock(&a->mu);
     snprintf(out, outlen, "%s", t);
     return 0;

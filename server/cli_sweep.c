@@ -284,8 +284,17 @@ static int collect(const char *dir, const char *out_path)
             continue;
         }
         if (n == cap) {
+            cJSON **grown = realloc(pts, (size_t)cap * 2 * sizeof *pts);
+            if (!grown) {
+                fprintf(stderr, "rodd sweep: out of memory after %d points\n", n);
+                cJSON_Delete(o);
+                for (int i = 0; i < n; i++) cJSON_Delete(pts[i]);
+                free(pts);
+                closedir(d);
+                return EXIT_FAILURE_OTHER;
+            }
+            pts = grown;
             cap *= 2;
-            pts = realloc(pts, (size_t)cap * sizeof *pts);
         }
         pts[n++] = o;
     }

@@ -3,6 +3,9 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,8 @@ void config_defaults(server_config *c)
     c->max_body = 4u << 20;
     c->http_threads = 4;
     c->connection_timeout = 30;
+    c->request_timeout = 10.0;
+    c->max_bodies_in_flight = 32u << 20;
     c->per_ip_connections = 64;
     c->max_connections = 512;
     c->max_streams = 256;
@@ -34,6 +39,8 @@ void config_defaults(server_config *c)
     c->max_rate = 60.0; /* a running session publishes at most 60 frames per second */
     c->advance_limit = 10.0;
     c->drain_timeout = 20.0; /* inside the 30 s an orchestrator gives by default */
+    c->min_sim_rate = 1e-3;
+    c->sim_rate_window = 10.0;
     c->ws_max_message = 4096;
 }
 
@@ -79,6 +86,7 @@ static const field fields[] = {
     F(tokens_file, "RODD_TOKENS_FILE", K_STR),
     F(tokens, "RODD_TOKENS", K_STR),
     F(allowed_origins, "RODD_ALLOWED_ORIGINS", K_STR),
+    F(allowed_hosts, "RODD_ALLOWED_HOSTS", K_STR),
     F(workers, "RODD_WORKERS", K_INT),
     F(max_sessions, "RODD_MAX_SESSIONS", K_INT),
     F(max_dof, "RODD_MAX_DOF", K_INT),
@@ -86,6 +94,8 @@ static const field fields[] = {
     F(max_body, "RODD_MAX_BODY", K_SIZE),
     F(http_threads, "RODD_HTTP_THREADS", K_INT),
     F(connection_timeout, "RODD_CONNECTION_TIMEOUT", K_INT),
+    F(request_timeout, "RODD_REQUEST_TIMEOUT", K_DBL),
+    F(max_bodies_in_flight, "RODD_MAX_BODIES_IN_FLIGHT", K_SIZE),
     F(per_ip_connections, "RODD_PER_IP_CONNECTIONS", K_INT),
     F(max_connections, "RODD_MAX_CONNECTIONS", K_INT),
     F(max_streams, "RODD_MAX_STREAMS", K_INT),
@@ -96,6 +106,8 @@ static const field fields[] = {
     F(max_rate, "RODD_MAX_RATE", K_DBL),
     F(advance_limit, "RODD_ADVANCE_LIMIT", K_DBL),
     F(drain_timeout, "RODD_DRAIN_TIMEOUT", K_DBL),
+    F(min_sim_rate, "RODD_MIN_SIM_RATE", K_DBL),
+    F(sim_rate_window, "RODD_SIM_RATE_WINDOW", K_DBL),
     F(ws_max_message, "RODD_WS_MAX_MESSAGE", K_SIZE),
 };
 #undef F
@@ -121,8 +133,11 @@ static int set_field(server_config *c, const field *f, const char *text, double 
             return -1;
         }
     }
-    if (v < 0 || (f->k != K_DBL && v != (double)(long long)v)) {
-        snprintf(err, errlen, "%s: must be a %s >= 0", f->key, f->k == K_DBL ? "number" : "whole number");
+    /* nan and inf parse as numbers, and would silently disable what they set */
+    const double most = f->k == K_INT ? (double)INT_MAX : f->k == K_SIZE ? 9007199254740992.0 : DBL_MAX;
+    if (!isfinite(v) || v < 0 || v > most || (f->k != K_DBL && v != floor(v))) {
+        snprintf(err, errlen, "%s: must be a finite %s in [0, %.17g]", f->key, f->k == K_DBL ? "number" : "whole number",
+                 most);
         return -1;
     }
     if (f->k == K_INT) *(int *)dst = (int)v;
@@ -131,17 +146,11 @@ static int set_field(server_config *c, const field *f, const char *text, double 
     return 0;
 }
 
-int config_load_file(server_config *c, const char *path, char *err, size_t errlen)
+int config_load_text(server_config *c, const char *name, const char *text, size_t len, char *err, size_t errlen)
 {
-    char *buf = read_text_file(path, 1u << 20, NULL);
-    if (!buf) {
-        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
-        return -1;
-    }
-    cJSON *o = cJSON_Parse(buf);
-    free(buf);
+    cJSON *o = cJSON_ParseWithLength(text, len);
     if (!cJSON_IsObject(o)) {
-        snprintf(err, errlen, "config %s: not a JSON object", path);
+        snprintf(err, errlen, "config %s: not a JSON object", name);
         cJSON_Delete(o);
         return -1;
     }
@@ -151,18 +160,31 @@ int config_load_file(server_config *c, const char *path, char *err, size_t errle
         for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
             if (strcmp(fields[i].key, it->string) == 0) f = &fields[i];
         if (!f) {
-            snprintf(err, errlen, "config %s: unknown key \"%s\"", path, it->string);
+            snprintf(err, errlen, "config %s: unknown key \"%.100s\"", name, it->string);
             rc = -1;
         } else if (cJSON_IsString(it)) {
             rc = set_field(c, f, it->valuestring, 0, 0, err, errlen);
         } else if (cJSON_IsNumber(it)) {
             rc = set_field(c, f, "", it->valuedouble, 1, err, errlen);
         } else {
-            snprintf(err, errlen, "config %s: %s must be a string or a number", path, it->string);
+            snprintf(err, errlen, "config %s: %s must be a string or a number", name, it->string);
             rc = -1;
         }
     }
     cJSON_Delete(o);
+    return rc;
+}
+
+int config_load_file(server_config *c, const char *path, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *buf = read_text_file(path, 1u << 20, &n);
+    if (!buf) {
+        snprintf(err, errlen, "cannot read config %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const int rc = config_load_text(c, path, buf, n, err, errlen);
+    free(buf);
     return rc;
 }
 

@@ -14,14 +14,17 @@ typedef struct {
     char examples_dir[512];
     char tokens_file[512];
     char tokens[2048];     /* "role:token,role:token" */
-    char allowed_origins[1024]; /* comma-separated; "" = same host only */
+    char allowed_origins[1024]; /* comma-separated; "" = the daemon's own hosts only */
+    char allowed_hosts[1024];   /* Host names besides the listen address's; comma-separated */
     int workers;
     int max_sessions;
     int max_dof;
     int max_points;
     size_t max_body;
     int http_threads;
-    int connection_timeout;  /* s */
+    int connection_timeout;  /* s idle */
+    double request_timeout;  /* s for a request's headers, and again for its body */
+    size_t max_bodies_in_flight; /* bytes of request bodies held at once, all requests */
     int per_ip_connections;
     int max_connections;
     int max_streams;
@@ -32,12 +35,16 @@ typedef struct {
     double max_rate;          /* Hz */
     double advance_limit;     /* s of wall time one :advance may take */
     double drain_timeout;     /* s a drain waits for a worker's step to end */
+    double min_sim_rate;      /* a session computing slower than this x real time fails */
+    double sim_rate_window;   /* s of computing that rate is measured over */
     size_t ws_max_message;
 } server_config;
 
 void config_defaults(server_config *c);
 /* Reads a JSON file; returns 0 or -1 with a message. Unknown keys are errors. */
 int config_load_file(server_config *c, const char *path, char *err, size_t errlen);
+/* The same from a file's text; name is for messages. */
+int config_load_text(server_config *c, const char *name, const char *text, size_t len, char *err, size_t errlen);
 int config_from_env(server_config *c, char *err, size_t errlen);
 /* "HOST:PORT", ":PORT" or "PORT" */
 int config_set_listen(server_config *c, const char *addr, char *err, size_t errlen);

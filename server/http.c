@@ -1,7 +1,11 @@
 #include "http.h"
 
+#include "clock.h"
+#include "http_guard.h"
 #include "log.h"
 #include "metrics.h"
+#include "origin.h"
+#include "utf8.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -14,233 +18,83 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 struct http_server {
     struct MHD_Daemon *mhd;
     daemon_ctx *d;
+    http_guard *guard;
+    atomic_int in_flight; /* requests begun and not yet completed */
 };
 
 typedef struct {
     char *body;
     size_t len, cap;
-    int too_big;
+    int too_big;   /* over max_body: the rest is dropped, the answer is 413 */
+    int too_busy;  /* over max_bodies_in_flight: the answer is 503 */
+    int answered;  /* refused from the headers alone */
+    size_t reserved; /* bytes counted against max_bodies_in_flight */
+    role role;
 } upload;
 
-void reply_json(http_response *rs, int status, cJSON *o)
+static enum MHD_Result send_response(struct MHD_Connection *conn, const char *method, const char *path,
+                                     http_response *rs)
 {
-    rs->status = status;
-    rs->content_type = "application/json";
-    free(rs->body);
-    rs->body = o ? cJSON_PrintUnformatted(o) : strdup("{}");
-    rs->len = rs->body ? strlen(rs->body) : 0;
-    cJSON_Delete(o);
-}
-
-void reply_text(http_response *rs, int status, const char *ctype, const char *text)
-{
-    rs->status = status;
-    rs->content_type = ctype;
-    free(rs->body);
-    rs->body = strdup(text);
-    rs->len = rs->body ? strlen(rs->body) : 0;
-}
-
-void reply_problem(http_response *rs, int status, const char *type, const char *title,
-                   const char *detail, cJSON *errors)
-{
-    cJSON *o = cJSON_CreateObject();
-    char t[160];
-    snprintf(t, sizeof t, "https://rodd.invalid/problems/%s", type);
-    cJSON_AddStringToObject(o, "type", t);
-    cJSON_AddStringToObject(o, "title", title);
-    cJSON_AddNumberToObject(o, "status", status);
-    if (detail) cJSON_AddStringToObject(o, "detail", detail);
-    if (errors) cJSON_AddItemToObject(o, "errors", errors);
-    reply_json(rs, status, o);
-    rs->content_type = "application/problem+json";
-}
-
-void reply_not_allowed(http_response *rs, const char *allow)
-{
-    char detail[96];
-    snprintf(detail, sizeof detail, "this resource takes %s", allow);
-    reply_problem(rs, 405, "method-not-allowed", "Method not allowed", detail, NULL);
-    snprintf(rs->allow, sizeof rs->allow, "%s", allow);
-}
-
-const char *req_header(http_request *rq, const char *name)
-{
-    return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
-}
-
-const char *req_query(http_request *rq, const char *name)
-{
-    return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-cJSON *req_json(http_request *rq, http_response *rs)
-{
-    if (!rq->len) {
-        reply_problem(rs, 400, "malformed-json", "The request body is empty", "expected a JSON object", NULL);
-        return NULL;
-    }
-    const char *end = NULL;
-    cJSON *o = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, 0);
-    if (o && end) {
-        /* only whitespace may follow the object */
-        const char *p = end, *stop = rq->body + rq->len;
-        while (p < stop && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
-        if (p < stop) {
-            cJSON_Delete(o);
-            o = NULL;
-            end = p;
+    struct MHD_Response *r;
+    if (rs->file) {
+        int fd = open(rs->file, O_RDONLY | O_CLOEXEC);
+        if (rs->file_temporary) unlink(rs->file);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) != 0) {
+            close(fd);
+            fd = -1;
         }
-    }
-    if (!o || !cJSON_IsObject(o)) {
-        size_t at = end ? (size_t)(end - rq->body) : 0;
-        int line = 1, col = 1;
-        for (size_t i = 0; i < at && i < rq->len; i++) {
-            if (rq->body[i] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        char detail[160];
-        if (o)
-            snprintf(detail, sizeof detail, "the body must be a JSON object");
-        else
-            snprintf(detail, sizeof detail, "malformed JSON at line %d, column %d (byte %zu)", line, col, at);
-        cJSON *err = cJSON_CreateArray();
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "path", "");
-        cJSON_AddStringToObject(e, "message", detail);
-        cJSON_AddNumberToObject(e, "line", line);
-        cJSON_AddNumberToObject(e, "column", col);
-        cJSON_AddItemToArray(err, e);
-        reply_problem(rs, 400, "malformed-json", "The request body is not a JSON object", detail, err);
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
-int req_need(http_request *rq, http_response *rs, role r)
-{
-    if (rq->role >= r) return 1;
-    if (rq->role == ROLE_NONE)
-        reply_problem(rs, 401, "unauthorized", "A bearer token is required",
-                      "send Authorization: Bearer TOKEN", NULL);
-    else
-        reply_problem(rs, 403, "forbidden", "This token's role may not do that",
-                      r == ROLE_OPERATOR ? "needs an operator token" : "needs a viewer token", NULL);
-    return 0;
-}
-
-void stream_url_for(http_request *rq, const char *id, char *out, size_t len)
-{
-    const char *host = req_header(rq, "Host");
-    char h[256];
-    if (host && *host) {
-        snprintf(h, sizeof h, "%s", host);
-        /* strip the port of "host:port" (and keep "[v6]" whole) */
-        char *colon = strrchr(h, ':');
-        char *bracket = strrchr(h, ']');
-        if (colon && (!bracket || colon > bracket)) *colon = '\0';
+        r = fd >= 0 ? MHD_create_response_from_fd((size_t)st.st_size, fd) : NULL; /* MHD closes fd */
+        free((char *)rs->file);
     } else {
-        snprintf(h, sizeof h, "%s", rq->d->cfg.listen_host);
+        r = MHD_create_response_from_buffer(rs->len, rs->body ? rs->body : (char *)"",
+                                            rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+        rs->body = NULL;
     }
-    snprintf(out, len, "ws://%s:%d/v1/sessions/%s/stream", h, rq->d->ws_port, id);
+    free(rs->body);
+    if (!r) return MHD_NO;
+    if (rs->content_type) MHD_add_response_header(r, "Content-Type", rs->content_type);
+    if (rs->location[0]) MHD_add_response_header(r, "Location", rs->location);
+    if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
+    if (rs->retry_after[0]) MHD_add_response_header(r, "Retry-After", rs->retry_after);
+    if (rs->allow[0]) MHD_add_response_header(r, "Allow", rs->allow);
+    if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    if (rs->status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs->status, r);
+    MHD_destroy_response(r);
+    metrics_http(rs->status);
+    if (rs->status >= 500)
+        log_event(LOG_WARN, "http", "method=%s path=%s status=%d", method, log_q(path), rs->status);
+    else
+        log_event(LOG_DEBUG, "http", "method=%s path=%s status=%d", method, log_q(path), rs->status);
+    return ret;
 }
 
-static void route(http_request *rq, http_response *rs)
+static const char *mhd_lookup(void *ctx, int kind, const char *name)
 {
-    const char *p = rq->path, *m = rq->method;
-    const int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
-    if (!get && (strcmp(p, "/livez") == 0 || strcmp(p, "/readyz") == 0 || strcmp(p, "/metrics") == 0 ||
-                 strcmp(p, "/v1") == 0)) {
-        reply_not_allowed(rs, "GET, HEAD");
-        return;
-    }
-    if (strcmp(p, "/livez") == 0) {
-        reply_text(rs, 200, "text/plain; charset=utf-8", "ok\n");
-        return;
-    }
-    if (strcmp(p, "/readyz") == 0) {
-        if (!atomic_load(&rq->d->ready))
-            reply_problem(rs, 503, "not-ready", "Not ready", "starting or draining", NULL);
-        else if (pool_count(rq->d->pool) >= pool_capacity(rq->d->pool))
-            reply_problem(rs, 503, "not-ready", "Not ready", "the session pool is full", NULL);
-        else
-            reply_text(rs, 200, "text/plain; charset=utf-8", "ready\n");
-        return;
-    }
-    if (strcmp(p, "/metrics") == 0) {
-        char *text = metrics_render(rq->d->pool);
-        if (text) reply_text(rs, 200, "text/plain; version=0.0.4", text);
-        else reply_problem(rs, 500, "internal", "Out of memory", NULL, NULL);
-        free(text);
-        return;
-    }
-    if (strncmp(p, "/v1/", 4) != 0 && strcmp(p, "/v1") != 0) {
-        if (get) {
-            h_static(rq, rs);
-            return;
-        }
-        reply_not_allowed(rs, "GET, HEAD");
-        return;
-    }
-    if (strcmp(p, "/v1/sessions") == 0) {
-        h_sessions_collection(rq, rs);
-        return;
-    }
-    if (strncmp(p, "/v1/sessions/", 13) == 0) {
-        if (!h_session_route(rq, rs))
-            reply_problem(rs, 404, "not-found", "No such resource", p, NULL);
-        return;
-    }
-    if (strcmp(p, "/v1/solve") == 0) {
-        if (strcmp(m, "POST") != 0) {
-            reply_not_allowed(rs, "POST");
-            return;
-        }
-        h_solve(rq, rs);
-        return;
-    }
-    if (strcmp(p, "/v1/stream-tickets") == 0) {
-        if (strcmp(m, "POST") != 0) {
-            reply_not_allowed(rs, "POST");
-            return;
-        }
-        h_stream_ticket(rq, rs);
-        return;
-    }
-    if (strcmp(p, "/v1/examples") == 0 || strncmp(p, "/v1/examples/", 13) == 0) {
-        if (!get) {
-            reply_not_allowed(rs, "GET, HEAD");
-            return;
-        }
-        h_examples(rq, rs, p[12] == '/' ? p + 13 : NULL);
-        return;
-    }
-    if (strcmp(p, "/v1") == 0) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", "rodd");
-        cJSON_AddStringToObject(o, "version", ROD_VERSION);
-        cJSON_AddStringToObject(o, "sessions", "/v1/sessions");
-        cJSON_AddStringToObject(o, "openapi", "/openapi.yaml");
-        cJSON_AddBoolToObject(o, "auth", auth_enabled(rq->d->auth));
-        reply_json(rs, 200, o);
-        return;
-    }
-    reply_problem(rs, 404, "not-found", "No such resource", p, NULL);
+    return MHD_lookup_connection_value(ctx, kind == HTTP_QUERY ? MHD_GET_ARGUMENT_KIND : MHD_HEADER_KIND, name);
 }
 
-static int is_write(const char *m)
+/* What the headers alone decide (http_admit), and room for the body among the bodies in
+ * flight. 0 to go on; else rs holds the refusal. */
+static int admit(http_server *h, struct MHD_Connection *conn, upload *up, http_response *rs)
 {
-    return strcmp(m, "GET") != 0 && strcmp(m, "HEAD") != 0 && strcmp(m, "OPTIONS") != 0;
+    unsigned long long length = 0;
+    if (http_admit(h->d, mhd_lookup, conn, &up->role, &length, rs) != 0) return -1;
+    if (length && http_guard_reserve_body(h->guard, (size_t)length) != 0) {
+        reply_problem(rs, 503, "busy", "Too many request bodies in flight", "try again shortly", NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+        return -1;
+    }
+    up->reserved = (size_t)length;
+    return 0;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -254,13 +108,31 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         up = calloc(1, sizeof *up);
         if (!up) return MHD_NO;
         *con_cls = up;
+        atomic_fetch_add(&h->in_flight, 1);
+        http_guard_headers_done(h->guard, conn);
+        http_response rs = {0};
+        if (admit(h, conn, up, &rs) != 0) {
+            up->answered = 1;
+            return send_response(conn, method, url, &rs); /* the body is never read */
+        }
+        return MHD_YES;
+    }
+    if (up->answered) {
+        *upload_size = 0;
         return MHD_YES;
     }
     if (*upload_size) {
         /* the body arrives in pieces; libmicrohttpd caps nothing, so we do */
-        if (!up->too_big) {
+        if (!up->too_big && !up->too_busy) {
             if (up->len + *upload_size > d->cfg.max_body) {
                 up->too_big = 1;
+            } else if (up->len + *upload_size > up->reserved) {
+                /* a chunked body: counted against the bound as it comes */
+                const size_t more = up->len + *upload_size - up->reserved;
+                if (http_guard_reserve_body(h->guard, more) != 0) up->too_busy = 1;
+                else up->reserved += more;
+            }
+            if (up->too_big || up->too_busy) {
                 free(up->body);
                 up->body = NULL;
                 up->len = up->cap = 0;
@@ -281,73 +153,42 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         *upload_size = 0;
         return MHD_YES;
     }
-    http_request rq = {d, conn, method, "", up->body, up->len, ROLE_NONE};
+    http_guard_handling(h->guard, conn);
+    http_request rq = {d, mhd_lookup, conn, method, "", up->body, up->len, up->role};
     /* the path, without the query string */
     snprintf(rq.path, sizeof rq.path, "%s", url);
     char *q = strchr(rq.path, '?');
     if (q) *q = '\0';
     http_response rs = {0};
-    if (!auth_enabled(d->auth))
-        rq.role = ROLE_OPERATOR;
-    else
-        rq.role = auth_bearer(d->auth, req_header(&rq, "Authorization"));
     if (up->too_big) {
         char detail[96];
         snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", d->cfg.max_body);
         reply_problem(&rs, 413, "body-too-large", "Request body too large", detail, NULL);
-    } else if (!atomic_load(&d->ready) && is_write(method) && strncmp(rq.path, "/v1/", 4) == 0) {
+    } else if (up->too_busy) {
+        reply_problem(&rs, 503, "busy", "Too many request bodies in flight", "try again shortly", NULL);
+        snprintf(rs.retry_after, sizeof rs.retry_after, "1");
+    } else if (!atomic_load(&d->ready) && http_is_write(method) && strncmp(rq.path, "/v1/", 4) == 0) {
         reply_problem(&rs, 503, "not-ready", "Not ready", "the daemon is starting or draining", NULL);
         snprintf(rs.retry_after, sizeof rs.retry_after, "1");
     } else {
-        route(&rq, &rs);
+        http_route(&rq, &rs);
     }
-    struct MHD_Response *r;
-    if (rs.file) {
-        int fd = open(rs.file, O_RDONLY | O_CLOEXEC);
-        if (rs.file_temporary) unlink(rs.file);
-        struct stat st;
-        if (fd >= 0 && fstat(fd, &st) != 0) {
-            close(fd);
-            fd = -1;
-        }
-        r = fd >= 0 ? MHD_create_response_from_fd((size_t)st.st_size, fd) : NULL; /* MHD closes fd */
-        free((char *)rs.file);
-    } else {
-        r = MHD_create_response_from_buffer(rs.len, rs.body ? rs.body : (char *)"", rs.body ? MHD_RESPMEM_MUST_FREE
-                                                                                            : MHD_RESPMEM_PERSISTENT);
-        rs.body = NULL;
-    }
-    free(rs.body);
-    if (!r) return MHD_NO;
-    if (rs.content_type) MHD_add_response_header(r, "Content-Type", rs.content_type);
-    if (rs.location[0]) MHD_add_response_header(r, "Location", rs.location);
-    if (rs.etag[0]) MHD_add_response_header(r, "ETag", rs.etag);
-    if (rs.retry_after[0]) MHD_add_response_header(r, "Retry-After", rs.retry_after);
-    if (rs.allow[0]) MHD_add_response_header(r, "Allow", rs.allow);
-    if (rs.disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs.disposition);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    if (rs.status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
-    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs.status, r);
-    MHD_destroy_response(r);
-    metrics_http(rs.status);
-    if (rs.status >= 500)
-        log_event(LOG_WARN, "http", "method=%s path=%s status=%d", method, log_q(rq.path), rs.status);
-    else
-        log_event(LOG_DEBUG, "http", "method=%s path=%s status=%d", method, log_q(rq.path), rs.status);
-    return ret;
+    return send_response(conn, method, rq.path, &rs);
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)conn;
     (void)toe;
+    http_server *h = cls;
     upload *up = *con_cls;
     if (up) {
+        atomic_fetch_sub(&h->in_flight, 1);
+        http_guard_release_body(h->guard, up->reserved);
         free(up->body);
         free(up);
     }
     *con_cls = NULL;
+    http_guard_request_done(h->guard, conn);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -365,6 +206,12 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     http_server *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->d = d;
+    h->guard = http_guard_new(&d->cfg);
+    if (!h->guard) {
+        snprintf(err, errlen, "out of memory");
+        free(h);
+        return NULL;
+    }
     struct addrinfo hints = {0}, *ai = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -375,6 +222,7 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     int gai = getaddrinfo(host, port, &hints, &ai);
     if (gai != 0) {
         snprintf(err, errlen, "listen address %s: %s", d->cfg.listen_host, gai_strerror(gai));
+        http_guard_free(h->guard);
         free(h);
         return NULL;
     }
@@ -384,18 +232,20 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
                      MHD_USE_ITC | MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-    h->mhd = MHD_start_daemon(flags, (uint16_t)d->cfg.http_port, NULL, NULL, handler, h,
+    h->mhd = MHD_start_daemon(flags, (uint16_t)d->cfg.http_port, http_guard_accept, h->guard, handler, h,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                               MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                               MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)d->cfg.connection_timeout,
                               MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)d->cfg.per_ip_connections,
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)d->cfg.max_connections,
-                              MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+                              MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+                              MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, h->guard,
                               MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!h->mhd) {
         snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this machine)",
                  d->cfg.listen_host, d->cfg.http_port);
+        http_guard_free(h->guard);
         free(h);
         return NULL;
     }
@@ -411,9 +261,19 @@ void http_quiesce(http_server *h)
     if (h && h->mhd) MHD_quiesce_daemon(h->mhd);
 }
 
+void http_wait_idle(http_server *h, double wait)
+{
+    const double end = mono_now() + wait;
+    while (h && atomic_load(&h->in_flight) > 0 && mono_now() < end) {
+        const struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 void http_stop(http_server *h)
 {
     if (!h) return;
     if (h->mhd) MHD_stop_daemon(h->mhd);
+    http_guard_free(h->guard);
     free(h);
 }

@@ -14,12 +14,19 @@ typedef struct http_server http_server;
 http_server *http_start(daemon_ctx *d, char *err, size_t errlen);
 /* Stops accepting new connections (draining). */
 void http_quiesce(http_server *h);
+/* Waits at most `wait` seconds for the requests in flight to be answered. */
+void http_wait_idle(http_server *h, double wait);
 void http_stop(http_server *h);
 
 /* ---- for the handlers ---- */
+enum { HTTP_HEADER = 0, HTTP_QUERY = 1 };
+/* A request's header or query argument by name (NULL when absent). */
+typedef const char *(*http_lookup_fn)(void *ctx, int kind, const char *name);
+
 typedef struct {
     daemon_ctx *d;
-    struct MHD_Connection *conn;
+    http_lookup_fn lookup;
+    void *lookup_ctx;
     const char *method;
     char path[1024];
     char *body;
@@ -67,6 +74,17 @@ struct session;
 void h_recording(http_request *rq, http_response *rs, struct session *s);
 /* POST /v1/sessions/{id}:step (http_step.c). */
 void h_step(http_request *rq, http_response *rs, struct session *s);
+
+/* What the headers alone decide, before any of the body is read: the host and the page the
+ * request comes from, the role its token gives (*who), and when a body follows
+ * (*length from Content-Length) its size, its token and its type. 0 to go on; else rs holds
+ * the refusal. */
+int http_admit(daemon_ctx *d, http_lookup_fn lookup, void *ctx, role *who, unsigned long long *length,
+               http_response *rs);
+/* Routes a request whose body is in to its handler. */
+void http_route(http_request *rq, http_response *rs);
+/* Not GET, HEAD or OPTIONS. */
+int http_is_write(const char *method);
 
 /* The stream URL clients use for a session, from the request's Host header. */
 void stream_url_for(http_request *rq, const char *id, char *out, size_t len);

@@ -173,7 +173,8 @@ void h_stream_ticket(http_request *rq, http_response *rs)
         session_release(s);
     }
     char t[80];
-    if (auth_issue_ticket(rq->d->auth, id, rq->role, rq->d->cfg.ticket_ttl, t, sizeof t) != 0) {
+    const int owner = auth_token_owner(rq->d->auth, req_header(rq, "Authorization"));
+    if (auth_issue_ticket(rq->d->auth, id, rq->role, rq->d->cfg.ticket_ttl, owner, t, sizeof t) != 0) {
         reply_problem(rs, 500, "internal", "Could not make a ticket", NULL, NULL);
         cJSON_Delete(b);
         return;

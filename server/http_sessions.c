@@ -341,6 +341,11 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
             wrong_state(rs, s, ":advance needs it paused or created");
             return;
         }
+        if (rc == SESSION_ETIMEDOUT) {
+            reply_problem(rs, 503, "not-ready", "The session is in a long step", err, NULL);
+            snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+            return;
+        }
     } else {
         reply_problem(rs, 404, "not-found", "No such method", verb, NULL);
         return;
@@ -554,10 +559,7 @@ int h_session_route(http_request *rq, http_response *rs)
     } else if (!sub[0]) {
         if (get) reply_json(rs, 200, describe_with_url(rq, s));
         else if (strcmp(m, "DELETE") == 0) {
-            pool_remove(rq->d->pool, id);
-            if (rq->d->cfg.state_dir[0]) persist_delete(rq->d->cfg.state_dir, id);
-            if (session_recording(s)) recording_unlink(session_recording(s));
-            stream_session_gone(rq->d->streams, s);
+            daemon_delete_session(rq->d, id);
             log_event(LOG_INFO, "session_deleted", "id=%s", id);
             rs->status = 204;
         } else if (strcmp(m, "PATCH") == 0) patch_session(rq, rs, s);
@@ -568,7 +570,7 @@ int h_session_route(http_request *rq, http_response *rs)
     } else if (strcmp(sub, "checkpoint") == 0 && !name[0]) {
         if (get) {
             int busy;
-            char *text = session_checkpoint(s, 5.0, &busy);
+            char *text = session_checkpoint(s, 5.0, &busy, NULL);
             if (text) reply_text(rs, 200, "application/json", text);
             else if (busy) {
                 reply_problem(rs, 503, "not-ready", "The session is in a long step",

@@ -96,6 +96,11 @@ void h_step(http_request *rq, http_response *rs, session *s)
         reply_problem(rs, 409, "wrong-state", "Wrong state for this", err, NULL);
         return;
     }
+    if (rc == SESSION_ETIMEDOUT) {
+        reply_problem(rs, 503, "not-ready", "The session is in a long step", err, NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+        return;
+    }
     session_snapshot(s, &v);
     published_frame *pf = session_latest(s);
     cJSON *o = cJSON_CreateObject();

@@ -1,4 +1,6 @@
 #include "persist.h"
+
+#include "log.h"
 #include "textfile.h"
 
 #include <dirent.h>
@@ -23,6 +25,18 @@ static int mkdir_p(const char *path)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+static int sync_dir(const char *path, char *err, size_t errlen)
+{
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || fsync(dfd) != 0) {
+        snprintf(err, errlen, "fsync %s: %s", path, strerror(errno));
+        if (dfd >= 0) close(dfd);
+        return -1;
+    }
+    close(dfd);
+    return 0;
+}
+
 int persist_init(const char *dir, char *err, size_t errlen)
 {
     char sub[1024];
@@ -40,6 +54,10 @@ int persist_init(const char *dir, char *err, size_t errlen)
 
 int persist_write(const char *dir, const char *id, const char *text, size_t len, char *err, size_t errlen)
 {
+    if (!persist_id_valid(id)) {
+        snprintf(err, errlen, "not a session id");
+        return -1;
+    }
     char final[1200], tmp[1300], sub[1024];
     snprintf(sub, sizeof sub, "%s/sessions", dir);
     snprintf(final, sizeof final, "%s/%s.json", sub, id);
@@ -71,23 +89,66 @@ int persist_write(const char *dir, const char *id, const char *text, size_t len,
         unlink(tmp);
         return -1;
     }
-    int dfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd); /* the rename itself is durable only once the directory is */
-        close(dfd);
+    /* the rename itself is durable only once the directory is */
+    return sync_dir(sub, err, errlen);
+}
+
+int persist_delete(const char *dir, const char *id, char *err, size_t errlen)
+{
+    if (!persist_id_valid(id)) {
+        snprintf(err, errlen, "not a session id");
+        return -1;
     }
+    char final[1200], sub[1024];
+    snprintf(sub, sizeof sub, "%s/sessions", dir);
+    snprintf(final, sizeof final, "%s/%s.json", sub, id);
+    if (unlink(final) != 0) {
+        if (errno == ENOENT) return 0;
+        snprintf(err, errlen, "%s: %s", final, strerror(errno));
+        return -1;
+    }
+    /* else a crash could bring the file back */
+    return sync_dir(sub, err, errlen);
+}
+
+int persist_id_valid(const char *id)
+{
+    size_t n = 0;
+    for (const char *p = id; *p; p++, n++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+              *p == '_'))
+            return 0;
+    return n > 0 && n < 64;
+}
+
+int persist_quarantine(const char *dir, const char *name, const char *why)
+{
+    char rej[1024], from[1400], to[1500];
+    snprintf(rej, sizeof rej, "%s/rejected", dir);
+    snprintf(from, sizeof from, "%s/sessions/%s", dir, name);
+    if (mkdir(rej, 0755) != 0 && errno != EEXIST) {
+        log_event(LOG_ERROR, "checkpoint_rejected", "file=%s reason=%s quarantine=%s", log_q(from), log_q(why),
+                  log_q(strerror(errno)));
+        return -1;
+    }
+    /* never over an earlier rejected file of the same name */
+    snprintf(to, sizeof to, "%s/%s", rej, name);
+    for (int i = 1; access(to, F_OK) == 0 && i < 1000; i++) snprintf(to, sizeof to, "%s/%s.%d", rej, name, i);
+    if (rename(from, to) != 0) {
+        log_event(LOG_ERROR, "checkpoint_rejected", "file=%s reason=%s quarantine=%s", log_q(from), log_q(why),
+                  log_q(strerror(errno)));
+        return -1;
+    }
+    char err[256];
+    char sub[1100];
+    snprintf(sub, sizeof sub, "%s/sessions", dir);
+    sync_dir(sub, err, sizeof err);
+    sync_dir(rej, err, sizeof err);
+    log_event(LOG_ERROR, "checkpoint_rejected", "file=%s reason=%s moved_to=%s", log_q(from), log_q(why), log_q(to));
     return 0;
 }
 
-int persist_delete(const char *dir, const char *id)
-{
-    char final[1200];
-    snprintf(final, sizeof final, "%s/sessions/%s.json", dir, id);
-    return unlink(final) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-int persist_load_all(const char *dir, int (*cb)(void *ctx, const char *file, const char *text, size_t len),
-                     void *ctx)
+int persist_load_all(const char *dir, persist_restore_fn cb, void *ctx)
 {
     char sub[1024];
     snprintf(sub, sizeof sub, "%s/sessions", dir);
@@ -96,13 +157,33 @@ int persist_load_all(const char *dir, int (*cb)(void *ctx, const char *file, con
     int count = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        size_t nl = strlen(e->d_name);
-        if (e->d_name[0] == '.' || nl < 6 || strcmp(e->d_name + nl - 5, ".json") != 0) continue;
+        const char *name = e->d_name;
+        size_t nl = strlen(name);
         char path[1400];
-        snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", sub, name);
+        if (name[0] == '.') {
+            /* a temporary file a crash left behind: its rename never happened */
+            if (nl > 9 && strcmp(name + nl - 9, ".json.tmp") == 0) unlink(path);
+            continue;
+        }
+        if (nl < 6 || strcmp(name + nl - 5, ".json") != 0) continue;
+        char id[80];
+        if (nl - 5 >= sizeof id) {
+            persist_quarantine(dir, name, "the file name is not a session id");
+            continue;
+        }
+        memcpy(id, name, nl - 5);
+        id[nl - 5] = '\0';
+        if (!persist_id_valid(id)) {
+            persist_quarantine(dir, name, "the file name is not a session id");
+            continue;
+        }
         size_t n;
         char *buf = read_text_file(path, 64u << 20, &n);
-        if (buf && cb(ctx, path, buf, n) == 0) count++;
+        char why[512] = "unreadable or over 64 MiB";
+        const int rc = buf ? cb(ctx, id, path, buf, n, why, sizeof why) : PERSIST_REJECT;
+        if (rc == PERSIST_RESTORED) count++;
+        else if (rc == PERSIST_REJECT) persist_quarantine(dir, name, why);
         free(buf);
     }
     closedir(d);

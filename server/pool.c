@@ -22,7 +22,28 @@ struct pool {
     int nthreads;
     int live; /* workers not yet returned */
     int stop;
+    pthread_t watchdog;
+    int has_watchdog;
+    pthread_cond_t watchdog_cv; /* wakes the watchdog to stop */
 };
+
+#define WATCH_PERIOD 0.05 /* s between the watchdog's looks: how late a deadline may bite */
+
+/* Interrupts pieces of simulation past their deadline: a worker in one cannot look at the
+ * clock, and neither can an :advance. */
+static void *watchdog(void *arg)
+{
+    pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        const double now = mono_now();
+        for (int i = 0; i < p->n; i++) session_watch(p->s[i].s, now);
+        const struct timespec ts = realtime_after(WATCH_PERIOD);
+        pthread_cond_timedwait(&p->watchdog_cv, &p->mu, &ts);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -72,6 +93,7 @@ pool *pool_new(int workers, int max_sessions)
     if (!p) return NULL;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    pthread_cond_init(&p->watchdog_cv, NULL);
     p->max = max_sessions;
     p->threads = calloc((size_t)(workers > 0 ? workers : 1), sizeof *p->threads);
     if (!p->threads) {
@@ -83,6 +105,7 @@ pool *pool_new(int workers, int max_sessions)
     pthread_mutex_lock(&p->mu);
     p->live += p->nthreads;
     pthread_mutex_unlock(&p->mu);
+    p->has_watchdog = pthread_create(&p->watchdog, NULL, watchdog, p) == 0;
     return p;
 }
 
@@ -94,11 +117,16 @@ int pool_stop_within(pool *p, double wait)
     for (int i = 0; i < p->n; i++)
         if (p->s[i].busy) session_stop_work(p->s[i].s); /* its slice ends now, not at its end */
     pthread_cond_broadcast(&p->cv);
+    pthread_cond_broadcast(&p->watchdog_cv);
     while (p->live > 0 && wait >= 0)
         if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
     while (p->live > 0 && wait < 0) pthread_cond_wait(&p->cv, &p->mu);
     const int stuck = p->live;
     pthread_mutex_unlock(&p->mu);
+    if (p->has_watchdog) {
+        pthread_join(p->watchdog, NULL); /* it never waits for a session's state */
+        p->has_watchdog = 0;
+    }
     if (stuck) return stuck; /* left running: joining would wait for their step */
     for (int i = 0; i < p->nthreads; i++) pthread_join(p->threads[i], NULL);
     p->nthreads = 0;
@@ -119,6 +147,7 @@ void pool_free(pool *p)
     free(p->threads);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
+    pthread_cond_destroy(&p->watchdog_cv);
     free(p);
 }
 
@@ -214,5 +243,12 @@ void pool_wake(pool *p)
 {
     pthread_mutex_lock(&p->mu);
     pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pool_stop_all_work(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->n; i++) session_stop_work(p->s[i].s);
     pthread_mutex_unlock(&p->mu);
 }

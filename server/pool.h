@@ -13,6 +13,8 @@ void pool_stop(pool *p);
 /* Stops the workers, waiting at most `wait` seconds for their steps to end; returns how
  * many are still in a step (not joined; the pool must then not be freed). */
 int pool_stop_within(pool *p, double wait);
+/* Stops the work in progress on every session, a request's (:advance) as much as a worker's. */
+void pool_stop_all_work(pool *p);
 /* Stops the workers if still running and drops the pool's references. */
 void pool_free(pool *p);
 

@@ -7,6 +7,7 @@
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
+#include "origin.h"
 #include "persist.h"
 #include "stream.h"
 #include "textfile.h"
@@ -15,18 +16,14 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
-
-static int is_loopback(const char *host)
-{
-    return strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0 || strcmp(host, "localhost") == 0 ||
-           strncmp(host, "127.", 4) == 0;
-}
 
 static void pick_ordinal(daemon_ctx *d)
 {
@@ -44,6 +41,36 @@ static void pick_ordinal(daemon_ctx *d)
         }
     }
     snprintf(d->ordinal, sizeof d->ordinal, "r%ld", ord);
+}
+
+#define DRAIN_GRACE 1.5 /* s past drain_timeout that saving, requests and streams may take */
+
+/* Ends the process once the drain has had its time, whatever a request thread, a worker or a
+ * checkpoint still waits for: an orchestrator's kill would come anyway, and without the
+ * checkpoints written so far. */
+static void *drain_guard(void *arg)
+{
+    const double seconds = *(double *)arg;
+    free(arg);
+    const struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+    log_event(LOG_WARN, "stopped", "version=%s reason=\"the drain took over %.3g s\"", ROD_VERSION, seconds);
+    fflush(NULL);
+    _exit(EXIT_OK);
+    return NULL;
+}
+
+static void start_drain_guard(double seconds)
+{
+    double *arg = malloc(sizeof *arg);
+    pthread_t t;
+    if (!arg) return;
+    *arg = seconds;
+    if (pthread_create(&t, NULL, drain_guard, arg) != 0) {
+        free(arg);
+        return;
+    }
+    pthread_detach(t);
 }
 
 static void serve_usage(void)
@@ -78,10 +105,13 @@ int cli_serve(int argc, char **argv)
     if (ws) d.cfg.ws_port = atoi(ws);
     d.auth = auth_new(&d.cfg, err, sizeof err);
     if (!d.auth) goto bad_config;
-    if (!auth_enabled(d.auth) && !is_loopback(d.cfg.listen_host)) {
-        log_event(LOG_WARN, "auth", "message=\"no tokens configured: listening on loopback only\" asked=%s",
-                  log_q(d.cfg.listen_host));
-        snprintf(d.cfg.listen_host, sizeof d.cfg.listen_host, "127.0.0.1");
+    if (!auth_enabled(d.auth) && !host_is_loopback(d.cfg.listen_host)) {
+        /* refused, not quietly moved to loopback: whoever asked for it would not find it */
+        snprintf(err, sizeof err,
+                 "listen address %.128s is not loopback and no tokens are configured: set RODD_TOKENS or "
+                 "RODD_TOKENS_FILE, or listen on 127.0.0.1",
+                 d.cfg.listen_host);
+        goto bad_config;
     } else if (!auth_enabled(d.auth)) {
         log_event(LOG_INFO, "auth", "message=\"no tokens configured: loopback only, everyone is an operator\"");
     } else {
@@ -145,18 +175,24 @@ int cli_serve(int argc, char **argv)
             break;
         }
         if (d.cfg.state_dir[0] && d.cfg.checkpoint_period > 0 && mono_now() >= next_ck) {
-            daemon_checkpoint_all(&d);
+            daemon_checkpoint_all(&d, d.cfg.checkpoint_period > 2.0 ? d.cfg.checkpoint_period : 2.0);
             next_ck = mono_now() + d.cfg.checkpoint_period;
         }
     }
     /* drain: stop taking requests and stepping, save everything, finish the requests in
      * flight, close the streams; nothing may call into the streams once they are gone */
+    start_drain_guard(d.cfg.drain_timeout + DRAIN_GRACE);
     atomic_store(&d.ready, 0);
     http_quiesce(d.http);
     /* a worker stuck in one long step (a model driven past what it can solve) must not hold
      * the drain past an orchestrator's grace period: its session keeps its last checkpoint */
+    const double drain_end = mono_now() + d.cfg.drain_timeout;
     const int stuck = pool_stop_within(d.pool, d.cfg.drain_timeout);
-    daemon_checkpoint_all(&d);
+    /* requests in flight (an :advance) finish within what is left of drain_timeout, then
+     * whatever still computes is interrupted */
+    http_wait_idle(d.http, drain_end - mono_now());
+    pool_stop_all_work(d.pool);
+    daemon_checkpoint_all(&d, 1.0);
     http_stop(d.http);
     stream_stop(d.streams);
     if (stuck) {
@@ -167,6 +203,7 @@ int cli_serve(int argc, char **argv)
         _exit(EXIT_OK);
     }
     pool_free(d.pool);
+    stream_free(d.streams); /* the workers are joined: nothing notifies any more */
     idem_free(d.idem);
     auth_free(d.auth);
     log_event(LOG_INFO, "stopped", "version=%s", ROD_VERSION);
@@ -182,6 +219,7 @@ fail:
     if (d.http) http_stop(d.http);
     if (d.streams) stream_stop(d.streams);
     pool_free(d.pool);
+    stream_free(d.streams);
     idem_free(d.idem);
     auth_free(d.auth);
     return EXIT_FAILURE_OTHER;

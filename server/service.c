@@ -2,6 +2,7 @@
  * checkpointing sessions, and the shipped examples. */
 #include "service.h"
 
+#include "checkpoint_fields.h"
 #include "log.h"
 #include "metrics.h"
 #include "persist.h"
@@ -34,22 +35,60 @@ char *read_example(daemon_ctx *d, const char *name)
     return read_text_file(path, ROD_SPEC_MAX_BYTES, NULL);
 }
 
-int daemon_checkpoint_session(daemon_ctx *d, session *s)
+typedef struct {
+    const char *dir, *id, *text;
+    char err[512];
+} persist_job;
+
+static int write_job(void *ctx)
+{
+    persist_job *j = ctx;
+    return persist_write(j->dir, j->id, j->text, strlen(j->text), j->err, sizeof j->err);
+}
+
+static int remove_job(void *ctx)
+{
+    persist_job *j = ctx;
+    return persist_delete(j->dir, j->id, j->err, sizeof j->err);
+}
+
+int daemon_checkpoint_session_within(daemon_ctx *d, session *s, double wait)
 {
     if (!d->cfg.state_dir[0]) return 0;
     int busy;
-    char *text = session_checkpoint(s, 2.0, &busy);
+    uint64_t gen = 0;
+    char *text = session_checkpoint(s, wait, &busy, &gen);
     if (busy) {
         /* a long step holds the state; the periodic checkpoint gets it later */
         log_event(LOG_WARN, "checkpoint_deferred", "id=%s reason=\"a step holds the state\"", session_id(s));
         return 1;
     }
-    char err[512];
-    int rc = text ? persist_write(d->cfg.state_dir, session_id(s), text, strlen(text), err, sizeof err) : -1;
-    if (rc != 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", session_id(s), log_q(text ? err : "no memory"));
-    metrics_checkpoint(rc == 0);
+    persist_job j = {d->cfg.state_dir, session_id(s), text, "no memory"};
+    /* skipped (1) when the session is deleted or a newer snapshot is already on disk */
+    int rc = text ? session_persist(s, gen, write_job, &j) : -1;
+    if (rc < 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", session_id(s), log_q(j.err));
+    if (rc <= 0) metrics_checkpoint(rc == 0);
     free(text);
-    return rc;
+    return rc < 0 ? -1 : 0;
+}
+
+int daemon_checkpoint_session(daemon_ctx *d, session *s)
+{
+    return daemon_checkpoint_session_within(d, s, 2.0);
+}
+
+int daemon_delete_session(daemon_ctx *d, const char *id)
+{
+    session *s = pool_find(d->pool, id);
+    if (!s) return -1;
+    pool_remove(d->pool, id); /* stops the work in progress on it */
+    persist_job j = {d->cfg.state_dir, id, NULL, ""};
+    if (session_forget(s, d->cfg.state_dir[0] ? remove_job : NULL, &j) != 0)
+        log_event(LOG_ERROR, "checkpoint_delete_failed", "id=%s error=%s", id, log_q(j.err));
+    if (session_recording(s)) recording_unlink(session_recording(s));
+    stream_session_gone(d->streams, s);
+    session_release(s);
+    return 0;
 }
 
 /* Builds and registers a session; id NULL makes a fresh one. */
@@ -98,6 +137,8 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     }
     char err[512];
     session_opts so = *o;
+    so.min_sim_rate = d->cfg.min_sim_rate;
+    so.rate_window = d->cfg.sim_rate_window;
     so.recording = recording_open(d->cfg.state_dir, id, o->points > 1 ? o->points : 51, ro, err, sizeof err);
     if (!so.recording) {
         /* a session without its recording would lose what it was asked to keep */
@@ -138,7 +179,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
 
 create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out)
 {
-    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL};
+    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL, 0, 0};
     recording_opts ro = cr->recording;
     if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, &ro, out);
     /* a session checkpoint: its spec, options and engine state */
@@ -147,6 +188,20 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(ck, "spec");
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(ck, "state");
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(ck, "status");
+    char where[200], why[200];
+    if (cJSON_IsObject(spec) && cJSON_IsObject(state) &&
+        checkpoint_fields_check(ck, d->cfg.max_points, where, sizeof where, why, sizeof why) != 0) {
+        r.status = 422;
+        r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        char p[220];
+        snprintf(p, sizeof p, "/checkpoint%s", where);
+        cJSON_AddStringToObject(e, "path", p);
+        cJSON_AddStringToObject(e, "message", why);
+        cJSON_AddItemToArray(r.errors, e);
+        snprintf(r.detail, sizeof r.detail, "%s: %s", p, why);
+        return r;
+    }
     if (!cJSON_IsObject(spec) || !cJSON_IsObject(state)) {
         r.status = 422;
         r.errors = cJSON_CreateArray();
@@ -188,19 +243,30 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
 }
 
 /* ---- restore at start ---- */
-int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len)
+int daemon_restore_one(void *ctx, const char *file_id, const char *file, const char *text, size_t len, char *why,
+                       size_t whylen)
 {
-    (void)len;
     daemon_ctx *d = ctx;
-    cJSON *o = cJSON_Parse(text);
+    cJSON *o = cJSON_ParseWithLength(text, len);
+    char where[300], msg[200];
+    if (!o) {
+        snprintf(why, whylen, "not JSON");
+        return PERSIST_REJECT;
+    }
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+    if (checkpoint_fields_check(o, d->cfg.max_points, where, sizeof where, msg, sizeof msg) != 0) {
+        snprintf(why, whylen, "%s: %s", where[0] ? where : "/", msg);
+        cJSON_Delete(o);
+        return PERSIST_REJECT;
+    }
+    /* the id must be the one the file is named after: it names every file written later */
+    if (!cJSON_IsString(id) || !persist_id_valid(id->valuestring) || strcmp(id->valuestring, file_id) != 0) {
+        snprintf(why, whylen, "/id: must be a session id ([A-Za-z0-9_-], under 64) and the file's name");
+        cJSON_Delete(o);
+        return PERSIST_REJECT;
+    }
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(o, "state");
-    if (!cJSON_IsString(id) || !cJSON_IsObject(spec) || !cJSON_IsObject(state)) {
-        log_event(LOG_ERROR, "restore_skipped", "file=%s reason=\"not a session checkpoint\"", log_q(file));
-        cJSON_Delete(o);
-        return -1;
-    }
     session_opts so = {0};
     const cJSON *v;
     so.name = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name")) ? v->valuestring : NULL;
@@ -222,28 +288,37 @@ int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len
         cJSON_Delete(ignored);
     }
     session *s = NULL;
-    create_result r = make_session(d, id->valuestring, spec_text, "/spec", &so, &ro, &s);
+    create_result r = spec_text && state_text ? make_session(d, id->valuestring, spec_text, "/spec", &so, &ro, &s)
+                                              : (create_result){500, "out of memory", NULL};
+    int rc = PERSIST_RESTORED;
     if (r.status == 201) {
-        session_view v;
-        session_snapshot(s, &v);
-        log_event(LOG_INFO, "session_restored", "id=%s state=%s t=%.6g", session_id(s), session_status_name(v.status), v.t);
+        session_view v2;
+        session_snapshot(s, &v2);
+        log_event(LOG_INFO, "session_restored", "id=%s state=%s t=%.6g", session_id(s), session_status_name(v2.status), v2.t);
         session_release(s);
+    } else if (r.status == 422) {
+        /* the spec does not compile (any more), or the state does not fit it */
+        snprintf(why, whylen, "%s", r.detail);
+        rc = PERSIST_REJECT;
     } else {
         log_event(LOG_ERROR, "restore_failed", "file=%s status=%d detail=%s", log_q(file), r.status, log_q(r.detail));
+        rc = PERSIST_KEEP;
     }
     cJSON_Delete(r.errors);
     free(spec_text);
     free(state_text);
     cJSON_Delete(o);
-    return r.status == 201 ? 0 : -1;
+    return rc;
 }
 
-void daemon_checkpoint_all(daemon_ctx *d)
+void daemon_checkpoint_all(daemon_ctx *d, double within)
 {
     session **all;
+    const double end = mono_now() + within;
     int n = pool_list(d->pool, &all);
     for (int i = 0; i < n; i++) {
-        daemon_checkpoint_session(d, all[i]);
+        const double left = end - mono_now();
+        daemon_checkpoint_session_within(d, all[i], left < 0.05 ? 0.05 : left < 2.0 ? left : 2.0);
         session_release(all[i]);
     }
     free(all);

@@ -36,9 +36,15 @@ char *read_example(daemon_ctx *d, const char *name);
 /* Writes the session's checkpoint to the state directory: 0, -1 on failure, 1 when deferred
  * (a step held the state for over 2 s; the periodic checkpoint writes it later). */
 int daemon_checkpoint_session(daemon_ctx *d, session *s);
-/* Every session's checkpoint (the periodic loop and the drain). */
-void daemon_checkpoint_all(daemon_ctx *d);
-/* persist_load_all's callback: one checkpoint file back as a session. 0 when restored. */
-int daemon_restore_one(void *ctx, const char *file, const char *text, size_t len);
+/* The same, waiting at most `wait` seconds for the state. */
+int daemon_checkpoint_session_within(daemon_ctx *d, session *s, double wait);
+/* Every session's checkpoint (the periodic loop and the drain), in about `within` seconds. */
+void daemon_checkpoint_all(daemon_ctx *d, double within);
+/* Removes a session: its work stops, its checkpoint goes and is never written again, its
+ * stream clients are told. -1 when there is no such session. */
+int daemon_delete_session(daemon_ctx *d, const char *id);
+/* persist_load_all's callback: one checkpoint file back as a session (persist.h's codes). */
+int daemon_restore_one(void *ctx, const char *file_id, const char *file, const char *text, size_t len, char *why,
+                       size_t whylen);
 
 #endif

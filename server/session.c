@@ -44,8 +44,11 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
     s->until = o->until;
     s->points = o->points > 1 ? o->points : 51;
     s->created_wall = o->created_wall > 0 ? o->created_wall : unix_now();
+    s->min_rate = o->min_sim_rate > 0 ? o->min_sim_rate : 0;
+    s->rate_window = o->rate_window > 0 ? o->rate_window : 10.0;
     pthread_mutex_init(&s->state_mu, NULL);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->persist_mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     const int nin = rod_model_ninputs(model);
     s->input_value = calloc((size_t)(nin > 0 ? nin : 1), sizeof *s->input_value);
@@ -100,6 +103,7 @@ void session_release(session *s)
     free(s->input_profile);
     pthread_mutex_destroy(&s->state_mu);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->persist_mu);
     pthread_cond_destroy(&s->cv);
     free(s);
 }
@@ -168,4 +172,25 @@ published_frame *session_latest(session *s)
     if (f) frame_retain(f);
     pthread_mutex_unlock(&s->mu);
     return f;
+}
+
+int session_persist(session *s, uint64_t generation, int (*write)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&s->persist_mu);
+    int rc = 1;
+    if (!s->deleted && generation > s->written) {
+        rc = write(ctx);
+        if (rc == 0) s->written = generation;
+    }
+    pthread_mutex_unlock(&s->persist_mu);
+    return rc;
+}
+
+int session_forget(session *s, int (*remove)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&s->persist_mu);
+    s->deleted = 1;
+    const int rc = remove ? remove(ctx) : 0;
+    pthread_mutex_unlock(&s->persist_mu);
+    return rc;
 }

@@ -45,6 +45,9 @@ typedef struct {
     const char *failure;
     double created_wall;
     recording *recording; /* owned by the session from session_new on (closed on failure too); may be NULL */
+    /* the floor: a session computing slower than min_sim_rate x real time over rate_window
+     * seconds of computing fails (0: no floor) */
+    double min_sim_rate, rate_window;
 } session_opts;
 
 /* Takes ownership of model and spec_json (both freed on failure too). Starts the dynamics
@@ -94,12 +97,24 @@ published_frame *session_latest(session *s);
 /* A cJSON object describing the session (state, time, inputs, model sizes, stats). */
 struct cJSON *session_describe(session *s);
 /* The whole session as JSON text for persistence (spec, options, status, engine state).
- * Waits at most `wait` seconds for the state; NULL with *busy set when a step holds it longer. */
-char *session_checkpoint(session *s, double wait, int *busy);
+ * Waits at most `wait` seconds for the state; NULL with *busy set when a step holds it longer.
+ * *generation (if not NULL) numbers the snapshot: a later one has a larger number. */
+char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generation);
+
+/* Persistence: one writer at a time per session, never a snapshot older than the one last
+ * written, nothing once the session is deleted. Calls write(ctx) under the session's writer
+ * lock when `generation` is newer than the last written one and the session is not deleted;
+ * returns what write returned, or 1 when it was skipped. */
+int session_persist(session *s, uint64_t generation, int (*write)(void *ctx), void *ctx);
+/* Marks the session deleted and calls remove(ctx) under the writer lock: no write follows. */
+int session_forget(session *s, int (*remove)(void *ctx), void *ctx);
 
 /* For workers: one slice of simulation. Returns the monotonic time it is next due, or a
  * negative value when it is no longer running. */
 double session_step(session *s, double now);
 int session_is_running(session *s);
+/* For the pool's watchdog: interrupts the piece of simulation in progress if it is past its
+ * deadline (an :advance's limit, or the rate floor). */
+void session_watch(session *s, double now);
 
 #endif

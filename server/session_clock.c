@@ -40,14 +40,15 @@ double session_step(session *s, double now)
      * lag this leaves is what the anchor slip above absorbs. */
     double goal = pace > 0 ? target : INFINITY;
     if (until > 0 && goal > until) goal = until;
+    char failure[512] = "";
     while (t < goal) {
         const double next = session_piece_end(s, t, goal);
-        rc = rod_dynamics_advance(s->model, s->state, next);
-        if (rc == ROD_EINTERRUPTED) {
-            rc = ROD_OK; /* paused, deleted or drained mid-piece: the state is where it began */
+        const piece_result pr = session_piece(s, next, INFINITY, failure, sizeof failure);
+        if (pr == PIECE_INTERRUPTED || pr == PIECE_LIMIT) break; /* paused, deleted or drained mid-piece */
+        if (pr != PIECE_DONE) {
+            rc = ROD_ESOLVER;
             break;
         }
-        if (rc != ROD_OK) break;
         t = next;
         session_record_due(s);
         if (mono_now() - w0 >= FRAME_PERIOD) break;
@@ -61,8 +62,6 @@ double session_step(session *s, double now)
     rod_dynamics_get_stats(s->state, &stats);
     metrics_slice(wall, t_now - t0, stats.steps - s->stats.steps,
                   (stats.rhs_evals + stats.rhs_evals_jacobian) - (s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
-    char failure[512] = "";
-    if (rc != ROD_OK) snprintf(failure, sizeof failure, "%s", rod_state_error(s->state));
     session_publish(s);
     pthread_mutex_lock(&s->mu);
     if (t_now > t0 && wall > 0) {

@@ -118,6 +118,7 @@ int session_reset(session *s)
     pthread_mutex_unlock(&s->mu);
     lock_state_interrupting(s, -1);
     session_drain_mailbox(s);
+    s->win_wall = s->win_sim = 0;
     int rc = rod_dynamics_start(s->model, s->state);
     pthread_mutex_lock(&s->mu);
     if (rc == ROD_OK) {
@@ -136,7 +137,11 @@ int session_reset(session *s)
 
 int session_advance(session *s, double t_end, double wall_limit, double *t_out, char *err, size_t errlen)
 {
-    pthread_mutex_lock(&s->state_mu);
+    const struct timespec wait = realtime_after(wall_limit);
+    if (pthread_mutex_timedlock(&s->state_mu, &wait) != 0) {
+        snprintf(err, errlen, "a step has held the session's state for over %g s", wall_limit);
+        return SESSION_ETIMEDOUT;
+    }
     pthread_mutex_lock(&s->mu);
     const session_status st = s->status;
     /* :start must wait until this is done: it would leave a "running" session with no worker */
@@ -148,31 +153,36 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
         return SESSION_ESTATE;
     }
     session_drain_mailbox(s);
-    const double w0 = mono_now();
+    /* the limit interrupts a piece in progress (the pool's watchdog), not only the next one */
+    const double limit_at = mono_now() + wall_limit;
     int rc = ROD_OK;
+    char failure[512] = "";
     double t = rod_state_time(s->state);
-    while (t < t_end && mono_now() - w0 < wall_limit) {
+    while (t < t_end && mono_now() < limit_at) {
         session_drain_mailbox(s); /* commands sent meanwhile apply at the next 10 ms piece */
         double next = session_piece_end(s, t, t_end);
-        rc = rod_dynamics_advance(s->model, s->state, next);
-        if (rc == ROD_EINTERRUPTED) {
-            rc = ROD_OK;
+        const piece_result pr = session_piece(s, next, limit_at, failure, sizeof failure);
+        if (pr == PIECE_LIMIT) break;
+        if (pr == PIECE_INTERRUPTED) {
             pthread_mutex_lock(&s->mu);
             const int stopping = s->stopping;
             pthread_mutex_unlock(&s->mu);
             if (stopping) break;
             continue; /* an interrupt meant for a running slice came late: go on */
         }
-        if (rc != ROD_OK) break;
+        if (pr != PIECE_DONE) {
+            rc = ROD_ESOLVER;
+            break;
+        }
         t = next;
         session_record_due(s);
     }
     if (rc != ROD_OK) {
         pthread_mutex_lock(&s->mu);
         s->status = SESSION_FAILED;
-        snprintf(s->failure, sizeof s->failure, "%s", rod_state_error(s->state));
+        snprintf(s->failure, sizeof s->failure, "%s", failure);
         pthread_mutex_unlock(&s->mu);
-        snprintf(err, errlen, "%s", rod_state_error(s->state));
+        snprintf(err, errlen, "%s", failure);
     } else {
         pthread_mutex_lock(&s->mu);
         if (s->status == SESSION_CREATED) s->status = SESSION_PAUSED;

@@ -54,6 +54,18 @@ struct session {
     double *input_value;      /* ninputs */
     unsigned char *input_profile;
     recording *rec; /* its own lock; set at creation, or NULL */
+    /* the floor on the simulated-time rate: min_rate x real time over rate_window s of computing */
+    double min_rate, rate_window;
+    /* guarded by mu: the piece in progress, for the watchdog (deadline 0: none) */
+    double piece_deadline;
+    int piece_expired;
+    /* the state holder's: computing and simulated time since the rate window began */
+    double win_wall, win_sim;
+    uint64_t generation;  /* of the last checkpoint snapshot; guarded by mu */
+    /* persistence: one writer at a time (persist_mu), what it wrote last, deleted for good */
+    pthread_mutex_t persist_mu;
+    uint64_t written;
+    int deleted;
     /* set once before the session runs */
     void (*notify)(void *ctx, struct session *s);
     void *notify_ctx;
@@ -69,6 +81,18 @@ void session_notify(session *s);
 double session_piece_end(session *s, double t, double goal);
 /* Gives the recording the state's frame when one is due (state_mu held). */
 void session_record_due(session *s);
+
+/* session_piece.c (state_mu held) */
+typedef enum {
+    PIECE_DONE,        /* the state is at t_next */
+    PIECE_INTERRUPTED, /* paused, deleted, drained (or a late interrupt): where it began */
+    PIECE_LIMIT,       /* the caller's wall-clock limit cut it: where it began */
+    PIECE_SLOW,        /* under the floor on the simulated-time rate; why says so */
+    PIECE_FAILED,      /* the solver failed; why says so */
+} piece_result;
+/* Advances to t_next, interrupted at the monotonic time limit_at (INFINITY: none) or when it
+ * proves the session under its rate floor. */
+piece_result session_piece(session *s, double t_next, double limit_at, char *why, size_t len);
 
 /* session_control.c */
 /* Applies every queued command (state_mu held). */

@@ -91,7 +91,7 @@ cJSON *session_describe(session *s)
     return o;
 }
 
-char *session_checkpoint(session *s, double wait, int *busy)
+char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generation)
 {
     *busy = 0;
     const struct timespec until = realtime_after(wait);
@@ -100,10 +100,16 @@ char *session_checkpoint(session *s, double wait, int *busy)
         return NULL;
     }
     char *state = rod_state_save(s->model, s->state);
-    pthread_mutex_unlock(&s->state_mu);
-    if (!state) return NULL;
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = state ? cJSON_CreateObject() : NULL;
+    if (!o) {
+        pthread_mutex_unlock(&s->state_mu);
+        free(state);
+        return NULL;
+    }
+    /* the options and status as of the same instant as the state, and the generation that
+     * orders this snapshot among the session's others */
     pthread_mutex_lock(&s->mu);
+    if (generation) *generation = ++s->generation;
     cJSON_AddNumberToObject(o, "version", 1);
     cJSON_AddStringToObject(o, "id", s->id);
     cJSON_AddStringToObject(o, "name", s->name);
@@ -114,6 +120,7 @@ char *session_checkpoint(session *s, double wait, int *busy)
     cJSON_AddNumberToObject(o, "points", s->points);
     cJSON_AddNumberToObject(o, "created", s->created_wall);
     pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(&s->state_mu);
     if (s->rec) {
         recording_opts ro;
         recording_get_opts(s->rec, &ro);

@@ -4,6 +4,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "origin.h"
 #include "stream_admit.h"
 #include "stream_codec.h"
 
@@ -62,12 +63,16 @@ static void queue_ctl(client *c, char *text)
     c->ctl[c->nctl++] = text;
 }
 
+/* The Host the handshake names and the page it comes from (DNS rebinding, cross-site pages). */
 static int origin_ok(stream_server *ss, struct lws *wsi)
 {
-    char origin[256] = "", host[256] = "";
-    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0) return 1; /* not a browser */
-    lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
-    return stream_origin_allowed(ss->d->cfg.allowed_origins, origin, host);
+    char origin[512] = "", host[256] = "";
+    const int has_host = lws_hdr_total_length(wsi, WSI_TOKEN_HOST) > 0;
+    if (has_host && lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0) return 0;
+    if (!host_allowed(&ss->d->cfg, has_host ? host : NULL)) return 0;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) <= 0) return 1; /* not a browser */
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0) return 0;
+    return origin_allowed(&ss->d->cfg, origin, has_host ? host : NULL);
 }
 
 /* A client's message: the codec answers, the transport does what it asks. */
@@ -222,7 +227,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         if (!origin_ok(ss, wsi)) {
             log_event(LOG_WARN, "stream_refused", "reason=\"origin not allowed\" session=%s", id);
-            return refuse(wsi, HTTP_STATUS_FORBIDDEN, "origin not allowed");
+            return refuse(wsi, HTTP_STATUS_FORBIDDEN, "host or origin not allowed");
         }
         if (auth_enabled(ss->d->auth)) {
             char hdr[300] = "", ticket[80] = "";
@@ -416,18 +421,36 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
 void stream_stop(stream_server *ss)
 {
     if (!ss) return;
+    /* from here on stream_notify and stream_session_gone do nothing: a worker that comes back
+     * from a long step after the drain must not reach a destroyed context */
+    pthread_mutex_lock(&ss->mu);
+    if (!ss->ctx) { /* stopped already */
+        pthread_mutex_unlock(&ss->mu);
+        return;
+    }
+    atomic_store(&ss->running, 0);
     atomic_store(&ss->stop, 1);
     lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
     pthread_join(ss->thread, NULL);
     lws_context_destroy(ss->ctx); /* closes what is left; CLOSED unlinks each client */
+    ss->ctx = NULL;
     pthread_mutex_lock(&ss->mu);
     for (int i = 0; i < ss->ngone; i++) session_release(ss->gone[i]);
     free(ss->gone);
+    ss->gone = NULL;
+    ss->ngone = ss->capgone = 0;
     pthread_mutex_unlock(&ss->mu);
-    pthread_mutex_destroy(&ss->mu);
     the_server = NULL;
     free(frame_out.b);
     memset(&frame_out, 0, sizeof frame_out);
+}
+
+void stream_free(stream_server *ss)
+{
+    if (!ss) return;
+    stream_stop(ss);
+    pthread_mutex_destroy(&ss->mu);
     free(ss);
 }
 
@@ -435,13 +458,20 @@ void stream_notify(void *ctx, session *s)
 {
     (void)s;
     stream_server *ss = ctx;
-    if (ss && atomic_load(&ss->running)) lws_cancel_service(ss->ctx);
+    if (!ss) return;
+    pthread_mutex_lock(&ss->mu);
+    if (atomic_load(&ss->running)) lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
 }
 
 void stream_session_gone(stream_server *ss, session *s)
 {
     if (!ss) return;
     pthread_mutex_lock(&ss->mu);
+    if (!atomic_load(&ss->running)) {
+        pthread_mutex_unlock(&ss->mu);
+        return;
+    }
     if (ss->ngone == ss->capgone) {
         int cap = ss->capgone ? 2 * ss->capgone : 8;
         session **g = realloc(ss->gone, (size_t)cap * sizeof *g);
@@ -454,6 +484,6 @@ void stream_session_gone(stream_server *ss, session *s)
     }
     session_retain(s);
     ss->gone[ss->ngone++] = s;
-    pthread_mutex_unlock(&ss->mu);
     lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
 }

@@ -13,8 +13,11 @@
 typedef struct stream_server stream_server;
 
 stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen);
-/* Closes every stream (going away) and stops the service thread. */
+/* Closes every stream (going away) and stops the service thread; stream_notify and
+ * stream_session_gone are no-ops from then on, so the server may outlive stuck workers. */
 void stream_stop(stream_server *ss);
+/* Stops it if needed and frees it: only once nothing can call stream_notify any more. */
+void stream_free(stream_server *ss);
 /* A session published a frame or changed state (from any thread). */
 void stream_notify(void *ctx, session *s);
 /* A session is deleted: its clients are told and closed. */

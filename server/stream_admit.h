@@ -1,4 +1,4 @@
-/* Who may open a stream: the path it names and the browser origin it comes from. */
+/* Which stream a handshake asks for (who may open it is origin.h's and auth.h's). */
 #ifndef RODD_STREAM_ADMIT_H
 #define RODD_STREAM_ADMIT_H
 
@@ -6,8 +6,5 @@
 
 /* "/v1/sessions/ID/stream[?query]" -> ID; 0, or -1 when the path is not a stream path. */
 int stream_session_id_of(const char *uri, char *id, size_t len);
-/* Whether a browser page at `origin` may connect: it is in the comma-separated allowed list
- * (or the list has "*"), or it is the host the request was sent to. */
-int stream_origin_allowed(const char *allowed, const char *origin, const char *host);
 
 #endif

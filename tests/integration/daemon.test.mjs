@@ -312,7 +312,8 @@ test("a failed session leaves the daemon and the other sessions untouched", asyn
       st = (await api(d, "GET", `/v1/sessions/${over}`)).json;
     }
     assert.equal(st.state, "failed", "the overdriven session fails within 30 s");
-    assert.match(st.failure, /integrator is stuck at t = /);
+    // the integrator's own stuck test, or the daemon's floor on the simulated-time rate
+    assert.match(st.failure, /integrator is stuck at t = |too slow: /);
     assert.equal((await api(d, "GET", `/v1/sessions/${good}`)).json.state, "running");
   } finally {
     await d.stop();

@@ -1,0 +1,280 @@
+/* The handlers' toolkit and the routing of a request, independent of the transport: what
+ * libmicrohttpd's thread calls, and what the REST fuzzer drives. */
+#include "http.h"
+
+#include "metrics.h"
+#include "origin.h"
+#include "utf8.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void reply_json(http_response *rs, int status, cJSON *o)
+{
+    rs->status = status;
+    rs->content_type = "application/json";
+    free(rs->body);
+    rs->body = o ? cJSON_PrintUnformatted(o) : strdup("{}");
+    rs->len = rs->body ? strlen(rs->body) : 0;
+    cJSON_Delete(o);
+}
+
+void reply_text(http_response *rs, int status, const char *ctype, const char *text)
+{
+    rs->status = status;
+    rs->content_type = ctype;
+    free(rs->body);
+    rs->body = strdup(text);
+    rs->len = rs->body ? strlen(rs->body) : 0;
+}
+
+void reply_problem(http_response *rs, int status, const char *type, const char *title,
+                   const char *detail, cJSON *errors)
+{
+    cJSON *o = cJSON_CreateObject();
+    char t[160];
+    snprintf(t, sizeof t, "https://rodd.invalid/problems/%s", type);
+    cJSON_AddStringToObject(o, "type", t);
+    cJSON_AddStringToObject(o, "title", title);
+    cJSON_AddNumberToObject(o, "status", status);
+    if (detail) cJSON_AddStringToObject(o, "detail", detail);
+    if (errors) cJSON_AddItemToObject(o, "errors", errors);
+    reply_json(rs, status, o);
+    rs->content_type = "application/problem+json";
+}
+
+void reply_not_allowed(http_response *rs, const char *allow)
+{
+    char detail[96];
+    snprintf(detail, sizeof detail, "this resource takes %s", allow);
+    reply_problem(rs, 405, "method-not-allowed", "Method not allowed", detail, NULL);
+    snprintf(rs->allow, sizeof rs->allow, "%s", allow);
+}
+
+const char *req_header(http_request *rq, const char *name)
+{
+    return rq->lookup ? rq->lookup(rq->lookup_ctx, HTTP_HEADER, name) : NULL;
+}
+
+const char *req_query(http_request *rq, const char *name)
+{
+    return rq->lookup ? rq->lookup(rq->lookup_ctx, HTTP_QUERY, name) : NULL;
+}
+
+cJSON *req_json(http_request *rq, http_response *rs)
+{
+    if (!rq->len) {
+        reply_problem(rs, 400, "malformed-json", "The request body is empty", "expected a JSON object", NULL);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(rq->body, rq->len, &end, 0);
+    if (o && end) {
+        /* only whitespace may follow the object */
+        const char *p = end, *stop = rq->body + rq->len;
+        while (p < stop && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+        if (p < stop) {
+            cJSON_Delete(o);
+            o = NULL;
+            end = p;
+        }
+    }
+    if (!o || !cJSON_IsObject(o)) {
+        size_t at = end ? (size_t)(end - rq->body) : 0;
+        int line = 1, col = 1;
+        for (size_t i = 0; i < at && i < rq->len; i++) {
+            if (rq->body[i] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        char detail[160];
+        if (o)
+            snprintf(detail, sizeof detail, "the body must be a JSON object");
+        else
+            snprintf(detail, sizeof detail, "malformed JSON at line %d, column %d (byte %zu)", line, col, at);
+        cJSON *err = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", "");
+        cJSON_AddStringToObject(e, "message", detail);
+        cJSON_AddNumberToObject(e, "line", line);
+        cJSON_AddNumberToObject(e, "column", col);
+        cJSON_AddItemToArray(err, e);
+        reply_problem(rs, 400, "malformed-json", "The request body is not a JSON object", detail, err);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    /* text that is not UTF-8 would make every later answer that repeats it invalid JSON */
+    char where[256];
+    if (json_find_bad_utf8(o, where, sizeof where)) {
+        cJSON *err = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", where);
+        cJSON_AddStringToObject(e, "message", "not valid UTF-8");
+        cJSON_AddItemToArray(err, e);
+        reply_problem(rs, 422, "invalid-request", "The request has text that is not UTF-8", where, err);
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int req_need(http_request *rq, http_response *rs, role r)
+{
+    if (rq->role >= r) return 1;
+    if (rq->role == ROLE_NONE)
+        reply_problem(rs, 401, "unauthorized", "A bearer token is required",
+                      "send Authorization: Bearer TOKEN", NULL);
+    else
+        reply_problem(rs, 403, "forbidden", "This token's role may not do that",
+                      r == ROLE_OPERATOR ? "needs an operator token" : "needs a viewer token", NULL);
+    return 0;
+}
+
+void stream_url_for(http_request *rq, const char *id, char *out, size_t len)
+{
+    const char *host = req_header(rq, "Host");
+    char h[256];
+    if (host && *host) {
+        snprintf(h, sizeof h, "%s", host);
+        /* strip the port of "host:port" (and keep "[v6]" whole) */
+        char *colon = strrchr(h, ':');
+        char *bracket = strrchr(h, ']');
+        if (colon && (!bracket || colon > bracket)) *colon = '\0';
+    } else {
+        snprintf(h, sizeof h, "%s", rq->d->cfg.listen_host);
+    }
+    snprintf(out, len, "ws://%s:%d/v1/sessions/%s/stream", h, rq->d->ws_port, id);
+}
+
+void http_route(http_request *rq, http_response *rs)
+{
+    const char *p = rq->path, *m = rq->method;
+    const int get = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+    if (!get && (strcmp(p, "/livez") == 0 || strcmp(p, "/readyz") == 0 || strcmp(p, "/metrics") == 0 ||
+                 strcmp(p, "/v1") == 0)) {
+        reply_not_allowed(rs, "GET, HEAD");
+        return;
+    }
+    if (strcmp(p, "/livez") == 0) {
+        reply_text(rs, 200, "text/plain; charset=utf-8", "ok\n");
+        return;
+    }
+    if (strcmp(p, "/readyz") == 0) {
+        if (!atomic_load(&rq->d->ready))
+            reply_problem(rs, 503, "not-ready", "Not ready", "starting or draining", NULL);
+        else if (pool_count(rq->d->pool) >= pool_capacity(rq->d->pool))
+            reply_problem(rs, 503, "not-ready", "Not ready", "the session pool is full", NULL);
+        else
+            reply_text(rs, 200, "text/plain; charset=utf-8", "ready\n");
+        return;
+    }
+    if (strcmp(p, "/metrics") == 0) {
+        char *text = metrics_render(rq->d->pool);
+        if (text) reply_text(rs, 200, "text/plain; version=0.0.4", text);
+        else reply_problem(rs, 500, "internal", "Out of memory", NULL, NULL);
+        free(text);
+        return;
+    }
+    if (strncmp(p, "/v1/", 4) != 0 && strcmp(p, "/v1") != 0) {
+        if (get) {
+            h_static(rq, rs);
+            return;
+        }
+        reply_not_allowed(rs, "GET, HEAD");
+        return;
+    }
+    if (strcmp(p, "/v1/sessions") == 0) {
+        h_sessions_collection(rq, rs);
+        return;
+    }
+    if (strncmp(p, "/v1/sessions/", 13) == 0) {
+        if (!h_session_route(rq, rs))
+            reply_problem(rs, 404, "not-found", "No such resource", p, NULL);
+        return;
+    }
+    if (strcmp(p, "/v1/solve") == 0) {
+        if (strcmp(m, "POST") != 0) {
+            reply_not_allowed(rs, "POST");
+            return;
+        }
+        h_solve(rq, rs);
+        return;
+    }
+    if (strcmp(p, "/v1/stream-tickets") == 0) {
+        if (strcmp(m, "POST") != 0) {
+            reply_not_allowed(rs, "POST");
+            return;
+        }
+        h_stream_ticket(rq, rs);
+        return;
+    }
+    if (strcmp(p, "/v1/examples") == 0 || strncmp(p, "/v1/examples/", 13) == 0) {
+        if (!get) {
+            reply_not_allowed(rs, "GET, HEAD");
+            return;
+        }
+        h_examples(rq, rs, p[12] == '/' ? p + 13 : NULL);
+        return;
+    }
+    if (strcmp(p, "/v1") == 0) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", "rodd");
+        cJSON_AddStringToObject(o, "version", ROD_VERSION);
+        cJSON_AddStringToObject(o, "sessions", "/v1/sessions");
+        cJSON_AddStringToObject(o, "openapi", "/openapi.yaml");
+        cJSON_AddBoolToObject(o, "auth", auth_enabled(rq->d->auth));
+        reply_json(rs, 200, o);
+        return;
+    }
+    reply_problem(rs, 404, "not-found", "No such resource", p, NULL);
+}
+
+int http_is_write(const char *m)
+{
+    return strcmp(m, "GET") != 0 && strcmp(m, "HEAD") != 0 && strcmp(m, "OPTIONS") != 0;
+}
+
+int http_admit(daemon_ctx *d, http_lookup_fn lookup, void *ctx, role *who, unsigned long long *length,
+               http_response *rs)
+{
+    const server_config *cfg = &d->cfg;
+    const char *host = lookup(ctx, HTTP_HEADER, "Host");
+    const char *origin = lookup(ctx, HTTP_HEADER, "Origin");
+    if (!host_allowed(cfg, host)) {
+        reply_problem(rs, 403, "host-not-allowed", "This daemon does not answer to that host name",
+                      "the Host header names neither the listen address nor an allowed_hosts name", NULL);
+        return -1;
+    }
+    if (!origin_allowed(cfg, origin, host)) {
+        reply_problem(rs, 403, "origin-not-allowed", "Requests from that page are not allowed",
+                      "the Origin is not this daemon's own host nor in allowed_origins", NULL);
+        return -1;
+    }
+    *who = !auth_enabled(d->auth) ? ROLE_OPERATOR : auth_bearer(d->auth, lookup(ctx, HTTP_HEADER, "Authorization"));
+    const char *cl = lookup(ctx, HTTP_HEADER, "Content-Length");
+    const char *te = lookup(ctx, HTTP_HEADER, "Transfer-Encoding");
+    *length = cl ? strtoull(cl, NULL, 10) : 0;
+    if (!*length && !te) return 0; /* no body */
+    if (*length > cfg->max_body) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", cfg->max_body);
+        reply_problem(rs, 413, "body-too-large", "Request body too large", detail, NULL);
+        return -1;
+    }
+    if (*who == ROLE_NONE) {
+        reply_problem(rs, 401, "unauthorized", "A bearer token is required", "send Authorization: Bearer TOKEN",
+                      NULL);
+        return -1;
+    }
+    if (!media_type_is_json(lookup(ctx, HTTP_HEADER, "Content-Type"))) {
+        reply_problem(rs, 415, "unsupported-media-type", "Request bodies are JSON",
+                      "send Content-Type: application/json", NULL);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,115 @@
+// A model driven past what it can follow (issue 10, item 1): the octopus-reaching example with
+// LM1 = 3e4 N takes steps of ~1e-8 s. It must fail with a reason instead of freezing while a
+// core grinds; :advance on it answers within its limit; DELETE stops its work and its
+// checkpoint is never written again (item 2); SIGTERM exits within drain_timeout + 2 s
+// whatever it is doing (items 1 and 4). Wall-clock limits scale with RODD_TEST_TIME_SCALE.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { api, sleep, startDaemon } from "./daemon.mjs";
+
+const SCALE = Number(process.env.RODD_TEST_TIME_SCALE ?? 1);
+const WINDOW = 3; // s of computing the rate floor is measured over (RODD_SIM_RATE_WINDOW)
+const LIMIT = 2; // RODD_ADVANCE_LIMIT
+const DRAIN = 3; // RODD_DRAIN_TIMEOUT
+
+const env = {
+  RODD_CHECKPOINT_PERIOD: "1",
+  RODD_SIM_RATE_WINDOW: String(WINDOW),
+  RODD_ADVANCE_LIMIT: String(LIMIT),
+  RODD_DRAIN_TIMEOUT: String(DRAIN),
+};
+
+const timed = async (what) => {
+  const t0 = Date.now();
+  const r = await what();
+  return { r, ms: Date.now() - t0 };
+};
+
+// A running octopus whose next piece of simulation is a runaway one.
+async function runaway(d) {
+  const r = await api(d, "POST", "/v1/sessions", { example: "octopus-reaching", start: true });
+  assert.equal(r.status, 201, r.text);
+  await sleep(300);
+  const c = await api(d, "PUT", `/v1/sessions/${r.json.id}/actuators/LM1`, { value: 3e4 });
+  assert.ok(c.status === 200 || c.status === 202, c.text);
+  return r.json.id;
+}
+
+const checkpointFile = (d, id) => path.join(d.dir, "sessions", `${id}.json`);
+
+test("a runaway session fails with the reason, and the others keep running", async () => {
+  const d = await startDaemon({ env });
+  try {
+    const other = (await api(d, "POST", "/v1/sessions", { example: "octopus-reaching", start: true })).json.id;
+    const id = await runaway(d);
+    let s = null;
+    const t0 = Date.now();
+    while (Date.now() - t0 < (WINDOW + 20) * 1000 * SCALE) {
+      s = (await api(d, "GET", `/v1/sessions/${id}`)).json;
+      if (s.state === "failed") break;
+      await sleep(200);
+    }
+    assert.equal(s.state, "failed", `still ${s.state} at t = ${s.t}`);
+    assert.match(s.failure, /too slow|integrator is stuck/);
+    const o = (await api(d, "GET", `/v1/sessions/${other}`)).json;
+    assert.equal(o.state, "running");
+    const f0 = (await api(d, "GET", `/v1/sessions/${other}/frame`)).json;
+    await sleep(500);
+    const f1 = (await api(d, "GET", `/v1/sessions/${other}/frame`)).json;
+    assert.ok(f1.seq > f0.seq && f1.t > f0.t, "the other session goes on");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test(":advance on a runaway session answers within its limit; DELETE stops it and it never comes back", async () => {
+  let d = await startDaemon({ env });
+  const dir = d.dir;
+  let id;
+  try {
+    id = await runaway(d);
+    const p = await api(d, "POST", `/v1/sessions/${id}:pause`);
+    assert.equal(p.status, 200, p.text);
+    const { r, ms } = await timed(() => api(d, "POST", `/v1/sessions/${id}:advance`, { by: 0.01 }));
+    assert.equal(r.status, 200, r.text);
+    assert.ok(ms < (LIMIT + 2) * 1000 * SCALE, `:advance answered in ${ms} ms with a ${LIMIT} s limit`);
+    assert.ok(r.json.t < p.json.t + 0.01, "the limit cut it short");
+    // another :advance, deleted while its piece runs
+    const pending = timed(() => api(d, "POST", `/v1/sessions/${id}:advance`, { by: 0.01 }));
+    await sleep(500);
+    const del = await api(d, "DELETE", `/v1/sessions/${id}`);
+    assert.equal(del.status, 204);
+    const { ms: ms2 } = await pending;
+    assert.ok(ms2 < 1500 * SCALE, `the :advance stopped ${ms2} ms after it began, soon after the DELETE`);
+    assert.equal(existsSync(checkpointFile(d, id)), false, "the checkpoint is gone");
+    await sleep(3000);
+    assert.equal(existsSync(checkpointFile(d, id)), false, "and not written again");
+    assert.equal((await api(d, "GET", `/v1/sessions/${id}`)).status, 404);
+    await d.stop("SIGKILL");
+    d = await startDaemon({ env, stateDir: dir });
+    assert.equal((await api(d, "GET", `/v1/sessions/${id}`)).status, 404, "not restored after a restart");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("SIGTERM exits within drain_timeout + 2 s while a runaway :advance and a runaway worker run", async () => {
+  const d = await startDaemon({ env: { ...env, RODD_SIM_RATE_WINDOW: "1000", RODD_ADVANCE_LIMIT: "1000" } });
+  try {
+    const a = await runaway(d);
+    await runaway(d); // left running: a worker is in its piece
+    assert.equal((await api(d, "POST", `/v1/sessions/${a}:pause`)).status, 200);
+    const pending = api(d, "POST", `/v1/sessions/${a}:advance`, { by: 0.01 }).catch(() => null);
+    await sleep(500);
+    const { r: exit, ms } = await timed(() => d.stop("SIGTERM"));
+    assert.equal(exit.code, 0);
+    assert.ok(ms < (DRAIN + 2) * 1000 * SCALE, `exited ${ms} ms after SIGTERM`);
+    await pending;
+  } finally {
+    d.cleanup();
+  }
+});
