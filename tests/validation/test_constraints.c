@@ -247,3 +247,39 @@ Test(constraints, volume_held_by_a_multiplier_and_approached_by_penalties, .time
     cr_assert_lt(prev, 1e-4);
     cr_assert_lt(prev_dp, 1e-2);
 }
+
+/* The inflating rod of test_dynamics' energy test, undamped, with its volume held per Hermite
+ * piece by multipliers (scleronomic: they do no work): the energy stays constant as there, the
+ * volume to the projection's tolerance, and the multipliers (the pieces' pressures) follow
+ * the motion. */
+Test(constraints, undamped_inflating_rod_with_its_volume_held_conserves_energy, .timeout = 120)
+{
+    rod_model *m = tu_model(
+        "{\"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": {\"base\": 0.015, \"tip\": 0.006}, "
+        "\"density\": 1000, \"youngs_modulus\": 2e4, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 4, "
+        "\"stretch\": 2}, \"inflation\": {\"pieces\": 2, \"boundary\": \"neumann\"}, "
+        "\"environment\": {\"gravity\": [-9.81, 0, 0]}, \"solver\": {\"rtol\": 1e-8, \"atol\": 1e-10}, "
+        "\"constraints\": [{\"name\": \"V\", \"type\": \"volume\", \"scope\": \"pieces\"}]}");
+    rod_state *st = tu_started(m);
+    double e0 = NAN, scale = 0, worst = 0, dv = 0, p_lo = INFINITY, p_hi = -INFINITY;
+    for (int k = 0; k <= 8; k++) {
+        if (k) advance(m, st, 0.1 * k);
+        rod_frame f = tu_frame(m, st, 5);
+        const double e = f.e_kinetic + f.e_elastic + f.e_gravity;
+        if (k == 0) e0 = e;
+        scale = fmax(scale, fabs(f.e_gravity));
+        worst = fmax(worst, fabs(e - e0));
+        dv = fmax(dv, fmax(fabs(f.volume_change), fabs(f.cons[0].violation)));
+        p_lo = fmin(p_lo, f.cons[0].pressure);
+        p_hi = fmax(p_hi, f.cons[0].pressure);
+        rod_frame_free(&f);
+    }
+    cr_log_info("volume held per piece: energy drift %.3e of %.3e J, volume within %.2e, pressure %.4g..%.4g Pa",
+                worst, scale, dv, p_lo, p_hi);
+    cr_assert_gt(scale, 0.01, "the rod really swings (%g J)", scale);
+    cr_assert_gt(p_hi - p_lo, 1.0, "the pressure responds to the motion");
+    cr_assert_lt(dv, 1e-10);
+    cr_assert_lt(worst, 1e-5 * scale, "energy drifted by %.3e J of %.3e", worst, scale);
+    rod_state_free(st);
+    rod_model_free(m);
+}
