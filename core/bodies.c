@@ -116,3 +116,9 @@ void bodies_energy(const rod_model *m, const lie_pose *g, const double *eta, dou
         for (int i = 0; i < 6; i++) *kinetic += 0.5 * e[i] * Me[i];
     }
 }
+
+void bodies_position(const rod_model *m, int b, const lie_pose *g, double r[3])
+{
+    const double *o = m->spec->bodies[b].offset;
+    for (int i = 0; i < 3; i++) r[i] = g->r[i] + g->R[i] * o[0] + g->R[i + 3] * o[1] + g->R[i + 6] * o[2];
+}

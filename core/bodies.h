@@ -22,4 +22,7 @@ void bodies_static_forces(const rod_model *m, const rod_state *st, double factor
 void bodies_energy(const rod_model *m, const lie_pose *g, const double *eta, double *kinetic,
                    double *gravity);
 
+/* Body b's centre of mass in the world, from the pose g of its attachment point. */
+void bodies_position(const rod_model *m, int b, const lie_pose *g, double r[3]);
+
 #endif

@@ -597,3 +597,13 @@ void constraints_reaction(const rod_state *st, int i, double force[3], double mo
     }
     if (k->type == CON_VOLUME && vtot > 0) *pressure /= vtot;
 }
+
+void constraints_target_position(const rod_state *st, int i, const double point[3], double out[3])
+{
+    const rod_model *m = st->m;
+    const spec_constraint *k = &m->spec->cons[i];
+    const int *in = m->con->target + 4 * i;
+    for (int a = 0; a < 3; a++)
+        out[a] = k->held[a] ? profile_value(in[a] >= 0 ? &st->input[in[a]] : &k->position[a], st->ev, st->t, 0.0)
+                            : point[a];
+}

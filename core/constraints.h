@@ -73,4 +73,8 @@ int constraints_is_volume(const rod_model *m, int i);
 void constraints_reaction(const rod_state *st, int i, double force[3], double moment[3],
                           double *violation, double *pressure);
 
+/* Pose constraint i's target position at the state's time: the held components' targets, the
+ * point's own (point, m) elsewhere. */
+void constraints_target_position(const rod_state *st, int i, const double point[3], double out[3]);
+
 #endif

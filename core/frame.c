@@ -29,6 +29,7 @@ void rod_frame_free(rod_frame *f)
     free(f->kappa);
     free(f->nu);
     free(f->cons);
+    free(f->bodies);
     memset(f, 0, sizeof *f);
 }
 
@@ -85,18 +86,36 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     return 0;
 }
 
-static int frame_constraints(const rod_model *m, const rod_state *st, rod_frame *f)
+/* The pose at s among the frame's poses g at the sorted points sall (stations are among them). */
+static const lie_pose *pose_at(const double *sall, const lie_pose *g, int nall, double s)
 {
-    const int nc = constraints_count(m);
-    if (!nc) return 0;
-    f->cons = calloc((size_t)nc, sizeof *f->cons);
-    if (!f->cons) return -1;
+    int best = 0;
+    for (int j = 1; j < nall; j++)
+        if (fabs(sall[j] - s) < fabs(sall[best] - s)) best = j;
+    return &g[best];
+}
+
+static int frame_constraints(const rod_model *m, const rod_state *st, const double *sall,
+                             const lie_pose *g, int nall, rod_frame *f)
+{
+    const int nc = constraints_count(m), nb = m->spec->nbodies;
+    f->cons = nc ? calloc((size_t)nc, sizeof *f->cons) : NULL;
+    f->bodies = nb ? calloc((size_t)nb, sizeof *f->bodies) : NULL;
+    if ((nc && !f->cons) || (nb && !f->bodies)) return -1;
     f->ncons = nc;
+    f->nbodies = nb;
     for (int i = 0; i < nc; i++) {
         rod_frame_constraint *c = &f->cons[i];
         snprintf(c->name, sizeof c->name, "%s", constraints_name(m, i));
         c->volume = constraints_is_volume(m, i);
         constraints_reaction(st, i, c->force, c->moment, &c->violation, &c->pressure);
+        if (c->volume) continue;
+        memcpy(c->point, pose_at(sall, g, nall, m->spec->cons[i].s)->r, sizeof c->point);
+        constraints_target_position(st, i, c->point, c->target);
+    }
+    for (int b = 0; b < nb; b++) {
+        snprintf(f->bodies[b].name, sizeof f->bodies[b].name, "%s", m->spec->bodies[b].name);
+        bodies_position(m, b, pose_at(sall, g, nall, m->spec->bodies[b].s), f->bodies[b].position);
     }
     return 0;
 }
@@ -162,8 +181,8 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
         memcpy(f->kappa + 3 * i, xi, 3 * sizeof *xi);
         memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
     }
-    int rc = frame_integrals(m, st, g, f);
-    if (rc == 0) rc = frame_constraints(m, st, f);
+    int rc = frame_constraints(m, st, sall, g, nall, f);
+    if (rc == 0) rc = frame_integrals(m, st, g, f);
     free(sall);
     free(g);
     free(cols);
@@ -212,6 +231,13 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
         cJSON_AddNumberToObject(e, "gravity", f->e_gravity);
     }
     cJSON_AddNumberToObject(o, "volume_change", f->volume_change);
+    if (f->nbodies) {
+        cJSON *bs = cJSON_AddObjectToObject(o, "bodies");
+        for (int i = 0; bs && i < f->nbodies; i++) {
+            cJSON *e = cJSON_AddObjectToObject(bs, f->bodies[i].name);
+            if (e) cJSON_AddItemToObject(e, "position", array_of(f->bodies[i].position, 3));
+        }
+    }
     if (f->base_moving) {
         cJSON *b = cJSON_AddObjectToObject(o, "base");
         if (b) {
@@ -230,6 +256,8 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
             } else {
                 cJSON_AddItemToObject(e, "force", array_of(c->force, 3));
                 cJSON_AddItemToObject(e, "moment", array_of(c->moment, 3));
+                cJSON_AddItemToObject(e, "point", array_of(c->point, 3));
+                cJSON_AddItemToObject(e, "target", array_of(c->target, 3));
             }
             cJSON_AddNumberToObject(e, "violation", c->violation);
         }
@@ -298,6 +326,19 @@ static void sb_array(sbuf *b, const char *key, const double *v, int n, int w)
     sb_str(b, "]");
 }
 
+/* "key":[v0,...] without a leading comma */
+static void sb_vec(sbuf *b, const char *key, const double *v, int n)
+{
+    sb_str(b, "\"");
+    sb_str(b, key);
+    sb_str(b, "\":[");
+    for (int i = 0; i < n; i++) {
+        if (i) sb_str(b, ",");
+        sb_num(b, v[i]);
+    }
+    sb_str(b, "]");
+}
+
 char *rod_frame_to_json(const rod_frame *f)
 {
     sbuf b = {0};
@@ -319,17 +360,22 @@ char *rod_frame_to_json(const rod_frame *f)
     sb_str(&b, "},\"volume_change\":");
     sb_num(&b, f->volume_change);
     if (f->base_moving) {
-        sb_str(&b, ",\"base\":{\"position\":[");
-        for (int a = 0; a < 3; a++) {
-            if (a) sb_str(&b, ",");
-            sb_num(&b, f->base_position[a]);
+        sb_str(&b, ",\"base\":{");
+        sb_vec(&b, "position", f->base_position, 3);
+        sb_str(&b, ",");
+        sb_vec(&b, "rotation", f->base_rotation, 9);
+        sb_str(&b, "}");
+    }
+    if (f->nbodies) {
+        sb_str(&b, ",\"bodies\":{");
+        for (int i = 0; i < f->nbodies; i++) {
+            sb_str(&b, i ? ",\"" : "\"");
+            sb_str(&b, f->bodies[i].name);
+            sb_str(&b, "\":{");
+            sb_vec(&b, "position", f->bodies[i].position, 3);
+            sb_str(&b, "}");
         }
-        sb_str(&b, "],\"rotation\":[");
-        for (int a = 0; a < 9; a++) {
-            if (a) sb_str(&b, ",");
-            sb_num(&b, f->base_rotation[a]);
-        }
-        sb_str(&b, "]}");
+        sb_str(&b, "}");
     }
     if (f->ncons) {
         sb_str(&b, ",\"constraints\":{");
@@ -343,17 +389,13 @@ char *rod_frame_to_json(const rod_frame *f)
                 sb_str(&b, "\"pressure\":");
                 sb_num(&b, c->pressure);
             } else {
-                sb_str(&b, "\"force\":[");
-                for (int a = 0; a < 3; a++) {
-                    if (a) sb_str(&b, ",");
-                    sb_num(&b, c->force[a]);
-                }
-                sb_str(&b, "],\"moment\":[");
-                for (int a = 0; a < 3; a++) {
-                    if (a) sb_str(&b, ",");
-                    sb_num(&b, c->moment[a]);
-                }
-                sb_str(&b, "]");
+                sb_vec(&b, "force", c->force, 3);
+                sb_str(&b, ",");
+                sb_vec(&b, "moment", c->moment, 3);
+                sb_str(&b, ",");
+                sb_vec(&b, "point", c->point, 3);
+                sb_str(&b, ",");
+                sb_vec(&b, "target", c->target, 3);
             }
             sb_str(&b, ",\"violation\":");
             sb_num(&b, c->violation);

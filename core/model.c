@@ -514,6 +514,10 @@ void rod_model_gravity(const rod_model *m, double g[3])
     for (int i = 0; i < 3; i++) g[i] = m->grav[i];
 }
 double rod_model_base_radius(const rod_model *m) { return m->sec[0].z; }
+int rod_model_has_attachments(const rod_model *m)
+{
+    return m->spec->ncons > 0 || m->spec->nbodies > 0 || m->spec->base_moving;
+}
 const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
 int rod_model_ninputs(const rod_model *m) { return m->ninputs; }
 const char *rod_model_input_name(const rod_model *m, int i)

@@ -69,8 +69,10 @@ double rod_model_duration(const rod_model *m);
 int rod_model_is_extended(const rod_model *m);
 int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
 int rod_model_substeps(const rod_model *m);           /* Zanna steps between stations */
-void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the base frame */
+void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the world frame */
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
+/* 1 when the model has constraints, bodies or a moving base (its frames carry them). */
+int rod_model_has_attachments(const rod_model *m);
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 
@@ -169,7 +171,15 @@ typedef struct {
     double moment[3];  /* N m */
     double violation;  /* m or rad (the largest held component); relative for volume */
     double pressure;   /* Pa, volume only: the multiplier (or penalty force) over V0 */
+    double point[3];   /* pose only: where the constrained point is (m, world) */
+    double target[3];  /* pose only: where it is held (the target's held components; the
+                        * point's own where a component is free) */
 } rod_frame_constraint;
+
+typedef struct {
+    char name[72];
+    double position[3]; /* its centre of mass (m, world) */
+} rod_frame_body;
 
 typedef struct {
     int n;            /* points, base to tip */
@@ -185,6 +195,8 @@ typedef struct {
     double volume_change; /* Sec. 5.2's Delta V */
     int ncons;
     rod_frame_constraint *cons; /* ncons, in the spec's order */
+    int nbodies;
+    rod_frame_body *bodies;     /* nbodies, in the spec's order */
     int base_moving;            /* 1: the base's pose below (a "moving" base) */
     double base_position[3];    /* m, world */
     double base_rotation[9];    /* row-major, as rotation */

@@ -22,8 +22,8 @@ static void not_allowed(pctx *c, const cJSON *obj, const char *base, const char 
     spec_bad(c, p, "not allowed %s", why);
 }
 
-/* "position": three profiles in t. */
-static int parse_position(pctx *c, const cJSON *con, const char *base, profile out[3])
+/* "position": three profiles in t, into out[0..2]. */
+static int parse_position(pctx *c, const cJSON *con, const char *base, profile *out)
 {
     char p[320];
     spec_join(p, sizeof p, base, "position");

@@ -29,7 +29,8 @@ static void vec_json(FILE *o, const char *key, const double *v, int n)
     fputc(']', o);
 }
 
-/* A moving base's pose and the constraints' reactions, as the FRAME has them (issue 13). */
+/* A moving base's pose, the bodies' positions and the constraints' reactions, as the FRAME has
+ * them. */
 static void mechanics_json(FILE *o, const rod_frame *f)
 {
     if (f->base_moving) {
@@ -37,6 +38,15 @@ static void mechanics_json(FILE *o, const rod_frame *f)
         vec_json(o, "position", f->base_position, 3);
         fputc(',', o);
         vec_json(o, "rotation", f->base_rotation, 9);
+        fputc('}', o);
+    }
+    if (f->nbodies) {
+        fputs(",\"bodies\":{", o);
+        for (int i = 0; i < f->nbodies; i++) {
+            fprintf(o, "%s\"%s\":{", i ? "," : "", f->bodies[i].name);
+            vec_json(o, "position", f->bodies[i].position, 3);
+            fputc('}', o);
+        }
         fputc('}', o);
     }
     if (!f->ncons) return;
@@ -51,6 +61,10 @@ static void mechanics_json(FILE *o, const rod_frame *f)
             vec_json(o, "force", c->force, 3);
             fputc(',', o);
             vec_json(o, "moment", c->moment, 3);
+            fputc(',', o);
+            vec_json(o, "point", c->point, 3);
+            fputc(',', o);
+            vec_json(o, "target", c->target, 3);
         }
         fputs(",\"violation\":", o);
         num(o, c->violation, 1);

@@ -60,6 +60,7 @@ cJSON *session_describe(session *s)
         cJSON_AddNumberToObject(mo, "q_rho", rod_model_ndof_rho(m));
         cJSON_AddNumberToObject(mo, "quadrature_points", rod_model_quadrature_points(m));
         cJSON_AddNumberToObject(mo, "base_radius", rod_model_base_radius(m));
+        cJSON_AddBoolToObject(mo, "attachments", rod_model_has_attachments(m));
         double g[3];
         rod_model_gravity(m, g);
         cJSON *ga = cJSON_AddArrayToObject(mo, "gravity");

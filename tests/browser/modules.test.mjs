@@ -190,3 +190,19 @@ test("plot ticks: the decimals their step needs, a whole minus sign, exactly 0, 
   const [a, b] = yRange(-2.98, -2.9);
   assert.ok(a < -2.98 && b > -2.9 && b - a < 0.1);
 });
+
+test("JSON frames keep a moving base's pose, the bodies and the constraints for the view", () => {
+  const m = jsonFrame({ n: 3 });
+  m.base = { position: [0.1, 0, 0], rotation: [1, 0, 0, 0, 1, 0, 0, 0, 1] };
+  m.bodies = { payload: { position: [0.1, 0, 0.5] } };
+  m.constraints = {
+    tip: { force: [1, 0, 0], moment: [0, 0, 0], point: [0.1, 0, 0.5], target: [0.1, 0, 0.5], violation: 0 },
+    V: { pressure: 200, violation: 1e-14 },
+  };
+  const f = decodeJsonFrame(m);
+  assert.deepEqual(f.base.position, [0.1, 0, 0]);
+  assert.deepEqual(f.bodies.payload.position, [0.1, 0, 0.5]);
+  assert.deepEqual(f.constraints.tip.target, [0.1, 0, 0.5]);
+  assert.equal(f.constraints.V.pressure, 200);
+  assert.equal(decodeJsonFrame(jsonFrame()).constraints, undefined, "absent when the frame has none");
+});

@@ -17,6 +17,11 @@ function sliderRange(input) {
     const m = Math.max(2, 3 * v);
     return [-m, m];
   }
+  if (input.kind === "target") {
+    // a constraint's target: metres or radians about its value, both ways
+    const m = input.unit === "rad" ? Math.max(Math.PI, 2 * v) : Math.max(0.5, 2 * v);
+    return [-m, m];
+  }
   if (input.type === "transverse") return [0, Math.max(2000, 3 * v)];
   return [0, Math.max(1, 3 * v)]; // cables (N) and anything new
 }

@@ -285,6 +285,10 @@ window.__roddViewer = {
   get renders() {
     return rodView.renders;
   },
+  /** What the view draws besides the rod: attached bodies and constraint targets (with arrows). */
+  get attached() {
+    return rodView.attached?.children.length ?? 0;
+  },
   get fps() {
     return status.fps;
   },

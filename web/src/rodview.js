@@ -5,8 +5,8 @@
 import {
   AmbientLight, ArrowHelper, BufferAttribute, BufferGeometry, CylinderGeometry,
   DirectionalLight, DoubleSide, DynamicDrawUsage, GridHelper, Group, HemisphereLight,
-  LineBasicMaterial, LineSegments, Mesh, MeshStandardMaterial, PerspectiveCamera, Scene,
-  Vector3, WebGLRenderer,
+  LineBasicMaterial, LineSegments, Matrix4, Mesh, MeshBasicMaterial, MeshStandardMaterial,
+  PerspectiveCamera, Scene, SphereGeometry, Vector3, WebGLRenderer,
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { srgbToLinear, viridis } from "./colormap.js";
@@ -57,6 +57,9 @@ export class RodView {
 
     this.markers = new Group(); // grid, base, gravity: rebuilt for each model
     this.scene.add(this.markers);
+    this.attached = new Group(); // bodies and constraint targets, from the frames
+    this.scene.add(this.attached);
+    this.plate = null;
     this.tube = null; // the mesh, made on the first frame of a given point count
     this.directors = null;
     this.showDirectors = false;
@@ -131,6 +134,7 @@ export class RodView {
     plate.rotation.x = Math.PI / 2;
     plate.position.z = -0.006 * L;
     this.markers.add(plate);
+    this.plate = plate;
 
     // x, y, z from the origin (red, green, blue), short
     for (const [dir, color] of [[[1, 0, 0], 0xd05050], [[0, 1, 0], 0x50b060], [[0, 0, 1], 0x5070d0]]) {
@@ -213,7 +217,59 @@ export class RodView {
     writeTube(f, this.rgb, position.array, normal.array, color.array);
     position.needsUpdate = normal.needsUpdate = color.needsUpdate = true;
     if (this.showDirectors) this.#writeDirectors(f);
+    this.#writeAttached(f);
     this.dirty = true;
+  }
+
+  /**
+   * What the frame carries besides the rod: a moving base carries the clamp plate along; each
+   * attached body is a grey ball at its centre of mass; each pose constraint's target is a red
+   * ball, with its reaction on the rod as an arrow at the held point.
+   */
+  #writeAttached(f) {
+    if (this.plate) {
+      const b = f.base;
+      const pose = new Matrix4();
+      if (b) {
+        const R = b.rotation;
+        pose.set(R[0], R[1], R[2], b.position[0], R[3], R[4], R[5], b.position[1], R[6], R[7], R[8], b.position[2], 0, 0, 0, 1);
+      }
+      // the plate's own placement under the base, then the base's pose
+      const local = new Matrix4().makeRotationX(Math.PI / 2).setPosition(0, 0, -0.006 * this.length);
+      this.plate.matrixAutoUpdate = false;
+      this.plate.matrix.copy(pose.multiply(local));
+    }
+    const bodies = Object.values(f.bodies || {});
+    const targets = Object.values(f.constraints || {}).filter((c) => c.target);
+    const key = `${bodies.length}/${targets.length}`;
+    if (this.attached.userData.key !== key) {
+      this.#clearAttached();
+      const L = this.length;
+      for (let i = 0; i < bodies.length; i++) {
+        this.attached.add(new Mesh(new SphereGeometry(0.03 * L, 20, 14), new MeshStandardMaterial({ color: 0x9aa4ae, roughness: 0.5 })));
+      }
+      for (let i = 0; i < targets.length; i++) {
+        const ball = new Mesh(new SphereGeometry(0.015 * L, 16, 10), new MeshBasicMaterial({ color: 0xff4d4d }));
+        ball.userData.role = "target";
+        this.attached.add(ball, new ArrowHelper(new Vector3(1, 0, 0), new Vector3(), 0.1 * L, 0xff4d4d, 0.03 * L, 0.015 * L));
+      }
+      this.attached.userData.key = key;
+    }
+    const kids = this.attached.children;
+    bodies.forEach((b, i) => kids[i].position.set(...b.position));
+    // reactions drawn to a common scale: the largest one a fifth of the rod
+    const fmax = Math.max(1e-300, ...targets.map((c) => Math.hypot(...c.force)));
+    targets.forEach((c, i) => {
+      const ball = kids[bodies.length + 2 * i], arrow = kids[bodies.length + 2 * i + 1];
+      ball.position.set(...c.target);
+      const F = new Vector3(...c.force), mag = F.length();
+      arrow.visible = mag > 0;
+      if (mag > 0) {
+        arrow.position.set(...c.point);
+        arrow.setDirection(F.normalize());
+        arrow.setLength(Math.max((0.2 * this.length * mag) / fmax, 0.04 * this.length), 0.03 * this.length, 0.015 * this.length);
+      }
+    });
   }
 
   setDirectorsVisible(on) {
@@ -226,9 +282,21 @@ export class RodView {
   /** Forgets the rod (another session is about to show). */
   clear() {
     if (this.tube) this.tube.visible = false;
+    this.#clearAttached();
     if (this.directors) this.directors.visible = false;
     this.lastFrame = null;
     this.dirty = true;
+  }
+
+  #clearAttached() {
+    for (const c of [...this.attached.children]) {
+      this.attached.remove(c);
+      c.traverse((o) => {
+        o.geometry?.dispose();
+        o.material?.dispose();
+      });
+    }
+    this.attached.userData.key = "";
   }
 
   #makeTube(n) {

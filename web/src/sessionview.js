@@ -70,7 +70,8 @@ export class SessionView {
     this.#loadSpec(id, gen);
     this.stream = new RodStream({
       resolveUrl: () => this.#streamUrl(id),
-      subscription: { rate: this.rate, format: "binary" },
+      // binary frames are smaller, JSON ones carry constraints, bodies and a moving base's pose
+      subscription: { rate: this.rate, format: desc.model?.attachments ? "json" : "binary" },
       on: {
         connection: (state, info) => {
           this.status.connection(state, info);
