@@ -34,7 +34,7 @@ struct con_work {
                                 * the target's acceleration */
     double *lam;               /* per row: multiplier or penalty force */
     double *viol;              /* per row: c at the last record */
-    double *B, *S, *mu, *tmp, *q2, *A2; /* scratch */
+    double *B, *S, *mu, *tmp;  /* scratch */
 };
 
 int constraints_nbreakpoints(const rod_spec *sp) { return sp->ncons; }
@@ -148,10 +148,8 @@ int constraints_state_init(rod_state *st)
     w->S = calloc(nm * nm, sizeof *w->S);
     w->mu = calloc(nm, sizeof *w->mu);
     w->tmp = calloc(n, sizeof *w->tmp);
-    w->q2 = calloc(n, sizeof *w->q2);
-    w->A2 = calloc(R * n, sizeof *w->A2);
     if (!w->c || !w->cd || !w->A || !w->bias || !w->lam || !w->viol || !w->B || !w->S || !w->mu ||
-        !w->tmp || !w->q2 || !w->A2)
+        !w->tmp)
         return -1;
     return 0;
 }
@@ -170,8 +168,6 @@ void constraints_state_free(rod_state *st)
     free(w->S);
     free(w->mu);
     free(w->tmp);
-    free(w->q2);
-    free(w->A2);
     free(w);
     st->con = NULL;
 }
@@ -218,6 +214,39 @@ static void volume_rows(const rod_model *m, const spec_constraint *k, int r0, co
     for (int r = 0; r < R; r++) c[r] -= 1.0;
 }
 
+/* The volume rows' rates (c_dot) and their acceleration at q_ddot = 0 (A_dot q_dot): per
+ * station the integrand f = A0 rho^2 |nu| has
+ *   f_dot  = A0 (2 rho rho_dot |nu| + rho^2 (nu . nu_dot) / |nu|),
+ *   f_ddot = A0 (2 rho_dot^2 |nu| + 4 rho rho_dot (nu . nu_dot) / |nu|
+ *                + rho^2 (|nu_dot|^2 - (nu . nu_dot)^2 / |nu|^2) / |nu|),
+ * with rho_dot = Phi_rho q_dot_rho and nu_dot = Phi_xi q_dot_xi (both linear in q_dot). */
+static void volume_rates(const rod_model *m, const spec_constraint *k, int r0, const double *q,
+                         const double *qd, double *cd, double *acc)
+{
+    const int nx = m->n_xi, nr = m->n_rho, R = k->pieces ? m->spec->pieces : 1;
+    for (int r = 0; r < R; r++) cd[r] = acc[r] = 0.0;
+    for (int s = 0; s < m->ns; s++) {
+        const double w = m->w[s];
+        if (w == 0) continue;
+        const int r = k->pieces ? piece_of(m, s) : 0;
+        const double *phr = m->phr + (size_t)s * nr, *leg = m->leg + (size_t)s * nx;
+        double rho = 1.0, rd = 0.0, xi[6], xid[6] = {0};
+        for (int j = 0; j < nr; j++) {
+            rho += phr[j] * q[nx + j];
+            rd += phr[j] * qd[nx + j];
+        }
+        model_xi(m, leg, q, xi);
+        for (int j = 0; j < nx; j++) xid[m->cols[j].comp] += leg[j] * qd[j];
+        const double *nu = xi + 3, *nd = xid + 3;
+        const double nn = sqrt(nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]);
+        const double dot = nu[0] * nd[0] + nu[1] * nd[1] + nu[2] * nd[2];
+        const double dd = nd[0] * nd[0] + nd[1] * nd[1] + nd[2] * nd[2];
+        const double f = w * m->sec[s].A0 / m->con->vol0[r0 + r];
+        cd[r] += f * (2 * rho * rd * nn + rho * rho * dot / nn);
+        acc[r] += f * (2 * rd * rd * nn + 4 * rho * rd * dot / nn + rho * rho * (dd - dot * dot / (nn * nn)) / nn);
+    }
+}
+
 /* Every row's c and A at q (st->g, st->J computed there); with qd, also c_dot and the bias
  * A_dot q_dot - (target acceleration), which need st->eta and st->bias at (q, qd). */
 static void eval_rows(const rod_model *m, rod_state *st, const double *q, const double *qd,
@@ -233,29 +262,8 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
         if (k->type == CON_VOLUME) {
             volume_rows(m, k, r0, q, w->c + r0, w->A + (size_t)r0 * n);
             if (!qd) continue;
-            /* c_dot = A q_dot (no target motion); A_dot q_dot by a central difference of A
-             * along q_dot */
-            double vmax = 0;
-            for (int j = 0; j < n; j++) vmax = fmax(vmax, fabs(qd[j]));
-            const int R = L->nrow[i];
-            for (int r = 0; r < R; r++) {
-                double s = 0;
-                for (int j = 0; j < n; j++) s += w->A[(size_t)(r0 + r) * n + j] * qd[j];
-                w->cd[r0 + r] = s;
-                w->bias[r0 + r] = 0;
-            }
-            if (vmax == 0) continue;
-            const double eps = 1e-6 / vmax;
-            for (int sgn = -1; sgn <= 1; sgn += 2) {
-                for (int j = 0; j < n; j++) w->q2[j] = q[j] + sgn * eps * qd[j];
-                double cdummy[SPEC_MAX_PIECES + 1];
-                volume_rows(m, k, r0, w->q2, cdummy, w->A2);
-                for (int r = 0; r < R; r++) {
-                    double s = 0;
-                    for (int j = 0; j < n; j++) s += w->A2[(size_t)r * n + j] * qd[j];
-                    w->bias[r0 + r] += sgn * s / (2 * eps);
-                }
-            }
+            /* c_dot = A q_dot (no target motion) and A_dot q_dot = d^2 c / dt^2 at q_ddot = 0 */
+            volume_rates(m, k, r0, q, qd, w->cd + r0, w->bias + r0);
             continue;
         }
         const int ks = L->station[i];

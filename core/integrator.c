@@ -317,7 +317,11 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     }
     struct dyn_solver *d = st->dyn;
     st->err[0] = '\0';
-    if (d->ga) return galpha_advance(d->ga, m, st, t_end);
+    if (d->ga) {
+        const int rc = galpha_advance(d->ga, m, st, t_end);
+        if (rc == ROD_OK) constraints_record(m, st, NULL); /* the penalties' forces for frames */
+        return rc;
+    }
     /* no stop time: CVODE steps past t_end as its error control likes and interpolates back,
      * so frequent frames do not cut its steps short */
     sunrealtype tret = st->t;
