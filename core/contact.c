@@ -193,12 +193,24 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
                 const double tn = dot3(p.t, n);
                 for (int i = 0; i < 3; i++) ua[i] = p.t[i] - tn * n[i];
                 const double ua_n = sqrt(dot3(ua, ua));
+                spec_friction fr = ob->friction;
                 if (ua_n > 1e-12) {
                     for (int i = 0; i < 3; i++) ua[i] /= ua_n;
-                    cross3(n, ua, ul);
-                    contact_friction(&ob->friction, fn, vt, ua, ul, ff);
-                    for (int i = 0; i < 3; i++) F[i] += ff[i];
+                } else {
+                    /* the rod stands on the surface end-on: no axis along it, so every
+                     * direction in the surface is lateral */
+                    const double e[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+                    cross3(n, e, ua);
+                    const double un = sqrt(dot3(ua, ua));
+                    for (int i = 0; i < 3; i++) ua[i] /= un;
+                    for (int d = 0; d < 2; d++) {
+                        fr.mu_static[d] = fr.mu_static[2];
+                        fr.mu_kinetic[d] = fr.mu_kinetic[2];
+                    }
                 }
+                cross3(n, ua, ul);
+                contact_friction(&fr, fn, vt, ua, ul, ff);
+                for (int i = 0; i < 3; i++) F[i] += ff[i];
             }
             apply(m, st, &p, off, F, ds, Q);
             report(rep, maxrep, nrep, m->s[p.k], surf, F, ds);
