@@ -182,9 +182,14 @@ FUZZ_SURFACES = rest stream checkpoint config tokens
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
                  -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
+# kept between builds: as intermediates of a pattern chain make would delete them after each link
+.SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz-obj/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_OBJ_FLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/fuzz-obj/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_OBJ_FLAGS) $(HDF5_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	clang $(FUZZ_OBJ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(SERVER_LIBS) $(LDLIBS)
 fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)
