@@ -43,7 +43,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-viewer clean
@@ -109,6 +109,10 @@ test-cli: $(BUILD)/rodd
 test-schema: $(BUILD)/rodd
 	bash tests/schema/run.sh
 
+# The contract documents: redocly lint of api/openapi.yaml, api/asyncapi.yaml as AsyncAPI 3.
+test-api:
+	bash tests/api/run.sh
+
 test-integration: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/integration/run.sh
 
@@ -150,7 +154,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
+test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
