@@ -43,7 +43,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-viewer clean
@@ -123,6 +123,10 @@ test-python: $(BUILD)/rodd
 test-matlab: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash clients/matlab/tests/run.sh
 
+# The daemon behind nginx with TLS (deploy/nginx/rodd.conf): REST and streams on one https port.
+test-proxy: $(BUILD)/rodd
+	RODD=$(BUILD)/rodd bash tests/proxy/run.sh
+
 # The viewer in headless Chromium against the real daemon.
 test-browser: $(BUILD)/rodd web/dist/index.html
 	RODD=$(BUILD)/rodd bash tests/browser/run.sh
@@ -154,7 +158,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab \
+test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 

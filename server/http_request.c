@@ -137,6 +137,11 @@ int req_need(http_request *rq, http_response *rs, role r)
 
 void stream_url_for(http_request *rq, const char *id, char *out, size_t len)
 {
+    if (rq->d->cfg.public_stream_url[0]) {
+        /* behind a proxy, a port mapping or a tunnel: what the operator says clients reach */
+        snprintf(out, len, "%s/v1/sessions/%s/stream", rq->d->cfg.public_stream_url, id);
+        return;
+    }
     const char *host = req_header(rq, "Host");
     char h[256];
     if (host && *host) {

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,13 +30,17 @@ class RoddError(Exception):
 
 
 class Client:
-    """A daemon at ``url`` (e.g. ``http://127.0.0.1:8080``), with a bearer ``token`` when it
-    has tokens configured."""
+    """A daemon at ``url`` (e.g. ``http://127.0.0.1:8080``, or ``https://...`` behind a TLS
+    proxy), with a bearer ``token`` when it has tokens configured; ``ssl_context`` for https
+    and wss with a certificate the system does not trust (``ssl.create_default_context(
+    cafile=...)``)."""
 
-    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0):
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0,
+                 ssl_context: Optional["ssl.SSLContext"] = None):
         self.url = url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self.ssl_context = ssl_context
 
     # ---- plumbing
     def _headers(self, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -54,7 +59,7 @@ class Client:
             h["Content-Type"] = "application/json"
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=h)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+            with urllib.request.urlopen(req, timeout=self.timeout, context=self.ssl_context) as r:
                 return r.status, dict(r.headers.items()), r.read()
         except urllib.error.HTTPError as e:
             raw = e.read()
@@ -273,7 +278,8 @@ class Stream:
             raise ValueError(f"unknown fields {unknown}; the fields are {list(FIELDS)}")
         self.session = session
         headers = {"Authorization": f"Bearer {session.client.token}"} if session.client.token else {}
-        self.ws = WebSocket(session.info["stream_url"], headers=headers, timeout=session.client.timeout)
+        self.ws = WebSocket(session.info["stream_url"], headers=headers, timeout=session.client.timeout,
+                            ssl_context=session.client.ssl_context)
         self.state: Optional[str] = session.info.get("state")
         self.description: Optional[Dict[str, Any]] = None
         self.hello: Optional[Dict[str, Any]] = None
