@@ -139,6 +139,25 @@ class AgainstTheDaemon(unittest.TestCase):
         np.testing.assert_allclose(j.position, want.position, rtol=5e-7, atol=1e-300)
         s.delete()
 
+    def test_url_subscription_sends_each_frame_once_in_its_form(self):
+        from rodd._websocket import WebSocket, WebSocketError
+        s = self.c.create(spec=ARM, points=3)
+        s.advance(by=0.01)
+        ws = WebSocket(s.info["stream_url"] + "?format=binary&fields=position,energy&rate=10")
+        kinds = []
+        while len(kinds) < 4:
+            m = ws.recv()
+            kinds.append("binary" if isinstance(m, bytes) else json.loads(m)["op"])
+        ws.close()
+        # the one frame the paused session has comes once, already binary
+        self.assertEqual(kinds, ["hello", "description", "subscribed", "binary"])
+        f = rodd.decode_binary(m)
+        self.assertEqual((f.position.shape, f.rotation), ((3, 3), None))
+        with self.assertRaises(WebSocketError) as e:
+            WebSocket(s.info["stream_url"] + "?format=xml")
+        self.assertEqual(e.exception.status, 400)
+        s.delete()
+
     def test_stream_of_a_running_session(self):
         s = self.c.create(spec=ARM, points=3, until=0.3)
         s.start()

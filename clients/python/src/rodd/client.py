@@ -278,19 +278,22 @@ class Stream:
             raise ValueError(f"unknown fields {unknown}; the fields are {list(FIELDS)}")
         self.session = session
         headers = {"Authorization": f"Bearer {session.client.token}"} if session.client.token else {}
-        self.ws = WebSocket(session.info["stream_url"], headers=headers, timeout=session.client.timeout,
+        # the subscription goes in the URL, so that the first frame already has its form and
+        # no frame comes twice
+        q: Dict[str, str] = {"format": "binary" if binary else "json"}
+        if rate is not None:
+            q["rate"] = repr(float(rate))
+        if fields is not None:
+            q["fields"] = ",".join(fields)
+        url = session.info["stream_url"]
+        url += ("&" if "?" in url else "?") + urllib.parse.urlencode(q, safe=",")
+        self.ws = WebSocket(url, headers=headers, timeout=session.client.timeout,
                             ssl_context=session.client.ssl_context)
         self.state: Optional[str] = session.info.get("state")
         self.description: Optional[Dict[str, Any]] = None
         self.hello: Optional[Dict[str, Any]] = None
+        self.subscribed: Optional[Dict[str, Any]] = None  # the daemon's "subscribed" answer
         self.last_seq = 0
-        self.subscribed = False  # frames count from the subscription's answer on
-        sub: Dict[str, Any] = {"op": "subscribe", "format": "binary" if binary else "json"}
-        if rate is not None:
-            sub["rate"] = rate
-        if fields is not None:
-            sub["fields"] = list(fields)
-        self.ws.send_text(json.dumps(sub))
 
     def __enter__(self) -> "Stream":
         return self
@@ -321,16 +324,11 @@ class Stream:
                 elif op == "description":
                     self.description = m
                 elif op == "subscribed":
-                    self.subscribed = True
-                elif op == "status" and m.get("level") == "error" and not self.subscribed:
-                    self.close()
-                    raise RoddError(422, {"title": "subscription refused", "detail": m.get("message", "")})
+                    self.subscribed = m
                 if op != "frame":
                     continue
                 f = Frame.from_json(m)
-            # the frame sent on connection comes before the subscription's format and fields
-            # take effect; the daemon sends the latest frame again in them once subscribed
-            if not self.subscribed or (f.seq is not None and f.seq <= self.last_seq):
+            if f.seq is not None and f.seq <= self.last_seq:
                 continue
             self.last_seq = f.seq or self.last_seq
             return f
