@@ -484,7 +484,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     cJSON *b = req_json(rq, rs);
     if (!b) return;
     cJSON *errors = cJSON_CreateArray();
-    double pace = -1;
+    double pace = -1, until = -1;
     for (cJSON *it = b->child; it; it = it->next) {
         if (strcmp(it->string, "pace") == 0) {
             if (parse_pace(it, &pace) != 0)
@@ -492,10 +492,15 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
         } else if (strcmp(it->string, "name") == 0) {
             if (!cJSON_IsString(it) || strlen(it->valuestring) > 200)
                 cJSON_AddItemToArray(errors, issue("/name", "must be a string of at most 200 characters"));
+        } else if (strcmp(it->string, "until") == 0) {
+            if (!cJSON_IsNull(it) && (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || !isfinite(it->valuedouble)))
+                cJSON_AddItemToArray(errors, issue("/until", "must be a simulated time > 0 (s), or null for none"));
+            else
+                until = cJSON_IsNull(it) ? 0 : it->valuedouble;
         } else {
             char p[160];
             snprintf(p, sizeof p, "/%s", it->string);
-            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace and name may change)"));
+            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace, until and name may change)"));
         }
     }
     if (cJSON_GetArraySize(errors)) {
@@ -505,6 +510,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     }
     cJSON_Delete(errors);
     if (pace >= 0) session_set_pace(s, pace);
+    if (until >= 0) session_set_until(s, until);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
     if (cJSON_IsString(name)) {
         session_set_name(s, name->valuestring);

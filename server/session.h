@@ -81,6 +81,9 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
 int session_set_inputs(session *s, int n, const char *const *names, const double *values,
                        double wait_limit, double *t_applied, char *err, size_t errlen);
 int session_set_pace(session *s, double pace);
+/* Where a running session stops (0: never). A finished session that the new end leaves time
+ * to run becomes paused, to be continued with session_start. */
+int session_set_until(session *s, double until);
 /* No more work on this session (it is deleted, or the daemon drains): the piece of simulation
  * a worker or an :advance is in stops at once, the state staying where that piece began. */
 void session_stop_work(session *s);

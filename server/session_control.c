@@ -292,6 +292,17 @@ int session_set_inputs(session *s, int n, const char *const *names, const double
     return SESSION_OK;
 }
 
+int session_set_until(session *s, double until)
+{
+    if (!(until >= 0) || !isfinite(until)) return SESSION_EINVAL;
+    pthread_mutex_lock(&s->mu);
+    s->until = until;
+    /* a finished session with time left to run is paused: :start continues it */
+    if (s->status == SESSION_FINISHED && (until == 0 || until > s->t + 1e-12)) s->status = SESSION_PAUSED;
+    pthread_mutex_unlock(&s->mu);
+    return SESSION_OK;
+}
+
 int session_set_pace(session *s, double pace)
 {
     if (!(pace >= 0) || !isfinite(pace)) return SESSION_EINVAL;

@@ -97,6 +97,24 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertEqual((e.exception.status, e.exception.slug), (409, "wrong-state"))
         s.delete()
 
+    def test_continue_a_finished_session(self):
+        import time
+        s = self.c.create(spec=ARM, points=3, pace="max", until=0.1, start=True)
+        while s.refresh().state == "running":
+            time.sleep(0.02)
+        self.assertEqual((s.state, s.t), ("finished", 0.1))
+        self.assertEqual(s.update(until=0.2).state, "paused")  # time left: it may go on
+        s.start()
+        while s.refresh().state == "running":
+            time.sleep(0.02)
+        self.assertEqual((s.state, s.t), ("finished", 0.2))
+        self.assertEqual(s.update(until=0.15).state, "finished")  # no time left
+        self.assertEqual(s.update(until=None).info["until"], None)
+        with self.assertRaises(rodd.RoddError) as e:
+            s.update(until=-1)
+        self.assertEqual(e.exception.errors[0]["path"], "/until")
+        s.delete()
+
     def test_errors_name_the_path(self):
         bad = json.loads(json.dumps(ARM))
         bad["rod"]["poisson_ratio"] = 0.7
