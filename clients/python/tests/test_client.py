@@ -97,6 +97,36 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertEqual((e.exception.status, e.exception.slug), (409, "wrong-state"))
         s.delete()
 
+    def test_profiles_as_commands(self):
+        s = self.c.create(spec=ARM, points=3)
+        r = s.set(cable="2*t")                     # an expression of t, from now on
+        self.assertEqual((r["status"], r["values"]["cable"]), ("applied", "2*t"))
+        s.advance(by=0.25)
+        a = {x["name"]: x for x in s.refresh().info["inputs"]}["cable"]
+        self.assertTrue(a["profile"])
+        self.assertAlmostEqual(a["value"], 0.5, places=12)  # 2 t at t = 0.25
+        # a checkpoint keeps the commanded profile: the copy goes on following it
+        copy = self.c.create(checkpoint=s.checkpoint(), points=3)
+        copy.advance(by=0.25)
+        self.assertAlmostEqual({x["name"]: x for x in copy.info["inputs"]}["cable"]["value"], 1.0, places=12)
+        copy.delete()
+        # a wave along the rod (Eq. 59), then back to the spec's own profile (the constant 0)
+        s.set(cable={"wave": {"alpha": "0.3", "mu": "0.5", "sigma": 40}})
+        self.assertTrue({x["name"]: x for x in s.refresh().info["inputs"]}["cable"]["profile"])
+        s.set(cable=None)
+        a = {x["name"]: x for x in s.refresh().info["inputs"]}["cable"]
+        self.assertEqual((a["value"], a["profile"]), (0, False))
+        # a bad expression is refused whole, naming the input and the problem
+        with self.assertRaises(rodd.RoddError) as e:
+            s.set(cable="2*t + y")
+        self.assertEqual(e.exception.status, 422)
+        self.assertIn("cable", str(e.exception))
+        self.assertIn("y", str(e.exception))
+        with self.assertRaises(rodd.RoddError) as e:
+            s.set(cable=-1)
+        self.assertEqual(e.exception.status, 422)
+        s.delete()
+
     def test_continue_a_finished_session(self):
         import time
         s = self.c.create(spec=ARM, points=3, pace="max", until=0.1, start=True)
