@@ -231,8 +231,14 @@ $(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c tests/bench/bench_util.h $
 $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
 
-bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics
+REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
+          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o
+$(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(LDLIBS)
+
+bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh
+	$(BUILD)/bench_recording
 
 # The daemon under load: real-time reaching sessions with two 30 Hz viewers each.
 bench-load: $(BUILD)/rodd
