@@ -192,7 +192,7 @@ class Session:
         out = self.client.request("POST", self.path + ":step", body)
         self.info = {**self.info, "state": out["state"], "t": out["t"], "failure": out.get("failure")}
         if out["state"] == "failed":
-            raise RoddError(409, {"type": "https://rodd.invalid/problems/wrong-state", "detail": out.get("failure") or "failed"})
+            raise RoddError(409, {"type": "/problems/wrong-state", "detail": out.get("failure") or "failed"})
         return Frame.from_json(out["frame"])
 
     def inputs(self) -> Dict[str, Any]:
