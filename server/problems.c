@@ -41,6 +41,13 @@ static const struct {
     {"not-ready", "503", "Not ready",
      "The daemon is starting or draining, or a long step holds the session; retry after Retry-After seconds."},
     {"internal", "500", "Internal error", "The daemon could not do it (out of memory, a file it could not write)."},
+    {"host-not-allowed", "403", "Host not allowed",
+     "The request's Host is not one this daemon answers to (its listen address, or RODD_ALLOWED_HOSTS): a guard "
+     "against DNS rebinding."},
+    {"origin-not-allowed", "403", "Origin not allowed",
+     "A browser page from another origin sent this; RODD_ALLOWED_ORIGINS lists the ones allowed."},
+    {"unsupported-media-type", "415", "Unsupported media type", "Request bodies are JSON (application/json)."},
+    {"busy", "503", "Busy", "Too many request bodies are being received at once; retry shortly."},
 };
 
 void h_problem_page(http_request *rq, http_response *rs, const char *slug)
