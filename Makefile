@@ -43,7 +43,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
+.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-viewer clean
@@ -109,6 +109,10 @@ test-cli: $(BUILD)/rodd
 test-schema: $(BUILD)/rodd
 	bash tests/schema/run.sh
 
+# The contract documents: redocly lint of api/openapi.yaml, api/asyncapi.yaml as AsyncAPI 3.
+test-api:
+	bash tests/api/run.sh
+
 test-integration: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/integration/run.sh
 
@@ -118,6 +122,10 @@ test-python: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash clients/python/run-tests.sh
 test-matlab: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash clients/matlab/tests/run.sh
+
+# The daemon behind nginx with TLS (deploy/nginx/rodd.conf): REST and streams on one https port.
+test-proxy: $(BUILD)/rodd
+	RODD=$(BUILD)/rodd bash tests/proxy/run.sh
 
 # The viewer in headless Chromium against the real daemon.
 test-browser: $(BUILD)/rodd web/dist/index.html
@@ -150,7 +158,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-reaching test-converge test-integration test-python test-matlab \
+test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
@@ -228,8 +236,14 @@ $(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c tests/bench/bench_util.h $
 $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
 
-bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics
+REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
+          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o
+$(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(LDLIBS)
+
+bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh
+	$(BUILD)/bench_recording
 
 # The daemon under load: real-time reaching sessions with two 30 Hz viewers each.
 bench-load: $(BUILD)/rodd

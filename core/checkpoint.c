@@ -48,7 +48,9 @@ char *rod_state_save(const rod_model *m, rod_state *st)
         const profile *p = &st->input[i];
         const profile *orig = model_input_profile(m, i);
         /* only values a command set; the spec's own profiles come back with the spec */
-        if (p->kind == PROFILE_CONST && memcmp(p, orig, sizeof *p) != 0)
+        if (st->input_src[i])
+            cJSON_AddItemToObject(in, m->inputs[i].name, cJSON_Parse(st->input_src[i]));
+        else if (p->kind == PROFILE_CONST && memcmp(p, orig, sizeof *p) != 0)
             cJSON_AddItemToObject(in, m->inputs[i].name, exact_number(p->v.value));
     }
     char *text = cJSON_PrintUnformatted(o);
@@ -108,8 +110,19 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
         int found = -1;
         for (int i = 0; i < m->ninputs; i++)
             if (strcmp(m->inputs[i].name, e->string) == 0) found = i;
+        if (found >= 0 && (cJSON_IsString(e) || cJSON_IsObject(e))) {
+            /* a profile a command set: checked now, compiled once everything else is */
+            char *text = cJSON_PrintUnformatted(e), err[512] = "out of memory";
+            const int bad = !text || rod_model_check_input_profile(m, e->string, text, err, sizeof err) != ROD_OK;
+            free(text);
+            if (bad) {
+                state_set_error(st, "checkpoint: input %s", err);
+                goto out;
+            }
+            continue;
+        }
         if (found < 0 || !cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
-            state_set_error(st, "checkpoint: input \"%s\" is unknown or not a number", e->string);
+            state_set_error(st, "checkpoint: input \"%s\" is unknown or not a number or profile", e->string);
             goto out;
         }
         in[found] = (profile){.kind = PROFILE_CONST, .v = {-1, e->valuedouble}};
@@ -119,8 +132,18 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
     memcpy(st->q, q, (size_t)m->n * sizeof *q);
     memcpy(st->qd, q + m->n, (size_t)m->n * sizeof *q);
     memcpy(st->input, in, (size_t)m->ninputs * sizeof *in);
-    st->need_reinit = 1;
+    for (int i = 0; i < m->ninputs; i++) {
+        free(st->input_src[i]);
+        st->input_src[i] = NULL;
+    }
     rc = ROD_OK;
+    for (const cJSON *e = inputs ? inputs->child : NULL; e && rc == ROD_OK; e = e->next)
+        if (cJSON_IsString(e) || cJSON_IsObject(e)) {
+            char *text = cJSON_PrintUnformatted(e);
+            rc = text ? rod_state_set_input_profile(st, e->string, text) : ROD_ENOMEM; /* checked: only memory fails */
+            free(text);
+        }
+    st->need_reinit = 1;
 out:
     free(q);
     free(in);

@@ -54,6 +54,20 @@ nomem:
     return NULL;
 }
 
+int profile_eval_add(profile_eval *ev, const char *expr)
+{
+    muParserHandle_t *h = realloc(ev->h, (size_t)(ev->n + 1) * sizeof *h);
+    if (!h) return -1;
+    ev->h = h;
+    h[ev->n] = mupCreate(muBASETYPE_FLOAT);
+    if (!h[ev->n]) return -1;
+    define_functions(h[ev->n]);
+    mupDefineVar(h[ev->n], "t", &ev->t);
+    mupDefineVar(h[ev->n], "X", &ev->X);
+    mupSetExpr(h[ev->n], expr);
+    return ev->n++;
+}
+
 void profile_eval_free(profile_eval *ev)
 {
     if (!ev) return;

@@ -28,6 +28,9 @@ typedef struct profile_eval profile_eval;
  * failure. */
 profile_eval *profile_eval_create(char *const *exprs, int n, char *err, size_t errlen);
 void profile_eval_free(profile_eval *ev);
+/* Compiles one more expression (checked before with profile_check_expr); its index, or -1
+ * on no memory. */
+int profile_eval_add(profile_eval *ev, const char *expr);
 
 /* The profile's value at (t, X); for WAVE, alpha(t) / (1 + exp(sigma (X - mu(t)))), which is
  * Eq. 59's alpha (1 - 1/(1 + exp(-sigma (X - mu)))) written so that it cannot overflow. */

@@ -108,6 +108,15 @@ int rod_state_set_q(rod_state *st, const double *q, int n);
  * onto the moved constraint). Fails without changing anything if the name is unknown or the value is
  * out of range. */
 int rod_state_set_input(rod_state *st, const char *name, double value);
+/* Sets an input to a profile given as JSON text: a number, an expression in t (and X = s/L
+ * for an actuator) such as "0.1*t", or {"wave": {"alpha", "mu", "sigma"}} (actuators); with
+ * json NULL, back to the spec's own profile. Checked first: on any problem nothing changes
+ * and rod_state_error says what is wrong. The integrator restarts here, as for a constant. */
+int rod_state_set_input_profile(rod_state *st, const char *name, const char *json);
+/* Checks a profile for input `name` as rod_state_set_input_profile would take it (NULL is
+ * fine), without a state: 0, or ROD_EINVAL / ROD_ENOTFOUND with a message in err. */
+int rod_model_check_input_profile(const rod_model *m, const char *name, const char *json, char *err,
+                                  size_t errlen);
 /* Whether input i is a constant now (a number in the spec, or set by a command): 1 and its
  * value in *v; 0 when it follows a profile (expression or wave). */
 int rod_state_input_constant(const rod_state *st, int i, double *v);

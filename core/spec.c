@@ -1138,3 +1138,27 @@ int spec_parse_profile(pctx *c, const cJSON *obj, const char *key, const char *b
     return parse_profile(c, obj, key, base, req, 0, 0, dflt, out);
 }
 char *spec_get_name(pctx *c, const cJSON *obj, const char *base) { return get_name(c, obj, base); }
+
+int spec_parse_input_profile(const cJSON *v, int allow_X, int nonneg, profile *out, char ***exprs, int *nexprs,
+                             rod_issues *iss)
+{
+    rod_spec tmp;
+    memset(&tmp, 0, sizeof tmp);
+    pctx c = {iss, &tmp, 0};
+    /* parse_profile reads a member: wrap the value as {"": v}, so issues carry no key */
+    cJSON *holder = cJSON_CreateObject();
+    if (!holder || !cJSON_AddItemReferenceToObject(holder, "", (cJSON *)v)) {
+        cJSON_Delete(holder);
+        return -1;
+    }
+    const int ok = parse_profile(&c, holder, "", "", REQUIRED, allow_X, nonneg, 0.0, out);
+    cJSON_Delete(holder); /* a reference: v itself stays */
+    if (!ok || c.nbad) {
+        for (int i = 0; i < tmp.nexprs; i++) free(tmp.exprs[i]);
+        free(tmp.exprs);
+        return -1;
+    }
+    *exprs = tmp.exprs;
+    *nexprs = tmp.nexprs;
+    return 0;
+}

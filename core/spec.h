@@ -178,6 +178,13 @@ typedef struct {
  * spec object. */
 rod_spec *spec_parse(const struct cJSON *root, rod_issues *issues);
 void spec_free(rod_spec *s);
+/* One input profile (a number, an expression string, or {"wave": ...}) as the spec's
+ * actuators (allow_X, nonneg) and loads take it; its expressions are returned in *exprs
+ * (malloc'd, *nexprs of them, indices from 0). 0, or -1 with the issues (paths relative to
+ * the value, "" for itself). */
+struct cJSON;
+int spec_parse_input_profile(const struct cJSON *v, int allow_X, int nonneg, profile *out, char ***exprs,
+                             int *nexprs, rod_issues *iss);
 
 /* Parses JSON text, reporting a syntax error with its line and column. */
 struct cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues);

@@ -42,13 +42,14 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
     st->qd = calloc(n, sizeof *st->qd);
     st->vec_n = calloc(n, sizeof *st->vec_n);
     st->input = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->input);
+    st->input_src = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->input_src);
     st->g = calloc((size_t)m->ns, sizeof *st->g);
     st->J = calloc((size_t)m->ns * 6 * nx, sizeof *st->J);
     st->eta = calloc((size_t)m->ns * 6, sizeof *st->eta);
     st->bias = calloc((size_t)m->ns * 6, sizeof *st->bias);
     st->Mxi = calloc(nx * nx, sizeof *st->Mxi);
     st->Q = calloc(n, sizeof *st->Q);
-    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->g || !st->J || !st->eta ||
+    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->input_src || !st->g || !st->J || !st->eta ||
         !st->bias || !st->Mxi || !st->Q || constraints_state_init(st) != 0)
         goto nomem;
     if (m->ncontact) {
@@ -81,6 +82,8 @@ void rod_state_free(rod_state *st)
     free(st->q);
     free(st->qd);
     free(st->vec_n);
+    for (int i = 0; st->input_src && i < st->m->ninputs; i++) free(st->input_src[i]);
+    free(st->input_src);
     free(st->input);
     free(st->g);
     free(st->J);
@@ -136,6 +139,8 @@ int rod_state_set_input(rod_state *st, const char *name, double value)
         p.v.expr = -1;
         p.v.value = value;
         st->input[i] = p;
+        free(st->input_src[i]);
+        st->input_src[i] = NULL;
         st->need_reinit = 1; /* a step in an input: the integrator restarts at the jump */
         return ROD_OK;
     }

@@ -14,6 +14,7 @@ struct rod_state {
     double t;
     double *q, *qd;          /* n each */
     profile *input;          /* ninputs: the profile in force for each input */
+    char **input_src;        /* ninputs: a profile a command set (JSON text), else NULL */
     profile_eval *ev;
     char err[512];
     /* scratch */

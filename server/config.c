@@ -87,6 +87,7 @@ static const field fields[] = {
     F(tokens, "RODD_TOKENS", K_STR),
     F(allowed_origins, "RODD_ALLOWED_ORIGINS", K_STR),
     F(allowed_hosts, "RODD_ALLOWED_HOSTS", K_STR),
+    F(public_stream_url, "RODD_PUBLIC_STREAM_URL", K_STR),
     F(workers, "RODD_WORKERS", K_INT),
     F(max_sessions, "RODD_MAX_SESSIONS", K_INT),
     F(max_dof, "RODD_MAX_DOF", K_INT),
@@ -119,6 +120,13 @@ static int set_field(server_config *c, const field *f, const char *text, double 
     if (f->k == K_STR) {
         if (is_num || strlen(text) >= f->len) {
             snprintf(err, errlen, "%s: must be a string of at most %zu characters", f->key, f->len - 1);
+            return -1;
+        }
+        if (strcmp(f->key, "public_stream_url") == 0 && *text &&
+            ((strncmp(text, "ws://", 5) != 0 && strncmp(text, "wss://", 6) != 0) || strpbrk(text, "?#") ||
+             text[strlen(text) - 1] == '/')) {
+            snprintf(err, errlen, "%s: must be a ws:// or wss:// URL without a trailing slash, query or fragment "
+                     "(e.g. wss://lab.example.org/rodd), not \"%s\"", f->key, text);
             return -1;
         }
         memcpy(dst, text, strlen(text) + 1);

@@ -16,6 +16,7 @@ typedef struct {
     char tokens[2048];     /* "role:token,role:token" */
     char allowed_origins[1024]; /* comma-separated; "" = the daemon's own hosts only */
     char allowed_hosts[1024];   /* Host names besides the listen address's; comma-separated */
+    char public_stream_url[512]; /* ws:// or wss:// base announced in stream_url; "" = from Host */
     int workers;
     int max_sessions;
     int max_dof;

@@ -8,6 +8,7 @@
 #include "frame_fields.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static void num(FILE *o, double v, int json)
 {
@@ -147,6 +148,14 @@ int export_ndjson_frame(export_writer *w, const rod_frame *f)
 {
     FILE *o = w->out;
     const unsigned mask = w->meta.fields;
+    if (mask == FRAME_F_ALL) { /* the whole FRAME, as the engine writes it (a moving base, constraints) */
+        char *text = rod_frame_to_json(f);
+        if (!text) return -1;
+        fputs(text, o);
+        fputc('\n', o);
+        free(text);
+        return fflush(o) != 0 || ferror(o) ? -1 : 0;
+    }
     fputs("{\"t\":", o);
     num(o, f->t, 1);
     for (int b = 0; b < FRAME_F_COUNT; b++) {

@@ -50,7 +50,7 @@ typedef struct {
 
 void reply_json(http_response *rs, int status, struct cJSON *o);  /* takes o */
 void reply_text(http_response *rs, int status, const char *ctype, const char *text);
-/* application/problem+json: type is a slug under https://rodd.invalid/problems/ */
+/* application/problem+json: type is a slug, sent as the URI reference /problems/SLUG (problems.c serves it) */
 void reply_problem(http_response *rs, int status, const char *type, const char *title,
                    const char *detail, struct cJSON *errors);
 /* 405 with the Allow header. */
@@ -69,6 +69,8 @@ void h_solve(http_request *rq, http_response *rs);
 void h_examples(http_request *rq, http_response *rs, const char *name);
 void h_stream_ticket(http_request *rq, http_response *rs);
 void h_static(http_request *rq, http_response *rs);
+/* GET /problems/{slug}: the page a problem's type names (problems.c). */
+void h_problem_page(http_request *rq, http_response *rs, const char *slug);
 /* GET and PATCH /v1/sessions/{id}/recording (http_recording.c). */
 struct session;
 void h_recording(http_request *rq, http_response *rs, struct session *s);

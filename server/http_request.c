@@ -35,7 +35,8 @@ void reply_problem(http_response *rs, int status, const char *type, const char *
 {
     cJSON *o = cJSON_CreateObject();
     char t[160];
-    snprintf(t, sizeof t, "https://rodd.invalid/problems/%s", type);
+    /* a URI reference resolved against the request's URL (RFC 9457 3.1.1): the daemon serves it */
+    snprintf(t, sizeof t, "/problems/%s", type);
     cJSON_AddStringToObject(o, "type", t);
     cJSON_AddStringToObject(o, "title", title);
     cJSON_AddNumberToObject(o, "status", status);
@@ -137,6 +138,11 @@ int req_need(http_request *rq, http_response *rs, role r)
 
 void stream_url_for(http_request *rq, const char *id, char *out, size_t len)
 {
+    if (rq->d->cfg.public_stream_url[0]) {
+        /* behind a proxy, a port mapping or a tunnel: what the operator says clients reach */
+        snprintf(out, len, "%s/v1/sessions/%s/stream", rq->d->cfg.public_stream_url, id);
+        return;
+    }
     const char *host = req_header(rq, "Host");
     char h[256];
     if (host && *host) {
@@ -181,6 +187,10 @@ void http_route(http_request *rq, http_response *rs)
         return;
     }
     if (strncmp(p, "/v1/", 4) != 0 && strcmp(p, "/v1") != 0) {
+        if (get && strncmp(p, "/problems/", 10) == 0 && p[10] && !strchr(p + 10, '/')) {
+            h_problem_page(rq, rs, p + 10);
+            return;
+        }
         if (get) {
             h_static(rq, rs);
             return;

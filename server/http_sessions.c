@@ -355,21 +355,36 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
 }
 
 /* The inputs of a PUT .../actuators/NAME or PATCH .../actuators body. */
+#define VALUE_KINDS "must be a number, a profile (an expression string, {\"wave\": ...}) or null (the spec's own)"
+
+/* A command's value: a number, or a profile's JSON text (*profile, malloc'd; "null" for
+ * the spec's own). 0 when it is neither. */
+static int input_value(const cJSON *v, double *value, char **profile)
+{
+    *value = 0;
+    *profile = NULL;
+    if (cJSON_IsNumber(v)) {
+        *value = v->valuedouble;
+        return 1;
+    }
+    if (!cJSON_IsString(v) && !cJSON_IsObject(v) && !cJSON_IsNull(v)) return 0;
+    *profile = cJSON_PrintUnformatted(v);
+    return *profile != NULL;
+}
+
 static void set_inputs(http_request *rq, http_response *rs, session *s, const char *one)
 {
     cJSON *b = req_json(rq, rs);
     if (!b) return;
     const char *names[128];
     double values[128];
+    char *profiles[128] = {0}; /* JSON text where a value is a profile, not a number */
     int n = 0;
     cJSON *errors = cJSON_CreateArray();
     if (one) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, "value");
-        if (!cJSON_IsNumber(v)) cJSON_AddItemToArray(errors, issue("/value", "must be a number"));
-        else {
-            names[0] = one;
-            values[n++] = v->valuedouble;
-        }
+        if (!input_value(v, &values[n], &profiles[n])) cJSON_AddItemToArray(errors, issue("/value", VALUE_KINDS));
+        else names[n++] = one;
         for (cJSON *it = b->child; it; it = it->next)
             if (strcmp(it->string, "value") != 0) {
                 char p[160];
@@ -384,23 +399,22 @@ static void set_inputs(http_request *rq, http_response *rs, session *s, const ch
                 cJSON_AddItemToArray(errors, issue(p, "at most 128 values at once"));
                 break;
             }
-            if (!cJSON_IsNumber(it)) cJSON_AddItemToArray(errors, issue(p, "must be a number"));
-            else {
-                names[n] = it->string;
-                values[n++] = it->valuedouble;
-            }
+            if (!input_value(it, &values[n], &profiles[n])) cJSON_AddItemToArray(errors, issue(p, VALUE_KINDS));
+            else names[n++] = it->string;
         }
         if (!n && !cJSON_GetArraySize(errors)) cJSON_AddItemToArray(errors, issue("", "name at least one input"));
     }
     if (cJSON_GetArraySize(errors)) {
         reply_problem(rs, 422, "invalid-request", "The command is invalid", NULL, errors);
+        for (int i = 0; i < n; i++) free(profiles[i]);
         cJSON_Delete(b);
         return;
     }
     cJSON_Delete(errors);
     double t = 0;
     char err[512];
-    int rc = session_set_inputs(s, n, names, values, 2.0, &t, err, sizeof err);
+    int rc = session_set_inputs(s, n, names, values, (const char *const *)profiles, 2.0, &t, err, sizeof err);
+    for (int i = 0; i < n; i++) free(profiles[i]);
     if (rc == SESSION_ENOTFOUND) {
         reply_problem(rs, 404, "not-found", "No such actuator or load", err, NULL);
     } else if (rc == SESSION_EINVAL) {
@@ -412,7 +426,11 @@ static void set_inputs(http_request *rq, http_response *rs, session *s, const ch
     } else {
         cJSON *o = cJSON_CreateObject();
         cJSON *vals = cJSON_AddObjectToObject(o, "values");
-        for (int i = 0; i < n; i++) cJSON_AddNumberToObject(vals, names[i], values[i]);
+        /* what was asked, as it was written: a number, a profile, or null */
+        for (int i = 0; i < n; i++) {
+            const cJSON *asked = one ? cJSON_GetObjectItemCaseSensitive(b, "value") : cJSON_GetObjectItemCaseSensitive(b, names[i]);
+            cJSON_AddItemToObject(vals, names[i], cJSON_Duplicate(asked, 1));
+        }
         if (rc == SESSION_OK) {
             cJSON_AddNumberToObject(o, "t", t);
             cJSON_AddStringToObject(o, "status", "applied");
@@ -484,7 +502,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     cJSON *b = req_json(rq, rs);
     if (!b) return;
     cJSON *errors = cJSON_CreateArray();
-    double pace = -1;
+    double pace = -1, until = -1;
     for (cJSON *it = b->child; it; it = it->next) {
         if (strcmp(it->string, "pace") == 0) {
             if (parse_pace(it, &pace) != 0)
@@ -492,10 +510,15 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
         } else if (strcmp(it->string, "name") == 0) {
             if (!cJSON_IsString(it) || strlen(it->valuestring) > 200)
                 cJSON_AddItemToArray(errors, issue("/name", "must be a string of at most 200 characters"));
+        } else if (strcmp(it->string, "until") == 0) {
+            if (!cJSON_IsNull(it) && (!cJSON_IsNumber(it) || !(it->valuedouble > 0) || !isfinite(it->valuedouble)))
+                cJSON_AddItemToArray(errors, issue("/until", "must be a simulated time > 0 (s), or null for none"));
+            else
+                until = cJSON_IsNull(it) ? 0 : it->valuedouble;
         } else {
             char p[160];
             snprintf(p, sizeof p, "/%s", it->string);
-            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace and name may change)"));
+            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace, until and name may change)"));
         }
     }
     if (cJSON_GetArraySize(errors)) {
@@ -505,6 +528,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     }
     cJSON_Delete(errors);
     if (pace >= 0) session_set_pace(s, pace);
+    if (until >= 0) session_set_until(s, until);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
     if (cJSON_IsString(name)) {
         session_set_name(s, name->valuestring);

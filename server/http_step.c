@@ -28,6 +28,7 @@ void h_step(http_request *rq, http_response *rs, session *s)
     if (!b) return;
     const char *names[MAX_INPUTS];
     double values[MAX_INPUTS];
+    char *profiles[MAX_INPUTS] = {0}; /* JSON text where a value is a profile */
     int n = 0;
     double by = NAN;
     cJSON *errors = cJSON_CreateArray();
@@ -48,11 +49,15 @@ void h_step(http_request *rq, http_response *rs, session *s)
                     add_issue(errors, q, "at most 128 inputs at once");
                     break;
                 }
-                if (!cJSON_IsNumber(v)) {
-                    add_issue(errors, q, "must be a number");
-                } else {
+                if (cJSON_IsNumber(v)) {
                     names[n] = v->string;
                     values[n++] = v->valuedouble;
+                } else if (cJSON_IsString(v) || cJSON_IsObject(v) || cJSON_IsNull(v)) {
+                    names[n] = v->string;
+                    values[n] = 0;
+                    profiles[n++] = cJSON_PrintUnformatted(v);
+                } else {
+                    add_issue(errors, q, "must be a number, a profile or null");
                 }
             }
         } else {
@@ -62,6 +67,7 @@ void h_step(http_request *rq, http_response *rs, session *s)
     if (isnan(by) && !cJSON_GetArraySize(errors)) add_issue(errors, "/by", "is required: simulated seconds > 0");
     if (cJSON_GetArraySize(errors)) {
         reply_problem(rs, 422, "invalid-request", "The step request is invalid", NULL, errors);
+        for (int i = 0; i < n; i++) free(profiles[i]);
         cJSON_Delete(b);
         return;
     }
@@ -73,12 +79,15 @@ void h_step(http_request *rq, http_response *rs, session *s)
         snprintf(detail, sizeof detail, "the session is %s; :step needs it paused or created",
                  session_status_name(v.status));
         reply_problem(rs, 409, "wrong-state", "Wrong state for this", detail, NULL);
+        for (int i = 0; i < n; i++) free(profiles[i]);
         cJSON_Delete(b);
         return;
     }
     char err[512];
     double t_applied = v.t;
-    int rc = n ? session_set_inputs(s, n, names, values, 2.0, &t_applied, err, sizeof err) : SESSION_OK;
+    int rc = n ? session_set_inputs(s, n, names, values, (const char *const *)profiles, 2.0, &t_applied, err, sizeof err)
+               : SESSION_OK;
+    for (int i = 0; i < n; i++) free(profiles[i]);
     cJSON_Delete(b); /* names pointed into it: not used past here */
     if (rc == SESSION_ENOTFOUND || rc == SESSION_EINVAL) {
         cJSON *e = cJSON_CreateArray();

@@ -75,12 +75,20 @@ int session_reset(session *s);
  * seconds; *t_out is where it stopped. */
 int session_advance(session *s, double t_end, double wall_limit, double *t_out, char *err, size_t errlen);
 /* Sets several inputs at once: all are checked first and either all apply, at the same
+ * simulation time *t_applied, or none does. profiles (may be NULL): where profiles[i] is not
+ * NULL, input i takes that profile (JSON text: an expression, a wave; "null" for the spec's
+ * own) instead of the constant values[i].
+ * (Then, as for constants:)
  * simulation time *t_applied, or none does. A running session applies them at its next step
  * boundary (the caller waits up to wait_limit seconds; SESSION_ETIMEDOUT if the worker has
  * not reached it, the command still applies). */
 int session_set_inputs(session *s, int n, const char *const *names, const double *values,
-                       double wait_limit, double *t_applied, char *err, size_t errlen);
+                       const char *const *profiles, double wait_limit, double *t_applied, char *err,
+                       size_t errlen);
 int session_set_pace(session *s, double pace);
+/* Where a running session stops (0: never). A finished session that the new end leaves time
+ * to run becomes paused, to be continued with session_start. */
+int session_set_until(session *s, double until);
 /* No more work on this session (it is deleted, or the daemon drains): the piece of simulation
  * a worker or an :advance is in stops at once, the state staying where that piece began. */
 void session_stop_work(session *s);

@@ -15,15 +15,22 @@ struct command {
     int n;
     int idx[MAX_INPUTS_PER_COMMAND];
     double values[MAX_INPUTS_PER_COMMAND];
+    char *profile[MAX_INPUTS_PER_COMMAND]; /* JSON text of a profile ("null": the spec's), or NULL for values[i] */
     int done, abandoned;
     double t_applied;
 };
+
+static void command_free(command *c)
+{
+    for (int i = 0; c && i < c->n; i++) free(c->profile[i]);
+    free(c);
+}
 
 void session_free_mailbox(session *s)
 {
     for (command *c = s->mail_head, *n; c; c = n) {
         n = c->next;
-        free(c); /* nobody waits on a session that nobody references */
+        command_free(c); /* nobody waits on a session that nobody references */
     }
     s->mail_head = s->mail_tail = NULL;
 }
@@ -37,8 +44,13 @@ void session_drain_mailbox(session *s)
     pthread_mutex_unlock(&s->mu);
     if (!head) return;
     for (command *c = head; c; c = c->next)
-        for (int i = 0; i < c->n; i++)
-            rod_state_set_input(s->state, rod_model_input_name(s->model, c->idx[i]), c->values[i]);
+        for (int i = 0; i < c->n; i++) {
+            const char *name = rod_model_input_name(s->model, c->idx[i]);
+            if (!c->profile[i])
+                rod_state_set_input(s->state, name, c->values[i]);
+            else /* checked when queued: only memory can fail, and then the input keeps its profile */
+                rod_state_set_input_profile(s->state, name, strcmp(c->profile[i], "null") == 0 ? NULL : c->profile[i]);
+        }
     /* before anyone hears "applied": a read right after must see the new values */
     session_cache_inputs(s);
     const double t = rod_state_time(s->state);
@@ -47,7 +59,7 @@ void session_drain_mailbox(session *s)
         next = c->next;
         c->done = 1;
         c->t_applied = t;
-        if (c->abandoned) free(c); /* its sender gave up waiting */
+        if (c->abandoned) command_free(c); /* its sender gave up waiting */
     }
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
@@ -205,8 +217,8 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     return rc == ROD_OK ? SESSION_OK : SESSION_ESOLVER;
 }
 
-static int check_inputs(session *s, int n, const char *const *names, const double *values, int *idx,
-                        char *err, size_t errlen)
+static int check_inputs(session *s, int n, const char *const *names, const double *values,
+                        const char *const *profiles, int *idx, char *err, size_t errlen)
 {
     if (n < 1 || n > MAX_INPUTS_PER_COMMAND) {
         snprintf(err, errlen, "between 1 and %d values at once", MAX_INPUTS_PER_COMMAND);
@@ -218,11 +230,16 @@ static int check_inputs(session *s, int n, const char *const *names, const doubl
             snprintf(err, errlen, "no actuator or load named \"%s\"", names[i]);
             return SESSION_ENOTFOUND;
         }
-        if (!isfinite(values[i])) {
+        if (profiles && profiles[i]) {
+            if (strcmp(profiles[i], "null") != 0) {
+                const int rc = rod_model_check_input_profile(s->model, names[i], profiles[i], err, errlen);
+                if (rc != ROD_OK) return rc == ROD_ENOTFOUND ? SESSION_ENOTFOUND : SESSION_EINVAL;
+            }
+        } else if (!isfinite(values[i])) {
             snprintf(err, errlen, "%s: the value must be a finite number", names[i]);
             return SESSION_EINVAL;
         }
-        if (rod_model_input_is_actuator(s->model, idx[i]) && values[i] < 0 &&
+        if (!(profiles && profiles[i]) && rod_model_input_is_actuator(s->model, idx[i]) && values[i] < 0 &&
             strcmp(rod_model_input_type(s->model, idx[i]), "muscle_torque") != 0) {
             snprintf(err, errlen, "%s: must be >= 0 (a %s)", names[i],
                      strcmp(rod_model_input_type(s->model, idx[i]), "cable") == 0
@@ -240,24 +257,31 @@ static int check_inputs(session *s, int n, const char *const *names, const doubl
 }
 
 int session_set_inputs(session *s, int n, const char *const *names, const double *values,
-                       double wait_limit, double *t_applied, char *err, size_t errlen)
+                       const char *const *profiles, double wait_limit, double *t_applied, char *err,
+                       size_t errlen)
 {
     command *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "out of memory");
         return SESSION_EINVAL;
     }
-    int rc = check_inputs(s, n, names, values, c->idx, err, errlen);
+    int rc = check_inputs(s, n, names, values, profiles, c->idx, err, errlen);
     if (rc != SESSION_OK) {
         free(c);
         return rc;
     }
     c->n = n;
     memcpy(c->values, values, (size_t)n * sizeof *values);
+    for (int i = 0; profiles && i < n; i++)
+        if (profiles[i] && !(c->profile[i] = strdup(profiles[i]))) {
+            command_free(c);
+            snprintf(err, errlen, "out of memory");
+            return SESSION_EINVAL;
+        }
     pthread_mutex_lock(&s->mu);
     if (s->status == SESSION_FAILED) {
         pthread_mutex_unlock(&s->mu);
-        free(c);
+        command_free(c);
         snprintf(err, errlen, "the session has failed: %s", s->failure);
         return SESSION_ESTATE;
     }
@@ -288,7 +312,18 @@ int session_set_inputs(session *s, int n, const char *const *names, const double
     }
     *t_applied = c->t_applied;
     pthread_mutex_unlock(&s->mu);
-    free(c);
+    command_free(c);
+    return SESSION_OK;
+}
+
+int session_set_until(session *s, double until)
+{
+    if (!(until >= 0) || !isfinite(until)) return SESSION_EINVAL;
+    pthread_mutex_lock(&s->mu);
+    s->until = until;
+    /* a finished session with time left to run is paused: :start continues it */
+    if (s->status == SESSION_FINISHED && (until == 0 || until > s->t + 1e-12)) s->status = SESSION_PAUSED;
+    pthread_mutex_unlock(&s->mu);
     return SESSION_OK;
 }
 

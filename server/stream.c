@@ -8,6 +8,7 @@
 #include "stream_admit.h"
 #include "stream_codec.h"
 
+#include <cjson/cJSON.h>
 #include <libwebsockets.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,41 @@ static int write_one(stream_server *ss, client *c)
 }
 
 /* The handshake is still HTTP here, so a refusal can say why with a status (lws issue #478). */
+/* A subscription given in the stream URL (?format=binary&rate=60&fields=position,rho), as
+ * the subscribe message it stands for: then the very first frame already comes in the
+ * chosen form, and no frame is sent twice. NULL when the URL names none; malloc'd. */
+static char *url_subscription(struct lws *wsi)
+{
+    char buf[600];
+    const char *format = lws_get_urlarg_by_name(wsi, "format=", buf, sizeof buf);
+    char fmt[32] = "";
+    if (format) snprintf(fmt, sizeof fmt, "%s", format);
+    char rate[64] = "";
+    const char *r = lws_get_urlarg_by_name(wsi, "rate=", buf, sizeof buf);
+    if (r) snprintf(rate, sizeof rate, "%s", r);
+    char fields[400] = "";
+    const char *f = lws_get_urlarg_by_name(wsi, "fields=", buf, sizeof buf);
+    if (f) snprintf(fields, sizeof fields, "%s", f);
+    if (!format && !r && !f) return NULL;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "op", "subscribe");
+    if (format) cJSON_AddStringToObject(o, "format", fmt);
+    if (r) {
+        char *end;
+        double v = strtod(rate, &end);
+        if (*rate && !*end) cJSON_AddNumberToObject(o, "rate", v);
+        else cJSON_AddStringToObject(o, "rate", rate); /* refused with the usual message */
+    }
+    if (f) {
+        cJSON *a = cJSON_AddArrayToObject(o, "fields");
+        for (char *save = NULL, *tok = strtok_r(fields, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+            cJSON_AddItemToArray(a, cJSON_CreateString(tok));
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
+}
+
 static int refuse(struct lws *wsi, unsigned int status, const char *why)
 {
     lws_return_http_status(wsi, status, why);
@@ -247,6 +283,26 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return refuse(wsi, HTTP_STATUS_NOT_FOUND, "no such session");
         }
         session_release(s);
+        char *sub_text = url_subscription(wsi);
+        if (sub_text) { /* checked here, where a bad one can still be refused with a status */
+            stream_subscription probe = {1, F_ALL, 0, 1};
+            stream_action act;
+            char *reply = stream_handle_message(sub_text, strlen(sub_text), &probe, ss->d->cfg.max_rate, &act);
+            const int bad = !reply || strstr(reply, "\"op\":\"status\"") != NULL;
+            char why[300] = "";
+            if (bad) {
+                cJSON *m = reply ? cJSON_Parse(reply) : NULL;
+                const cJSON *msg = cJSON_GetObjectItemCaseSensitive(m, "message");
+                snprintf(why, sizeof why, "bad subscription in the URL: %s", cJSON_IsString(msg) ? msg->valuestring : "?");
+                cJSON_Delete(m);
+            }
+            free(reply);
+            free(sub_text);
+            if (bad) {
+                log_event(LOG_WARN, "stream_refused", "reason=%s session=%s", log_q(why), id);
+                return refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
+            }
+        }
         return 0;
     }
     case LWS_CALLBACK_ESTABLISHED: {
@@ -267,8 +323,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         ss->clients = c;
         ss->nclients++;
         metrics_stream_clients(1);
+        char *sub_text = url_subscription(wsi);
+        char *sub_reply = NULL;
+        if (sub_text) {
+            stream_action act;
+            sub_reply = stream_handle_message(sub_text, strlen(sub_text), &c->sub, ss->d->cfg.max_rate, &act);
+            free(sub_text);
+        }
         queue_ctl(c, stream_hello_msg());
         queue_ctl(c, stream_description_msg(c->s, &c->sub, ss->d->cfg.max_rate));
+        if (sub_reply) queue_ctl(c, sub_reply); /* "subscribed": what the URL asked for is in force */
         c->writable_requested = 1;
         lws_callback_on_writable(wsi);
         char peer[64] = "";

@@ -33,7 +33,7 @@ test("full lifecycle over REST", async () => {
     r = await api(d, "POST", `/v1/sessions/${id}:pause`);
     assert.equal(r.status, 409, "pause a paused session");
     assert.equal(r.headers.get("content-type"), "application/problem+json");
-    assert.equal(r.json.type, "https://rodd.invalid/problems/wrong-state");
+    assert.equal(r.json.type, "/problems/wrong-state");
     r = await api(d, "GET", `/v1/sessions/${id}/frame`);
     assert.equal(r.status, 200);
     for (const k of ["t", "s", "position", "rotation", "rho", "radius", "kappa", "nu", "energy", "volume_change", "seq", "published"])
@@ -380,27 +380,27 @@ test("errors are problem+json with stable types", async () => {
   try {
     let r = await api(d, "POST", "/v1/sessions", '{"spec": {"model": ');
     assert.equal(r.status, 400);
-    assert.equal(r.json.type, "https://rodd.invalid/problems/malformed-json");
+    assert.equal(r.json.type, "/problems/malformed-json");
     assert.match(r.json.detail, /line 1, column \d+/);
     const bad = cableSpec();
     bad.rod.poisson_ratio = 0.7;
     bad.colour = "red";
     r = await api(d, "POST", "/v1/sessions", { spec: bad });
     assert.equal(r.status, 422);
-    assert.equal(r.json.type, "https://rodd.invalid/problems/invalid-spec");
+    assert.equal(r.json.type, "/problems/invalid-spec");
     const paths = r.json.errors.map((e) => e.path);
     assert.ok(paths.includes("/spec/rod/poisson_ratio") && paths.includes("/spec/colour"), JSON.stringify(paths));
     r = await api(d, "GET", "/v1/sessions/nope");
     assert.equal(r.status, 404);
-    assert.equal(r.json.type, "https://rodd.invalid/problems/not-found");
+    assert.equal(r.json.type, "/problems/not-found");
     r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), padding: "x".repeat(30000) });
     assert.equal(r.status, 413);
-    assert.equal(r.json.type, "https://rodd.invalid/problems/body-too-large");
+    assert.equal(r.json.type, "/problems/body-too-large");
     assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 201);
     assert.equal((await api(d, "POST", "/v1/sessions", { spec: cableSpec() })).status, 201);
     r = await api(d, "POST", "/v1/sessions", { spec: cableSpec() });
     assert.equal(r.status, 503);
-    assert.equal(r.json.type, "https://rodd.invalid/problems/too-many-sessions");
+    assert.equal(r.json.type, "/problems/too-many-sessions");
     assert.equal((await fetch(d.url("/readyz"))).status, 503, "not ready while full");
     const big = cableSpec();
     big.strains = { bend1: 30, bend2: 30, twist: 30, stretch: 30 };
@@ -426,7 +426,7 @@ test("Idempotency-Key makes a retried create or command safe", async () => {
     assert.equal((await api(d, "GET", "/v1/sessions")).json.total, 1);
     const c = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), name: "other" }, h);
     assert.equal(c.status, 422);
-    assert.equal(c.json.type, "https://rodd.invalid/problems/idempotency-mismatch");
+    assert.equal(c.json.type, "/problems/idempotency-mismatch");
     const k = { "idempotency-key": "cmd-1" };
     const p1 = await api(d, "PUT", `/v1/sessions/${a.json.id}/actuators/TM`, { value: 5 }, k);
     const p2 = await api(d, "PUT", `/v1/sessions/${a.json.id}/actuators/TM`, { value: 5 }, k);

@@ -105,7 +105,7 @@ const SERVED = [
   ["GET", "/v1/sessions/{id}/actuators"], ["PATCH", "/v1/sessions/{id}/actuators"],
   ["PUT", "/v1/sessions/{id}/actuators/{name}"],
   ["GET", "/v1/sessions/{id}/recording"], ["PATCH", "/v1/sessions/{id}/recording"],
-  ["GET", "/"], ["GET", "/openapi.yaml"], ["GET", "/spec.schema.json"], ["GET", "/{file}"],
+  ["GET", "/"], ["GET", "/problems/{slug}"], ["GET", "/openapi.yaml"], ["GET", "/spec.schema.json"], ["GET", "/{file}"],
 ];
 
 // ---------------------------------------------------------------- checked requests
@@ -178,7 +178,7 @@ async function call(d, method, url, { body, headers = {}, expect, type, docRejec
     const want = [expect].flat();
     assert.ok(want.includes(r.status), `${method} ${url}: status ${r.status}, expected ${want.join(" or ")}: ${r.text.slice(0, 300)}`);
   }
-  if (type) assert.equal(r.json?.type, `https://rodd.invalid/problems/${type}`, `${method} ${url}: problem type`);
+  if (type) assert.equal(r.json?.type, `/problems/${type}`, `${method} ${url}: problem type`);
   return r;
 }
 
@@ -307,8 +307,8 @@ test("the document is OpenAPI 3.1 and every operation is complete", () => {
   // the problem types the code uses, and only those
   const slugs = new Set();
   for (const [n, s] of Object.entries(doc.components.schemas))
-    if (n.endsWith("Problem") && n !== "Problem") slugs.add(s.allOf[1].properties.type.const.replace("https://rodd.invalid/problems/", ""));
-  const code = ["http.c", "http_request.c", "http_sessions.c", "http_misc.c", "http_recording.c", "http_step.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
+    if (n.endsWith("Problem") && n !== "Problem") slugs.add(s.allOf[1].properties.type.const.replace("/problems/", ""));
+  const code = ["http.c", "http_request.c", "http_sessions.c", "http_misc.c", "http_recording.c", "http_step.c", "problems.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
   const used = new Set([...code.matchAll(/reply_problem\([^,]+,\s*[^,]+,\s*"([a-z-]+)"/g)].map((m) => m[1]));
   assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/*.c sends");
   // the stream protocol
@@ -495,6 +495,25 @@ test("every operation against a daemon without tokens", async (t) => {
     const restored = r.json.id;
     r = await call(d, "GET", `/v1/sessions/${restored}/frame`, { expect: 200 });
 
+    // ---- profiles as commands, until
+    r = await call(d, "PATCH", `/v1/sessions/${restored}/actuators`, { body: { LM1: "0.01*t", TM: null }, expect: 200 });
+    assert.equal(r.json.values.LM1, "0.01*t");
+    await call(d, "PUT", `/v1/sessions/${restored}/actuators/LM1`, { body: { value: { wave: { alpha: 0.02, mu: "0.5", sigma: 40 } } }, expect: 200 });
+    await call(d, "PUT", `/v1/sessions/${restored}/actuators/LM1`, { body: { value: "t + nope" }, expect: 422, type: "invalid-request" });
+    await call(d, "PUT", `/v1/sessions/${restored}/actuators/LM1`, { body: { value: [1] }, expect: 422, type: "invalid-request", docRejects: true });
+    r = await call(d, "PATCH", `/v1/sessions/${restored}`, { body: { until: 100 }, expect: 200 });
+    assert.equal(r.json.until, 100);
+    await call(d, "PATCH", `/v1/sessions/${restored}`, { body: { until: -1 }, expect: 422, type: "invalid-request", docRejects: true });
+
+    // ---- every problem type names a page the daemon serves
+    for (const [n, sch] of Object.entries(doc.components.schemas)) {
+      if (!n.endsWith("Problem") || n === "Problem") continue;
+      const type = sch.allOf[1].properties.type.const;
+      r = await call(d, "GET", type, { expect: 200 });
+      assert.match(r.text, /<h1>[^<]+<\/h1>/, `${type} is a page`);
+    }
+    await call(d, "GET", "/problems/no-such-thing", { expect: 404, type: "not-found" });
+
     // ---- lockstep
     r = await call(d, "POST", `/v1/sessions/${restored}:step`, { body: { by: 0.01, inputs: { LM1: 0.05 } }, expect: 200 });
     assert.equal(r.json.frame.s.length, 11);
@@ -530,7 +549,8 @@ test("every operation against a daemon without tokens", async (t) => {
     await call(d, "PUT", `/v1/sessions/${id}/actuators/LM1`, { body: { value: -1 }, expect: 422, type: "invalid-request" });
     await call(d, "PUT", `/v1/sessions/${id}/actuators/LM1`, { body: { value: 1, extra: 2 }, expect: 422, type: "invalid-request", docRejects: true });
     await call(d, "PATCH", `/v1/sessions/${id}/actuators`, { body: {}, expect: 422, type: "invalid-request", docRejects: true });
-    await call(d, "PATCH", `/v1/sessions/${id}/actuators`, { body: { TM: "high" }, expect: 422, type: "invalid-request", docRejects: true });
+    await call(d, "PATCH", `/v1/sessions/${id}/actuators`, { body: { TM: "high" }, expect: 422, type: "invalid-request" }); // an expression with an unknown variable
+    await call(d, "PATCH", `/v1/sessions/${id}/actuators`, { body: { TM: [1] }, expect: 422, type: "invalid-request", docRejects: true });
     await call(d, "PUT", `/v1/sessions/${id}/actuators/TM`, { body: "{\"value\": }", expect: 400, type: "malformed-json" });
     await call(d, "PUT", "/v1/sessions/r0-000000000000/actuators/TM", { body: { value: 1 }, expect: 404 });
     await call(d, "GET", "/v1/sessions/r0-000000000000/actuators", { expect: 404 });
@@ -541,7 +561,8 @@ test("every operation against a daemon without tokens", async (t) => {
     await call(d, "PATCH", `/v1/sessions/${id}/actuators`, { body: { TM: 5 }, headers: ck2, expect: 422, type: "idempotency-mismatch" });
 
     // ---- a failed session
-    r = await call(d, "POST", "/v1/sessions", { body: { spec: failingSpec() }, expect: 201 });
+    // (not recorded: its advance must reach the failure within RODD_ADVANCE_LIMIT under valgrind too)
+    r = await call(d, "POST", "/v1/sessions", { body: { spec: failingSpec(), recording: false }, expect: 201 });
     const bad = r.json.id;
     r = await call(d, "POST", `/v1/sessions/${bad}:advance`, { body: { until: 0.5 }, expect: 200 });
     assert.equal(r.json.state, "failed");
@@ -635,7 +656,7 @@ test("every operation against a daemon without tokens", async (t) => {
       });
     // unknown things under /v1 are 404
     await api(d, "GET", "/v1/nope").then((x) => assert.equal(x.status, 404));
-    await api(d, "POST", `/v1/sessions/${id}:bogus`).then((x) => assert.equal(x.json.type, "https://rodd.invalid/problems/not-found"));
+    await api(d, "POST", `/v1/sessions/${id}:bogus`).then((x) => assert.equal(x.json.type, "/problems/not-found"));
     await api(d, "GET", `/v1/sessions/${id}/stream`).then((x) => assert.equal(x.status, 404, "streams are on the stream port only"));
 
     // ---- more daemon problems found while writing the document
@@ -786,7 +807,7 @@ test("security requirements, limits and the viewer's files against a daemon with
       solveStatics: { spec: cableSpec(), points: 3 }, createStreamTicket: { session: id }, createSession: { spec: cableSpec() },
       updateSession: { name: "n" }, advanceSession: { by: 0.01 }, setActuators: { TM: 1 }, setActuator: { value: 1 },
     };
-    const fill = { id, name: "TM", file: "app.js" };
+    const fill = { id, name: "TM", file: "app.js", slug: "invalid-spec" };
     for (const o of ops) {
       let url = o.template.replace(/\{([^}]+)\}/g, (_, p) => fill[p]);
       if (o.template === "/v1/examples/{name}") url = "/v1/examples/stiffness-tuning";
@@ -796,7 +817,7 @@ test("security requirements, limits and the viewer's files against a daemon with
       const anon = await call(d, o.method, url, { body });
       if (role) {
         assert.equal(anon.status, 401, `${o.method} ${url} without a token`);
-        assert.equal(anon.json.type, "https://rodd.invalid/problems/unauthorized");
+        assert.equal(anon.json.type, "/problems/unauthorized");
       } else {
         assert.notEqual(anon.status, 401, `${o.method} ${url} is open`);
       }
@@ -806,7 +827,7 @@ test("security requirements, limits and the viewer's files against a daemon with
       const v = await call(d, o.method, url, { body, headers: view });
       if (role === "operator") {
         assert.equal(v.status, 403, `${o.method} ${url} with a viewer token`);
-        assert.equal(v.json.type, "https://rodd.invalid/problems/forbidden");
+        assert.equal(v.json.type, "/problems/forbidden");
       } else {
         assert.ok(v.status < 400 || (o.template === "/readyz" && v.status === 503), `${o.method} ${url} with a viewer token: ${v.status} ${v.text.slice(0, 200)}`);
       }
@@ -871,7 +892,7 @@ test("while draining, writes get 503 not-ready with Retry-After", { skip: drainS
     const w = await rawCall(agent, d, "POST", "/v1/sessions", { spec: cableSpec() });
     checkResponse("POST", "/v1/sessions", w, { body: { spec: cableSpec() } });
     assert.equal(w.status, 503);
-    assert.equal(w.json.type, "https://rodd.invalid/problems/not-ready");
+    assert.equal(w.json.type, "/problems/not-ready");
     assert.equal(w.headers.get("retry-after"), "1");
     const ready = await rawCall(agent, d, "GET", "/readyz");
     checkResponse("GET", "/readyz", ready);

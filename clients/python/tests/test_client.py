@@ -97,6 +97,54 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertEqual((e.exception.status, e.exception.slug), (409, "wrong-state"))
         s.delete()
 
+    def test_profiles_as_commands(self):
+        s = self.c.create(spec=ARM, points=3)
+        r = s.set(cable="2*t")                     # an expression of t, from now on
+        self.assertEqual((r["status"], r["values"]["cable"]), ("applied", "2*t"))
+        s.advance(by=0.25)
+        a = {x["name"]: x for x in s.refresh().info["inputs"]}["cable"]
+        self.assertTrue(a["profile"])
+        self.assertAlmostEqual(a["value"], 0.5, places=12)  # 2 t at t = 0.25
+        # a checkpoint keeps the commanded profile: the copy goes on following it
+        copy = self.c.create(checkpoint=s.checkpoint(), points=3)
+        copy.advance(by=0.25)
+        self.assertAlmostEqual({x["name"]: x for x in copy.info["inputs"]}["cable"]["value"], 1.0, places=12)
+        copy.delete()
+        # a wave along the rod (Eq. 59), then back to the spec's own profile (the constant 0)
+        s.set(cable={"wave": {"alpha": "0.3", "mu": "0.5", "sigma": 40}})
+        self.assertTrue({x["name"]: x for x in s.refresh().info["inputs"]}["cable"]["profile"])
+        s.set(cable=None)
+        a = {x["name"]: x for x in s.refresh().info["inputs"]}["cable"]
+        self.assertEqual((a["value"], a["profile"]), (0, False))
+        # a bad expression is refused whole, naming the input and the problem
+        with self.assertRaises(rodd.RoddError) as e:
+            s.set(cable="2*t + y")
+        self.assertEqual(e.exception.status, 422)
+        self.assertIn("cable", str(e.exception))
+        self.assertIn("y", str(e.exception))
+        with self.assertRaises(rodd.RoddError) as e:
+            s.set(cable=-1)
+        self.assertEqual(e.exception.status, 422)
+        s.delete()
+
+    def test_continue_a_finished_session(self):
+        import time
+        s = self.c.create(spec=ARM, points=3, pace="max", until=0.1, start=True)
+        while s.refresh().state == "running":
+            time.sleep(0.02)
+        self.assertEqual((s.state, s.t), ("finished", 0.1))
+        self.assertEqual(s.update(until=0.2).state, "paused")  # time left: it may go on
+        s.start()
+        while s.refresh().state == "running":
+            time.sleep(0.02)
+        self.assertEqual((s.state, s.t), ("finished", 0.2))
+        self.assertEqual(s.update(until=0.15).state, "finished")  # no time left
+        self.assertEqual(s.update(until=None).info["until"], None)
+        with self.assertRaises(rodd.RoddError) as e:
+            s.update(until=-1)
+        self.assertEqual(e.exception.errors[0]["path"], "/until")
+        s.delete()
+
     def test_errors_name_the_path(self):
         bad = json.loads(json.dumps(ARM))
         bad["rod"]["poisson_ratio"] = 0.7
@@ -137,6 +185,25 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertIsNone(j.rotation)
         # a JSON frame with chosen fields carries 7 significant digits (the full FRAME 10)
         np.testing.assert_allclose(j.position, want.position, rtol=5e-7, atol=1e-300)
+        s.delete()
+
+    def test_url_subscription_sends_each_frame_once_in_its_form(self):
+        from rodd._websocket import WebSocket, WebSocketError
+        s = self.c.create(spec=ARM, points=3)
+        s.advance(by=0.01)
+        ws = WebSocket(s.info["stream_url"] + "?format=binary&fields=position,energy&rate=10")
+        kinds = []
+        while len(kinds) < 4:
+            m = ws.recv()
+            kinds.append("binary" if isinstance(m, bytes) else json.loads(m)["op"])
+        ws.close()
+        # the one frame the paused session has comes once, already binary
+        self.assertEqual(kinds, ["hello", "description", "subscribed", "binary"])
+        f = rodd.decode_binary(m)
+        self.assertEqual((f.position.shape, f.rotation), ((3, 3), None))
+        with self.assertRaises(WebSocketError) as e:
+            WebSocket(s.info["stream_url"] + "?format=xml")
+        self.assertEqual(e.exception.status, 400)
         s.delete()
 
     def test_stream_of_a_running_session(self):

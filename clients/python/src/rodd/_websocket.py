@@ -24,14 +24,14 @@ class WebSocketError(ConnectionError):
 
 class WebSocket:
     def __init__(self, url: str, headers: Optional[Dict[str, str]] = None, timeout: float = 30.0,
-                 subprotocol: str = "rodd-stream"):
+                 subprotocol: str = "rodd-stream", ssl_context: Optional[ssl.SSLContext] = None):
         u = urlsplit(url)
         if u.scheme not in ("ws", "wss"):
             raise ValueError(f"a stream URL is ws:// or wss://, not {url}")
         port = u.port or (443 if u.scheme == "wss" else 80)
         sock = socket.create_connection((u.hostname, port), timeout=timeout)
         if u.scheme == "wss":
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=u.hostname)
+            sock = (ssl_context or ssl.create_default_context()).wrap_socket(sock, server_hostname=u.hostname)
         self._sock = sock
         self._buf = b""
         self.closed = False

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,13 +30,17 @@ class RoddError(Exception):
 
 
 class Client:
-    """A daemon at ``url`` (e.g. ``http://127.0.0.1:8080``), with a bearer ``token`` when it
-    has tokens configured."""
+    """A daemon at ``url`` (e.g. ``http://127.0.0.1:8080``, or ``https://...`` behind a TLS
+    proxy), with a bearer ``token`` when it has tokens configured; ``ssl_context`` for https
+    and wss with a certificate the system does not trust (``ssl.create_default_context(
+    cafile=...)``)."""
 
-    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0):
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0,
+                 ssl_context: Optional["ssl.SSLContext"] = None):
         self.url = url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self.ssl_context = ssl_context
 
     # ---- plumbing
     def _headers(self, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -54,7 +59,7 @@ class Client:
             h["Content-Type"] = "application/json"
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=h)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+            with urllib.request.urlopen(req, timeout=self.timeout, context=self.ssl_context) as r:
                 return r.status, dict(r.headers.items()), r.read()
         except urllib.error.HTTPError as e:
             raw = e.read()
@@ -187,7 +192,7 @@ class Session:
         out = self.client.request("POST", self.path + ":step", body)
         self.info = {**self.info, "state": out["state"], "t": out["t"], "failure": out.get("failure")}
         if out["state"] == "failed":
-            raise RoddError(409, {"type": "https://rodd.invalid/problems/wrong-state", "detail": out.get("failure") or "failed"})
+            raise RoddError(409, {"type": "/problems/wrong-state", "detail": out.get("failure") or "failed"})
         return Frame.from_json(out["frame"])
 
     def inputs(self) -> Dict[str, Any]:
@@ -273,18 +278,22 @@ class Stream:
             raise ValueError(f"unknown fields {unknown}; the fields are {list(FIELDS)}")
         self.session = session
         headers = {"Authorization": f"Bearer {session.client.token}"} if session.client.token else {}
-        self.ws = WebSocket(session.info["stream_url"], headers=headers, timeout=session.client.timeout)
+        # the subscription goes in the URL, so that the first frame already has its form and
+        # no frame comes twice
+        q: Dict[str, str] = {"format": "binary" if binary else "json"}
+        if rate is not None:
+            q["rate"] = repr(float(rate))
+        if fields is not None:
+            q["fields"] = ",".join(fields)
+        url = session.info["stream_url"]
+        url += ("&" if "?" in url else "?") + urllib.parse.urlencode(q, safe=",")
+        self.ws = WebSocket(url, headers=headers, timeout=session.client.timeout,
+                            ssl_context=session.client.ssl_context)
         self.state: Optional[str] = session.info.get("state")
         self.description: Optional[Dict[str, Any]] = None
         self.hello: Optional[Dict[str, Any]] = None
+        self.subscribed: Optional[Dict[str, Any]] = None  # the daemon's "subscribed" answer
         self.last_seq = 0
-        self.subscribed = False  # frames count from the subscription's answer on
-        sub: Dict[str, Any] = {"op": "subscribe", "format": "binary" if binary else "json"}
-        if rate is not None:
-            sub["rate"] = rate
-        if fields is not None:
-            sub["fields"] = list(fields)
-        self.ws.send_text(json.dumps(sub))
 
     def __enter__(self) -> "Stream":
         return self
@@ -315,16 +324,11 @@ class Stream:
                 elif op == "description":
                     self.description = m
                 elif op == "subscribed":
-                    self.subscribed = True
-                elif op == "status" and m.get("level") == "error" and not self.subscribed:
-                    self.close()
-                    raise RoddError(422, {"title": "subscription refused", "detail": m.get("message", "")})
+                    self.subscribed = m
                 if op != "frame":
                     continue
                 f = Frame.from_json(m)
-            # the frame sent on connection comes before the subscription's format and fields
-            # take effect; the daemon sends the latest frame again in them once subscribed
-            if not self.subscribed or (f.seq is not None and f.seq <= self.last_seq):
+            if f.seq is not None and f.seq <= self.last_seq:
                 continue
             self.last_seq = f.seq or self.last_seq
             return f
