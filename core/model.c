@@ -241,9 +241,10 @@ static int build_bases(rod_model *m)
     m->leg = calloc((size_t)ns * (nx ? nx : 1), sizeof *m->leg);
     const int sub = m->substeps;
     m->leg_z = calloc((size_t)ns * sub * 2 * (nx ? nx : 1), sizeof *m->leg_z);
+    m->leg_z1 = calloc((size_t)ns * 2 * (nx ? nx : 1), sizeof *m->leg_z1);
     m->phr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->phr);
     m->dphr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->dphr);
-    if (!m->sec || !m->leg || !m->leg_z || !m->phr || !m->dphr) return -1;
+    if (!m->sec || !m->leg || !m->leg_z || !m->leg_z1 || !m->phr || !m->dphr) return -1;
     for (int k = 0; k < ns; k++) {
         m->sec[k] = model_section(m, m->s[k]);
         model_eval_xi_columns(m, m->s[k], m->leg + (size_t)k * nx);
@@ -256,6 +257,10 @@ static int build_bases(rod_model *m)
                 model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h, dst);
                 model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, dst + nx);
             }
+            const double s0 = m->s[k - 1], h1 = m->s[k] - s0;
+            double *dst = m->leg_z1 + (size_t)k * 2 * nx;
+            model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h1, dst);
+            model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h1, dst + nx);
         }
         if (nr) {
             basis_hermite(m->spec->pieces, m->spec->bc, m->L, m->s[k], m->phr + (size_t)k * nr,
@@ -559,6 +564,7 @@ void rod_model_free(rod_model *m)
     free(m->sec);
     free(m->leg);
     free(m->leg_z);
+    free(m->leg_z1);
     free(m->phr);
     free(m->dphr);
     free(m->K);

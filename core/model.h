@@ -60,6 +60,8 @@ struct rod_model {
     double h_kin;                /* the longest Zanna step */
     double *leg_z;               /* ns x substeps x 2 x n_xi: Phi_xi at the Zanna points of
                                   * the substeps of interval k-1..k */
+    double *leg_z1;              /* ns x 2 x n_xi: the same for one Zanna step per interval
+                                  * (the coarser kinematics of Newton matrices) */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
 
     double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */
