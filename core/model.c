@@ -44,9 +44,13 @@ void model_eval_xi_columns(const rod_model *m, double s, double *out)
 
 void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6])
 {
-    for (int k = 0; k < 6; k++) xi[k] = 0.0;
-    xi[5] = 1.0; /* xi* of the straight, unstretched reference */
-    for (int j = 0; j < m->n_xi; j++) xi[m->cols[j].comp] += colvals[j] * q[j];
+    /* component by component in the columns' order: six independent sums instead of one
+     * chain of stores through xi */
+    for (int k = 0; k < 6; k++) {
+        double x = k == 5 ? 1.0 : 0.0; /* xi* of the straight, unstretched reference */
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) x += colvals[j] * q[j];
+        xi[k] = x;
+    }
 }
 
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho)
@@ -449,11 +453,14 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     m->cols = calloc((size_t)(m->n_xi ? m->n_xi : 1), sizeof *m->cols);
     if (!m->cols) goto nomem;
     int j = 0;
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 6; k++) {
+        m->comp_first[k] = j;
         for (int d = 0; d <= sp->degree[k]; d++) {
             m->cols[j++] = (xi_column){k, d};
             m->comp_used[k] = 1;
         }
+    }
+    m->comp_first[6] = j;
 
     if (sp->nguess && sp->nguess != m->n) {
         issues_add(iss, "/solver/guess", "has %d values; this model has %d coordinates "

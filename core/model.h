@@ -48,6 +48,8 @@ struct rod_model {
     int n_xi, n_rho, n;          /* n = n_xi + n_rho */
     xi_column *cols;             /* n_xi */
     int comp_used[6];            /* which strain components have columns */
+    int comp_first[7];           /* component k's columns: comp_first[k] .. comp_first[k+1]-1
+                                  * (the columns come grouped by component) */
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
