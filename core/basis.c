@@ -5,6 +5,20 @@
 void basis_legendre(int N, double X, double *P, double *dP)
 {
     const double x = 2.0 * X - 1.0;
+    if (!dP) {
+        /* values only (the kinematics' and frames' hot path): the same recursion, same values */
+        double p0 = 1.0, p1 = x;
+        for (int m = 0; m <= N; m++) {
+            double p = m == 0 ? 1.0 : x;
+            if (m >= 2) {
+                p = ((2.0 * m - 1.0) * x * p1 - (m - 1.0) * p0) / m;
+                p0 = p1;
+                p1 = p;
+            }
+            P[m] = p;
+        }
+        return;
+    }
     double p0 = 1.0, p1 = x, d0 = 0.0, d1 = 1.0; /* d: derivative with respect to x */
     for (int m = 0; m <= N; m++) {
         double p, d;

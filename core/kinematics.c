@@ -149,9 +149,11 @@ static void zanna_step(const rod_model *m, const double *q, const double *a1, co
     lie_pose_mul(g, &e, g);
 }
 
-void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
+/* sub Zanna steps per station interval with the Phi_xi values of legz (ns x sub x 2 x n_xi) */
+static void forward_steps(const rod_model *m, const double *q, int sub, const double *legz,
+                          lie_pose *g, double *J)
 {
-    const int nx = m->n_xi, sub = m->substeps;
+    const int nx = m->n_xi;
     const size_t jsz = (size_t)6 * nx;
     double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
@@ -163,11 +165,21 @@ void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
         const double h = (m->s[k] - m->s[k - 1]) / sub;
         g[k] = g[k - 1];
         for (int j = 0; j < sub; j++) {
-            const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx;
+            const double *a1 = legz + ((size_t)k * sub + j) * 2 * nx;
             zanna_step(m, q, a1, a1 + nx, h, &g[k], J ? Js : NULL);
         }
         if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
     }
+}
+
+void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
+{
+    forward_steps(m, q, m->substeps, m->leg_z, g, J);
+}
+
+void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J)
+{
+    forward_steps(m, q, 1, m->leg_z1, g, J);
 }
 
 /* The strains, their rates, Omega and Omega_dot of one Zanna step: Omega_dot = h/2 (xd1 + xd2)
@@ -179,12 +191,16 @@ static void step_rates(const rod_model *m, const double *q, const double *qd, co
     double c1[6], c2[6];
     model_xi(m, a1, q, xi1);
     model_xi(m, a2, q, xi2);
-    /* xi_dot = Phi_xi q_dot (no reference part) at both points in one pass */
-    for (int k = 0; k < 6; k++) xd1[k] = xd2[k] = 0.0;
-    for (int j = 0; j < m->n_xi; j++) {
-        const int c = m->cols[j].comp;
-        xd1[c] += a1[j] * qd[j];
-        xd2[c] += a2[j] * qd[j];
+    /* xi_dot = Phi_xi q_dot (no reference part) at both points in one pass, component by
+     * component over the grouped columns (independent sums, no chain of stores) */
+    for (int k = 0; k < 6; k++) {
+        double x1 = 0.0, x2 = 0.0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x1 += a1[j] * qd[j];
+            x2 += a2[j] * qd[j];
+        }
+        xd1[k] = x1;
+        xd2[k] = x2;
     }
     kin_zanna_omega(xi1, xi2, h, Omega);
     lie_ad_apply(xi1, xd2, c1);

@@ -15,6 +15,11 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
  * station k; q holds q_xi first. */
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J);
 
+/* The same with one Zanna step per station interval whatever the model's substeps: still 4th
+ * order, on the Gauss points' spacing. For Newton matrices, where the kinematics' error only
+ * slows the convergence, never moves the solution (the residuals use kin_forward). */
+void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J);
+
 /* With velocities as well: eta[k] = J[k] q_dot (body twist, Eq. 45) and bias[k] = J_dot[k]
  * q_dot (the acceleration twist of Eq. 47 when q_ddot = 0), each 6 per station, by the
  * recursion of App. C differentiated in time: per Zanna step,

@@ -44,9 +44,13 @@ void model_eval_xi_columns(const rod_model *m, double s, double *out)
 
 void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6])
 {
-    for (int k = 0; k < 6; k++) xi[k] = 0.0;
-    xi[5] = 1.0; /* xi* of the straight, unstretched reference */
-    for (int j = 0; j < m->n_xi; j++) xi[m->cols[j].comp] += colvals[j] * q[j];
+    /* component by component in the columns' order: six independent sums instead of one
+     * chain of stores through xi */
+    for (int k = 0; k < 6; k++) {
+        double x = k == 5 ? 1.0 : 0.0; /* xi* of the straight, unstretched reference */
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) x += colvals[j] * q[j];
+        xi[k] = x;
+    }
 }
 
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho)
@@ -241,9 +245,10 @@ static int build_bases(rod_model *m)
     m->leg = calloc((size_t)ns * (nx ? nx : 1), sizeof *m->leg);
     const int sub = m->substeps;
     m->leg_z = calloc((size_t)ns * sub * 2 * (nx ? nx : 1), sizeof *m->leg_z);
+    m->leg_z1 = calloc((size_t)ns * 2 * (nx ? nx : 1), sizeof *m->leg_z1);
     m->phr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->phr);
     m->dphr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->dphr);
-    if (!m->sec || !m->leg || !m->leg_z || !m->phr || !m->dphr) return -1;
+    if (!m->sec || !m->leg || !m->leg_z || !m->leg_z1 || !m->phr || !m->dphr) return -1;
     for (int k = 0; k < ns; k++) {
         m->sec[k] = model_section(m, m->s[k]);
         model_eval_xi_columns(m, m->s[k], m->leg + (size_t)k * nx);
@@ -256,6 +261,10 @@ static int build_bases(rod_model *m)
                 model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h, dst);
                 model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, dst + nx);
             }
+            const double s0 = m->s[k - 1], h1 = m->s[k] - s0;
+            double *dst = m->leg_z1 + (size_t)k * 2 * nx;
+            model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h1, dst);
+            model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h1, dst + nx);
         }
         if (nr) {
             basis_hermite(m->spec->pieces, m->spec->bc, m->L, m->s[k], m->phr + (size_t)k * nr,
@@ -444,11 +453,14 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     m->cols = calloc((size_t)(m->n_xi ? m->n_xi : 1), sizeof *m->cols);
     if (!m->cols) goto nomem;
     int j = 0;
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 6; k++) {
+        m->comp_first[k] = j;
         for (int d = 0; d <= sp->degree[k]; d++) {
             m->cols[j++] = (xi_column){k, d};
             m->comp_used[k] = 1;
         }
+    }
+    m->comp_first[6] = j;
 
     if (sp->nguess && sp->nguess != m->n) {
         issues_add(iss, "/solver/guess", "has %d values; this model has %d coordinates "
@@ -559,6 +571,7 @@ void rod_model_free(rod_model *m)
     free(m->sec);
     free(m->leg);
     free(m->leg_z);
+    free(m->leg_z1);
     free(m->phr);
     free(m->dphr);
     free(m->K);

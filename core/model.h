@@ -48,6 +48,8 @@ struct rod_model {
     int n_xi, n_rho, n;          /* n = n_xi + n_rho */
     xi_column *cols;             /* n_xi */
     int comp_used[6];            /* which strain components have columns */
+    int comp_first[7];           /* component k's columns: comp_first[k] .. comp_first[k+1]-1
+                                  * (the columns come grouped by component) */
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
@@ -60,6 +62,8 @@ struct rod_model {
     double h_kin;                /* the longest Zanna step */
     double *leg_z;               /* ns x substeps x 2 x n_xi: Phi_xi at the Zanna points of
                                   * the substeps of interval k-1..k */
+    double *leg_z1;              /* ns x 2 x n_xi: the same for one Zanna step per interval
+                                  * (the coarser kinematics of Newton matrices) */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
 
     double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */

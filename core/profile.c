@@ -100,6 +100,27 @@ double profile_value(const profile *p, profile_eval *ev, double t, double X)
     return 0.0;
 }
 
+void profile_fix_t(const profile *p, profile_eval *ev, double t, profile_at_t *f)
+{
+    f->p = p;
+    f->t = t;
+    f->v = f->alpha = f->mu = 0.0;
+    if (p->kind == PROFILE_WAVE) {
+        f->alpha = scalar_value(&p->alpha, ev, t, 0.0);
+        f->mu = scalar_value(&p->mu, ev, t, 0.0);
+    } else if (!p->uses_X) {
+        f->v = scalar_value(&p->v, ev, t, 0.0);
+    }
+}
+
+double profile_at_X(const profile_at_t *f, profile_eval *ev, double X)
+{
+    const profile *p = f->p;
+    if (p->kind == PROFILE_WAVE) return f->alpha / (1.0 + exp(p->sigma * (X - f->mu)));
+    if (p->uses_X) return scalar_value(&p->v, ev, f->t, X);
+    return f->v;
+}
+
 /* muparser's C API keeps error text in one static buffer: validation is serialized. */
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -36,6 +36,19 @@ int profile_eval_add(profile_eval *ev, const char *expr);
  * Eq. 59's alpha (1 - 1/(1 + exp(-sigma (X - mu)))) written so that it cannot overflow. */
 double profile_value(const profile *p, profile_eval *ev, double t, double X);
 
+/* A profile with its time-only parts evaluated at one t: an expression without X, or a
+ * wave's alpha(t) and mu(t), cost one expression evaluation per t instead of one per
+ * station. profile_at_X then gives exactly profile_value(p, ev, t, X). */
+typedef struct {
+    const profile *p;
+    double t;
+    double v;         /* CONST, EXPR without X */
+    double alpha, mu; /* WAVE */
+} profile_at_t;
+
+void profile_fix_t(const profile *p, profile_eval *ev, double t, profile_at_t *f);
+double profile_at_X(const profile_at_t *f, profile_eval *ev, double X);
+
 /* The value at (t, X = 0) with its first two time derivatives (central differences of step
  * 1e-4 max(1, |t|): the profiles are expressions, not functions one can differentiate; 0 for a
  * constant). */

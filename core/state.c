@@ -151,8 +151,13 @@ int rod_state_set_input(rod_state *st, const char *name, double value)
 double state_input_value(rod_state *st, int i, double t, double X)
 {
     double v = profile_value(&st->input[i], st->ev, t, X);
-    if (st->m->inputs[i].kind == INPUT_ACTUATOR && !(v > 0)) v = v != v ? v : 0.0;
+    if (st->m->inputs[i].kind == INPUT_ACTUATOR) v = state_actuator_value(v);
     return v;
+}
+
+double state_actuator_value(double v)
+{
+    return v > 0 ? v : (v != v ? v : 0.0);
 }
 
 int rod_state_input_constant(const rod_state *st, int i, double *v)

@@ -41,6 +41,8 @@ struct rod_state {
 /* The value of input i at (t, X). Actuator values are clamped at 0: cables pull, muscles
  * squeeze. */
 double state_input_value(rod_state *st, int i, double t, double X);
+/* That clamp alone: v when positive, NaN kept (the caller reports it), 0 otherwise. */
+double state_actuator_value(double v);
 
 void state_set_error(rod_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -28,14 +28,24 @@ typedef struct {
     double *Q, *Q2, *qp;    /* scratch: n, n, N */
     double *cm, *cm2;       /* scratch: the multiplier rows' violations */
     int failed;             /* an input went non-finite */
+    int coarse;             /* loads on kin_forward_coarse (the Newton matrix's differences) */
+    /* The last residual, at last_u and last_factor, while the state's kinematics are still
+     * that pass's: KINSOL's final residual is asked for again by the checks after it. */
+    int have_last;
+    double last_factor;
+    double *last_u, *last_R; /* N each */
 } statics_ctx;
 
 /* The loads on q at u = [q; lambda]: Q(q) plus the constraints' forces, and the multiplier
  * rows' violations in cm. */
-static int loads(const statics_ctx *c, const double *u, double *Q, double *cm)
+static int loads(statics_ctx *c, const double *u, double *Q, double *cm)
 {
     const rod_model *m = c->m;
-    kin_forward(m, u, c->st->g, c->st->J);
+    c->have_last = 0;
+    if (c->coarse)
+        kin_forward_coarse(m, u, c->st->g, c->st->J);
+    else
+        kin_forward(m, u, c->st->g, c->st->J);
     base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
     if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
     if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
@@ -44,16 +54,25 @@ static int loads(const statics_ctx *c, const double *u, double *Q, double *cm)
 }
 
 /* R = [K q - Q(q) - A^T lambda; c(q)] */
-static int residual(const statics_ctx *c, const double *u, double *R)
+static int residual(statics_ctx *c, const double *u, double *R)
 {
     const rod_model *m = c->m;
     const int n = m->n;
+    const size_t bytes = (size_t)c->N * sizeof *u;
+    if (c->have_last && c->last_factor == c->factor && !memcmp(u, c->last_u, bytes)) {
+        memcpy(R, c->last_R, bytes);
+        return 0;
+    }
     if (loads(c, u, c->Q, R + n) != 0) return -1;
     for (int i = 0; i < n; i++) {
         double s = -c->Q[i];
         for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * u[j];
         R[i] = s;
     }
+    memcpy(c->last_u, u, bytes);
+    memcpy(c->last_R, R, bytes);
+    c->last_factor = c->factor;
+    c->have_last = 1;
     return 0;
 }
 
@@ -70,9 +89,12 @@ static int kin_residual(N_Vector u, N_Vector f, void *data)
 }
 
 /* dR/du: the stiff linear part K exactly, the loads' and constraints' parts by forward
- * differences in q; the multipliers' columns are -A^T exactly. */
+ * differences in q on the coarser kinematics (one Zanna step per station interval: its error
+ * only slows Newton's convergence, the residual decides the solution), both ends of every
+ * difference on the same kinematics; the multipliers' columns are -A^T exactly. */
 static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
 {
+    (void)fu;
     (void)t1;
     (void)t2;
     statics_ctx *c = data;
@@ -80,26 +102,19 @@ static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vec
     const int n = m->n, N = c->N;
     const double *q = N_VGetArrayPointer(u);
     memcpy(c->qp, q, (size_t)N * sizeof *q);
-    if (N == n) {
-        /* Q(q) = K q - R(q) from the residual KINSOL holds at u: no kinematic pass for it */
-        const double *R = N_VGetArrayPointer(fu);
-        for (int i = 0; i < n; i++) {
-            double s = -R[i];
-            for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * q[j];
-            c->Q[i] = s;
-        }
-    } else if (loads(c, q, c->Q, c->cm) != 0) {
-        return -1;
-    }
-    for (int j = 0; j < n; j++) {
+    c->coarse = 1;
+    int rc = loads(c, q, c->Q, c->cm);
+    for (int j = 0; j < n && rc == 0; j++) {
         const double h = 1.4901161193847656e-08 * fmax(fabs(q[j]), 1.0);
         c->qp[j] = q[j] + h;
-        if (loads(c, c->qp, c->Q2, c->cm2) != 0) return -1;
+        rc = loads(c, c->qp, c->Q2, c->cm2);
         c->qp[j] = q[j];
         double *col = SUNDenseMatrix_Column(Jm, j);
         for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / h;
         for (int i = n; i < N; i++) col[i] = (c->cm2[i - n] - c->cm[i - n]) / h;
     }
+    c->coarse = 0;
+    if (rc != 0) return -1;
     if (N > n) {
         if (loads(c, q, c->Q, c->cm) != 0) return -1; /* A at q */
         for (int r = 0; r < N - n; r++) {
@@ -163,10 +178,13 @@ static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters, doubl
     KINSetFuncNormTol(mem, m->spec->tolerance);
     KINSetScaledStepTol(mem, 1e-15);
     KINSetNumMaxIters(mem, m->spec->max_iterations);
-    /* Modified Newton: a Jacobian costs n kinematic passes and stays good for several
-     * iterations near the solution; KINSOL forms a fresh one after at most MAX_SETUP_CALLS
-     * iterations or as soon as the line search fails with a stale one. */
-    KINSetMaxSetupCalls(mem, MAX_SETUP_CALLS);
+    /* Modified Newton when a Jacobian costs more than a residual: it costs n + 1 coarse
+     * kinematic passes (one Zanna step per interval) against one pass of `substeps` steps
+     * per interval, and stays good for several iterations near the solution; KINSOL forms a
+     * fresh one after at most MAX_SETUP_CALLS iterations or as soon as the line search fails
+     * with a stale one. When it costs no more (few coordinates, many substeps: the elastica),
+     * a fresh one every iteration saves the iterations. */
+    KINSetMaxSetupCalls(mem, m->n + 1 <= m->substeps ? 1 : MAX_SETUP_CALLS);
     /* KINSOL limits a Newton step to 1000 |u0| in its scaled norm, and to 1 when u0 = 0: from
      * the straight rod that cut every step of a curvature above 1/m to length 1, and five in a
      * row failed the solve into load steps (25 iterations for the reaching arm instead of 3).
@@ -214,8 +232,8 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
         state_set_error(st, "cannot create a SUNDIALS context");
         return ROD_ENOMEM;
     }
-    statics_ctx c = {m, st, t, 1.0, N, NULL, NULL, NULL, NULL, NULL, 0};
-    double *buf = calloc((size_t)2 * n + 6 * N, sizeof *buf);
+    statics_ctx c = {m, st, t, 1.0, N, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0.0, NULL, NULL};
+    double *buf = calloc((size_t)2 * n + 9 * N, sizeof *buf);
     if (!buf) {
         SUNContext_Free(&ctx);
         state_set_error(st, "out of memory");
@@ -227,6 +245,8 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     c.cm = c.qp + N; /* the multiplier rows: N - n each */
     c.cm2 = c.cm + (N - n);
     double *q = c.cm2 + (N - n), *q_done = q + N, *R = q_done + N; /* R: 2N */
+    c.last_u = R + 2 * N;
+    c.last_R = c.last_u + N;
     memcpy(q, st->q, (size_t)n * sizeof *q);
 
     int rc = ROD_OK, steps = 1;

@@ -57,3 +57,30 @@ Test(profile, check_reports_column_and_variables)
     cr_assert_eq(profile_check_expr("q+1", 1, &ux, msg, sizeof msg), -1);
     cr_assert(strstr(msg, "column 1"), "%s", msg);
 }
+
+/* Fixing t once (the forces' per-call shortcut) gives profile_value's values exactly, for
+ * every kind: constants, expressions with and without X, waves with time-varying alpha and mu. */
+Test(profile, fixed_t_gives_the_same_values)
+{
+    char *exprs[4] = {"0.2*t^2 - t + 3", "t*(1 + X)^2", "0.0288*t^2 - 0.144*t + 0.2", "0.1 + 0.2*t"};
+    char err[128];
+    profile_eval *ev = profile_eval_create(exprs, 4, err, sizeof err);
+    cr_assert_not_null(ev, "%s", err);
+    const profile ps[4] = {
+        {.kind = PROFILE_CONST, .v = {-1, 0.7}},
+        {.kind = PROFILE_EXPR, .v = {0, 0}},
+        {.kind = PROFILE_EXPR, .v = {1, 0}, .uses_X = 1},
+        {.kind = PROFILE_WAVE, .alpha = {2, 0}, .mu = {3, 0}, .sigma = 10, .uses_X = 1},
+    };
+    for (int i = 0; i < 4; i++)
+        for (double t = 0.0; t < 3.0; t += 0.37) {
+            profile_at_t f;
+            profile_fix_t(&ps[i], ev, t, &f);
+            for (double X = 0.0; X <= 1.0; X += 0.125) {
+                const double a = profile_at_X(&f, ev, X), b = profile_value(&ps[i], ev, t, X);
+                cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "profile %d at t = %g, X = %g: %.17g vs %.17g",
+                             i, t, X, a, b);
+            }
+        }
+    profile_eval_free(ev);
+}
