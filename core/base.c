@@ -33,13 +33,13 @@ void base_motion(const rod_model *m, profile_eval *ev, double t, lie_pose *gb, d
     }
 }
 
-void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int n, double *eta,
-                double *bias)
+/* Stations relative to the base -> world, given the base's pose, twist and acceleration; the
+ * Jacobians' base columns from B (6 x 6, column-major) when J is not NULL. */
+static void put_on_base(const rod_model *m, const lie_pose *gbase, const double eb[6],
+                        const double ab[6], const double *B, lie_pose *g, double *J, int n,
+                        double *eta, double *bias)
 {
-    if (!m->spec->base_moving) return;
-    lie_pose gb;
-    double eb[6], ab[6];
-    base_motion(m, ev, t, &gb, eb, ab);
+    const lie_pose gb = *gbase;
     for (int k = 0; k < n; k++) {
         if (eta) {
             double e[6], er[6];
@@ -53,6 +53,58 @@ void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int
                 for (int i = 0; i < 6; i++) bias[6 * k + i] += ad[i] + c[i];
             }
         }
+        if (J && B)
+            for (int c = 0; c < 6; c++)
+                lie_Ad_inv_apply(&g[k], B + 6 * c, J + ((size_t)k * m->n_xi + m->base_col + c) * 6);
         lie_pose_mul(&gb, &g[k], &g[k]);
     }
+}
+
+void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int n, double *eta,
+                double *bias)
+{
+    if (!m->spec->base_moving) return;
+    lie_pose gb;
+    double eb[6], ab[6];
+    base_motion(m, ev, t, &gb, eb, ab);
+    put_on_base(m, &gb, eb, ab, NULL, g, NULL, n, eta, bias);
+}
+
+int base_free(const rod_model *m) { return m->base_col >= 0; }
+
+void base_free_pose(const rod_model *m, const double *q, lie_pose *gb)
+{
+    lie_exp(q + m->base_col, gb);
+}
+
+void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                     int n, double *eta, double *bias)
+{
+    if (m->base_col < 0) return;
+    const double *x = q + m->base_col, *xd = qd ? qd + m->base_col : NULL;
+    lie_pose gb;
+    lie_exp(x, &gb);
+    double B[36], eb[6] = {0}, ab[6] = {0};
+    for (int c = 0; c < 6; c++) {
+        double e[6] = {0}, Te[6];
+        e[c] = 1.0;
+        lie_dexp_apply(x, e, Te);
+        lie_Ad_inv_apply(&gb, Te, B + 6 * c);
+    }
+    if (xd) {
+        double Tx[6], Td[6];
+        lie_dexp_apply(x, xd, Tx);
+        lie_Ad_inv_apply(&gb, Tx, eb);
+        lie_dexp_dot_apply(x, xd, Td);
+        lie_Ad_inv_apply(&gb, Td, ab);
+    }
+    put_on_base(m, &gb, eb, ab, B, g, J, n, xd ? eta : NULL, xd ? bias : NULL);
+}
+
+int base_refuse_statics(const rod_model *m, rod_state *st)
+{
+    if (m->base_col < 0) return 0;
+    state_set_error(st, "statics with a \"free\" base: a rod without supports has no equilibrium "
+                    "(use dynamics)");
+    return ROD_EINVAL;
 }

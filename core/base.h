@@ -24,4 +24,21 @@ void base_motion(const rod_model *m, profile_eval *ev, double t, lie_pose *gb, d
 void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int n, double *eta,
                 double *bias);
 
+/* A free base (spec "base": {"type": "free"}): its pose g_b = exp(x) with x the exponential
+ * coordinates q_xi[base_col .. base_col + 5] (angular first, as every twist here), so the
+ * integrator's [q; q_dot] form holds with x_dot = q_dot. Its body twist is
+ *   eta_b = B(x) x_dot,   B = Ad_{exp x}^{-1} T_x   (T: lie_dexp),
+ * and its acceleration with x_ddot = 0 is Ad_{exp x}^{-1} T_dot x_dot. base_free_apply puts n
+ * stations relative to the base into the world as base_apply does, and fills their Jacobians'
+ * base columns (J: 6 x n_xi per station, may be NULL) with Ad_{g_rel}^{-1} B, so the mass
+ * matrix and every generalized force projected through J act on the base as well. Nothing
+ * unless the base is free. The chart is the world's (no re-charting): B is singular where the
+ * base has turned by 2 pi about one axis. */
+int base_free(const rod_model *m);
+void base_free_pose(const rod_model *m, const double *q, lie_pose *gb);
+void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                     int n, double *eta, double *bias);
+/* ROD_EINVAL with the state's error set for a free base (statics has no supports). */
+int base_refuse_statics(const rod_model *m, rod_state *st);
+
 #endif

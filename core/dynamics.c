@@ -51,6 +51,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;
     kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
+    base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
     st->vel_eta = st->eta;
     const int frc = forces_static(m, st, q, t, 1.0, st->Q);

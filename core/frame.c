@@ -54,9 +54,10 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     if (moving) {
         double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
         if (!eta) return -1;
-        if (base_moving(m)) {
+        if (base_moving(m) || base_free(m)) {
             kin_forward_twist(m, q, st->qd, g, eta);
             base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
+            base_free_apply(m, q, st->qd, g, NULL, m->ns, eta, NULL);
             f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
         } else {
             f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
@@ -68,6 +69,7 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     } else {
         kin_forward(m, q, g, NULL);
         base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
+        base_free_apply(m, q, NULL, g, NULL, m->ns, NULL, NULL);
     }
     double vg = 0, vol = 0, vol0 = 0;
     for (int k = 0; k < m->ns; k++) {
@@ -145,6 +147,7 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
         tmp.contact_pts && rep) {
         kin_forward_vel(m, st->q, st->qd, tmp.g, tmp.J, tmp.eta, tmp.bias);
         base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
+        base_free_apply(m, st->q, st->qd, tmp.g, tmp.J, m->ns, tmp.eta, tmp.bias);
         memset(tmp.Q, 0, (size_t)m->n * sizeof *tmp.Q);
         int nrep = 0;
         contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, tmp.Q, rep, maxrep, &nrep);
@@ -207,9 +210,13 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
     qsort(sall, (size_t)nall, sizeof *sall, cmp_double);
     kin_poses_at(m, st->q, sall, nall, g);
     base_apply(m, st->ev, st->t, g, nall, NULL, NULL);
-    if (base_moving(m)) {
+    base_free_apply(m, st->q, NULL, g, NULL, nall, NULL, NULL);
+    if (base_moving(m) || base_free(m)) {
         lie_pose gb;
-        base_motion(m, st->ev, st->t, &gb, NULL, NULL);
+        if (base_free(m))
+            base_free_pose(m, st->q, &gb);
+        else
+            base_motion(m, st->ev, st->t, &gb, NULL, NULL);
         f->base_moving = 1;
         for (int a = 0; a < 3; a++) {
             f->base_position[a] = gb.r[a];

@@ -39,7 +39,9 @@ void model_eval_xi_columns(const rod_model *m, double s, double *out)
     for (int k = 0; k < 6; k++)
         if (m->spec->degree[k] > maxdeg) maxdeg = m->spec->degree[k];
     basis_legendre(maxdeg, s / m->L, P, NULL);
-    for (int j = 0; j < m->n_xi; j++) out[j] = P[m->cols[j].degree];
+    const int nstrain = m->base_col >= 0 ? m->base_col : m->n_xi;
+    for (int j = 0; j < nstrain; j++) out[j] = P[m->cols[j].degree];
+    for (int j = nstrain; j < m->n_xi; j++) out[j] = 0.0;
 }
 
 void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6])
@@ -448,6 +450,8 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     m->fluid_rho = sp->has_fluid ? sp->fluid_density : 0.0;
 
     for (int k = 0; k < 6; k++) m->n_xi += sp->degree[k] + 1;
+    m->base_col = sp->base_free ? m->n_xi : -1;
+    if (sp->base_free) m->n_xi += 6;
     m->n_rho = sp->extended ? basis_hermite_ndof(sp->pieces, sp->bc) : 0;
     m->n = m->n_xi + m->n_rho;
     m->cols = calloc((size_t)(m->n_xi ? m->n_xi : 1), sizeof *m->cols);
@@ -461,6 +465,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         }
     }
     m->comp_first[6] = j;
+    while (j < m->n_xi) m->cols[j++] = (xi_column){0, 0}; /* a free base's: zero columns */
 
     if (sp->nguess && sp->nguess != m->n) {
         issues_add(iss, "/solver/guess", "has %d values; this model has %d coordinates "
@@ -603,7 +608,8 @@ void rod_model_gravity(const rod_model *m, double g[3])
 double rod_model_base_radius(const rod_model *m) { return m->sec[0].z; }
 int rod_model_has_attachments(const rod_model *m)
 {
-    return m->spec->ncons > 0 || m->spec->nbodies > 0 || m->spec->base_moving;
+    return m->spec->ncons > 0 || m->spec->nbodies > 0 || m->spec->base_moving ||
+           m->spec->base_free;
 }
 const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
 int rod_model_ninputs(const rod_model *m) { return m->ninputs; }

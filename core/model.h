@@ -8,7 +8,7 @@
 #include "spec.h"
 
 /* The most Phi_xi columns a model can have: every component at the highest degree. */
-#define MODEL_MAX_XI (6 * (SPEC_MAX_DEGREE + 1))
+#define MODEL_MAX_XI (6 * (SPEC_MAX_DEGREE + 1) + 6) /* + a free base's six */
 #define MODEL_MAX_RHO (2 * SPEC_MAX_PIECES)
 
 /* One column of Phi_xi: a Legendre polynomial of one strain component (Eq. 42). */
@@ -47,6 +47,10 @@ struct rod_model {
 
     int n_xi, n_rho, n;          /* n = n_xi + n_rho */
     xi_column *cols;             /* n_xi */
+    /* A free base: its exponential coordinates are the last six of q_xi, from base_col on
+     * (-1: none). Their strain columns are zero, so K, D and the rod's own kinematics do not
+     * see them; base_free_apply (base.h) gives them their Jacobian columns. */
+    int base_col;
     int comp_used[6];            /* which strain components have columns */
     int comp_first[7];           /* component k's columns: comp_first[k] .. comp_first[k+1]-1
                                   * (the columns come grouped by component) */

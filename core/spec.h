@@ -166,6 +166,7 @@ typedef struct {
     spec_body *bodies;
     /* the base: clamped at the origin, or moving on a prescribed pose */
     int base_moving;
+    int base_free;            /* 1: a floating base, six more coordinates (base.h) */
     profile base_position[3]; /* m, world frame */
     double base_axis[3];      /* rotation angle(t) about this unit axis (world) */
     profile base_angle;

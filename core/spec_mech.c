@@ -329,12 +329,8 @@ static void parse_base(pctx *c, const cJSON *b)
     if (!spec_check_object(c, b, "/base", keys_base)) return;
     static const char *const types[] = {"clamped", "moving", "free", NULL};
     const int t = spec_get_enum(c, b, "type", "/base", REQUIRED, types, 0);
-    if (t == 2) {
-        spec_bad(c, "/base/type", "\"free\" (a floating base) is not available yet: use \"clamped\" or "
-                 "\"moving\"");
-        return;
-    }
     s->base_moving = t == 1;
+    s->base_free = t == 2;
     if (t != 1) {
         const char *why = "unless the base is \"moving\"";
         not_allowed(c, b, "/base", "position", why);
@@ -350,6 +346,8 @@ void spec_parse_mechanics(pctx *c, const cJSON *root)
     parse_base(c, spec_member(root, "base"));
     parse_constraints(c, spec_member(root, "constraints"));
     parse_bodies(c, spec_member(root, "bodies"));
+    if (c->s->base_free && c->s->ncons)
+        spec_bad(c, "/constraints", "constraints on a rod with a \"free\" base are not available yet");
 }
 
 void spec_free_mechanics(rod_spec *s)

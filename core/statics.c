@@ -226,6 +226,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     const int n = m->n, N = n + constraints_nmult(m);
     memset(res, 0, sizeof *res);
     st->err[0] = '\0';
+    if (base_refuse_statics(m, st) != 0) return ROD_EINVAL; /* free base: no equilibrium */
     if (constraints_check_rank(m, st, st->q) != 0) return ROD_EINVAL;
     SUNContext ctx = NULL;
     if (SUNContext_Create(NULL, &ctx) != 0) {

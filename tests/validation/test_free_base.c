@@ -1,0 +1,231 @@
+/* A free (floating) base against conservation laws and exact solutions. The semi-discrete
+ * model (the stations' quadrature of the kinetic energy, the strain energy, internal damping)
+ * is invariant under rigid motions of the whole rod, so its linear and angular momentum, taken
+ * with the same quadrature, are exact invariants without external loads; what is left is the
+ * time integrator's error, which CVODE keeps below rtol |y| + atol per step. The tolerances
+ * below are that bound summed over the steps taken (each step's local error can move an
+ * invariant by at most it), read from the run itself.
+ * In uniform gravity every point of a free rod falls alike: the rod keeps its shape exactly
+ * and its centre of mass follows g t^2 / 2. */
+#include "base.h"
+#include "kinematics.h"
+#include "model.h"
+#include "state.h"
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ROD_PROPS                                                                                   \
+    "\"model\": \"classic\", \"base\": {\"type\": \"free\"}, \"rod\": {\"length\": 0.5, \"radius\": 0.01, " \
+    "\"density\": 1000, \"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45, \"shear_viscosity\": %g}, " \
+    "\"strains\": {\"bend1\": 2, \"bend2\": 2, \"twist\": 1, \"stretch\": 1}, "                   \
+    "\"solver\": {\"rtol\": %g, \"atol\": %g}, \"environment\": {\"gravity\": [0, 0, %g]}"
+
+static const double RTOL = 1e-10, ATOL = 1e-12;
+
+static rod_model *free_rod(double eta, double gz)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "{" ROD_PROPS "}", eta, RTOL, ATOL, gz);
+    return tu_model(json);
+}
+
+/* Linear momentum, angular momentum about the world origin, mass and centre of mass, by the
+ * model's quadrature over the stations (classic model: the section keeps rho = 1). */
+typedef struct {
+    double P[3], H[3], mass, com[3];
+} rigid_sums;
+
+static rigid_sums sums(const rod_model *m, rod_state *st)
+{
+    rigid_sums r;
+    memset(&r, 0, sizeof r);
+    kin_forward_twist(m, st->q, st->qd, st->g, st->eta);
+    base_free_apply(m, st->q, st->qd, st->g, NULL, m->ns, st->eta, NULL);
+    for (int k = 0; k < m->ns; k++) {
+        const double w = m->w[k];
+        if (w == 0) continue;
+        const section *c = &m->sec[k];
+        const double mu = m->rho0 * c->A0, I[3] = {m->rho0 * c->I11, m->rho0 * c->I22, m->rho0 * c->I33};
+        const double *e = st->eta + 6 * k, *R = st->g[k].R, *x = st->g[k].r;
+        double hb[3], pb[3], hw[3] = {0}, pw[3] = {0};
+        for (int i = 0; i < 3; i++) {
+            hb[i] = I[i] * e[i];
+            pb[i] = mu * e[3 + i];
+        }
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                hw[a] += R[a + 3 * b] * hb[b];
+                pw[a] += R[a + 3 * b] * pb[b];
+            }
+        const double rxp[3] = {x[1] * pw[2] - x[2] * pw[1], x[2] * pw[0] - x[0] * pw[2],
+                               x[0] * pw[1] - x[1] * pw[0]};
+        for (int a = 0; a < 3; a++) {
+            r.P[a] += w * pw[a];
+            r.H[a] += w * (hw[a] + rxp[a]);
+            r.com[a] += w * mu * x[a];
+        }
+        r.mass += w * mu;
+    }
+    for (int a = 0; a < 3; a++) r.com[a] /= r.mass;
+    return r;
+}
+
+static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+static double dist3(const double a[3], const double b[3])
+{
+    const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return norm3(d);
+}
+
+static void advance(const rod_model *m, rod_state *st, double t)
+{
+    cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "advance to %g: %s", t, rod_state_error(st));
+}
+
+/* The base's twist (x_dot at x = 0 is the base's body twist) and strain rates. */
+static void set_velocity(const rod_model *m, rod_state *st, const double base_twist[6], double strain_rate)
+{
+    for (int j = 0; j < m->base_col; j++) st->qd[j] = strain_rate * (1 + j % 3);
+    memcpy(st->qd + m->base_col, base_twist, 6 * sizeof *st->qd);
+    rod_state_mark_restart(st);
+}
+
+static long steps_taken(const rod_state *st)
+{
+    rod_dynamics_stats s;
+    cr_assert_eq(rod_dynamics_get_stats(st, &s), ROD_OK);
+    return s.steps;
+}
+
+Test(free_base, tumbling_vibrating_rod_conserves_momentum_and_energy, .timeout = 120)
+{
+    rod_model *m = free_rod(0.0, 0.0);
+    cr_assert_eq(m->base_col, m->n_xi - 6);
+    rod_state *st = tu_started(m);
+    const double twist[6] = {1.0, 0.5, 0.3, 0.05, -0.02, 0.1};
+    set_velocity(m, st, twist, 0.5);
+    const rigid_sums s0 = sums(m, st);
+    rod_frame f0 = tu_frame(m, st, 2);
+    const double E0 = f0.e_kinetic + f0.e_elastic;
+    rod_frame_free(&f0);
+    double dP = 0, dH = 0, dE = 0, emax = 0;
+    for (int k = 1; k <= 10; k++) {
+        advance(m, st, 0.1 * k);
+        const rigid_sums s = sums(m, st);
+        dP = fmax(dP, dist3(s.P, s0.P));
+        dH = fmax(dH, dist3(s.H, s0.H));
+        rod_frame f = tu_frame(m, st, 2);
+        dE = fmax(dE, fabs(f.e_kinetic + f.e_elastic - E0));
+        emax = fmax(emax, f.e_elastic);
+        rod_frame_free(&f);
+    }
+    const long steps = steps_taken(st);
+    const double relP = dP / norm3(s0.P), relH = dH / norm3(s0.H), relE = dE / E0;
+    cr_log_info("free tumbling rod, 1 s, %ld steps: |dP|/|P| = %.2e, |dH|/|H| = %.2e, |dE|/E = %.2e "
+                "(elastic energy up to %.2e of %.2e J)", steps, relP, relH, relE, emax, E0);
+    cr_assert_gt(emax, 1e-3 * E0, "the rod really deforms while it tumbles");
+    const double bound = steps * RTOL;
+    cr_assert_lt(relP, bound);
+    cr_assert_lt(relH, bound);
+    cr_assert_lt(relE, bound);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(free_base, damped_spinning_rod_keeps_its_angular_momentum, .timeout = 120)
+{
+    /* spun about an oblique axis through its centre of mass: it bends, twists and stretches
+     * while internal damping takes energy out; momentum is untouched by internal forces */
+    rod_model *m = free_rod(20.0, 0.0);
+    rod_state *st = tu_started(m);
+    const double w[3] = {2.0, 0.6, 1.0}, rc[3] = {0, 0, -0.25}; /* base relative to the centre */
+    double twist[6] = {w[0], w[1], w[2], w[1] * rc[2] - w[2] * rc[1], w[2] * rc[0] - w[0] * rc[2],
+                       w[0] * rc[1] - w[1] * rc[0]};
+    set_velocity(m, st, twist, 0.0);
+    const rigid_sums s0 = sums(m, st);
+    cr_assert_lt(norm3(s0.P), 1e-12 * s0.mass, "spun about its centre of mass");
+    rod_frame f0 = tu_frame(m, st, 2);
+    const double E0 = f0.e_kinetic;
+    rod_frame_free(&f0);
+    double dH = 0, dc = 0;
+    for (int k = 1; k <= 10; k++) {
+        advance(m, st, 0.12 * k);
+        const rigid_sums s = sums(m, st);
+        dH = fmax(dH, dist3(s.H, s0.H));
+        dc = fmax(dc, dist3(s.com, s0.com));
+    }
+    rod_frame f = tu_frame(m, st, 2);
+    const double lost = 1 - (f.e_kinetic + f.e_elastic) / E0;
+    rod_frame_free(&f);
+    const long steps = steps_taken(st);
+    const double relH = dH / norm3(s0.H);
+    cr_log_info("damped spinning free rod, 1.2 s, %ld steps: |dH|/|H| = %.2e, centre of mass moved "
+                "%.2e m, energy dissipated %.2e of it", steps, relH, dc, lost);
+    cr_assert_gt(lost, 1e-6, "internal damping does work");
+    cr_assert_lt(relH, steps * RTOL);
+    cr_assert_lt(dc, steps * (RTOL * 0.5 + ATOL));
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(free_base, falling_rod_keeps_its_shape_and_its_centre_falls_as_g_t2_over_2, .timeout = 120)
+{
+    const double g = -9.81;
+    rod_model *m = free_rod(0.0, g);
+    rod_state *st = tu_started(m);
+    /* tilted, so gravity is along none of its axes, and thrown sideways */
+    const double tilt[3] = {0.7, 0.3, 0.0}, twist[6] = {0, 0, 0, 0.3, 0.0, 0.1};
+    memcpy(st->q + m->base_col, tilt, sizeof tilt);
+    set_velocity(m, st, twist, 0.0);
+    const rigid_sums s0 = sums(m, st);
+    double dz = 0, strain = 0, Hc_max = 0;
+    for (int k = 1; k <= 10; k++) {
+        const double t = 0.05 * k;
+        advance(m, st, t);
+        const rigid_sums s = sums(m, st);
+        const double expect[3] = {s0.com[0] + s0.P[0] / s0.mass * t, s0.com[1] + s0.P[1] / s0.mass * t,
+                                  s0.com[2] + s0.P[2] / s0.mass * t + g * t * t / 2};
+        dz = fmax(dz, dist3(s.com, expect));
+        for (int j = 0; j < m->base_col; j++) strain = fmax(strain, fabs(st->q[j]));
+        /* about the centre of mass, the angular momentum stays zero (gravity has no moment) */
+        double Hc[3];
+        const double *c = s.com, *p = s.P;
+        for (int a = 0; a < 3; a++) {
+            const int b = (a + 1) % 3, d = (a + 2) % 3;
+            Hc[a] = s.H[a] - (c[b] * p[d] - c[d] * p[b]);
+        }
+        Hc_max = fmax(Hc_max, norm3(Hc));
+    }
+    const long steps = steps_taken(st);
+    const double fall = fabs(g) * 0.25 / 2;
+    cr_log_info("free rod falling 0.5 s (%.4f m), %ld steps: centre of mass within %.2e m of g t^2/2, "
+                "largest strain coordinate %.2e, |H_c| up to %.2e kg m^2/s (|P| L = %.2e)",
+                fall, steps, dz, strain, Hc_max, s0.mass * fabs(g) * 0.5 * 0.5);
+    cr_assert_lt(dz, steps * (RTOL * fall + ATOL));
+    cr_assert_lt(strain, steps * ATOL, "the rod keeps its shape");
+    cr_assert_lt(Hc_max, steps * RTOL * s0.mass * fabs(g) * 0.5 * 0.5);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(free_base, statics_and_constraints_are_refused, .timeout = 30)
+{
+    rod_model *m = free_rod(0.0, -9.81);
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st);
+    rod_statics_result res;
+    cr_assert_eq(rod_statics_solve(m, st, 0.0, &res), ROD_EINVAL);
+    cr_assert(strstr(rod_state_error(st), "no equilibrium"), "%s", rod_state_error(st));
+    rod_state_free(st);
+    rod_model_free(m);
+    const char *issues = tu_issues("{\"model\": \"classic\", \"base\": {\"type\": \"free\"}, \"initial\": \"static\", "
+                                   "\"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+                                   "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}}");
+    cr_assert(strstr(issues, "/initial"), "%s", issues);
+}
