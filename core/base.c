@@ -1,5 +1,6 @@
 #include "base.h"
 
+#include <math.h>
 #include <string.h>
 
 int base_moving(const rod_model *m) { return m->spec->base_moving; }
@@ -99,6 +100,74 @@ void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_
         lie_Ad_inv_apply(&gb, Td, ab);
     }
     put_on_base(m, &gb, eb, ab, B, g, J, n, xd ? eta : NULL, xd ? bias : NULL);
+}
+
+double base_free_chart_root(const rod_model *m, const double *q)
+{
+    const double *w = q + m->base_col;
+    return 1.5 * M_PI - sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+}
+
+/* A x = b in place by Gaussian elimination with partial pivoting (A: n x n, column-major). */
+static void solve_small(double *A, int n, double *b)
+{
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(A[r + n * c]) > fabs(A[p + n * c])) p = r;
+        for (int k = 0; k < n; k++) {
+            const double t = A[c + n * k];
+            A[c + n * k] = A[p + n * k];
+            A[p + n * k] = t;
+        }
+        const double t = b[c];
+        b[c] = b[p];
+        b[p] = t;
+        for (int r = c + 1; r < n; r++) {
+            const double f = A[r + n * c] / A[c + n * c];
+            for (int k = c; k < n; k++) A[r + n * k] -= f * A[c + n * k];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int c = n - 1; c >= 0; c--) {
+        for (int k = c + 1; k < n; k++) b[c] -= A[c + n * k] * b[k];
+        b[c] /= A[c + n * c];
+    }
+}
+
+void base_free_rechart(const rod_model *m, double *q, double *qd)
+{
+    if (m->base_col < 0) return;
+    double *x = q + m->base_col, *xd = qd + m->base_col;
+    const double th = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    if (th <= M_PI) return;
+    /* the same rotation: angle th - 2 pi about the same axis */
+    double y[6];
+    for (int i = 0; i < 3; i++) y[i] = x[i] * (1 - 2 * M_PI / th);
+    /* the same position: exp's translation is linear in the coordinates' v part (V(w) v) */
+    lie_pose g;
+    lie_exp(x, &g);
+    double V[9], r[3] = {g.r[0], g.r[1], g.r[2]};
+    for (int c = 0; c < 3; c++) {
+        double e[6] = {y[0], y[1], y[2], 0, 0, 0};
+        e[3 + c] = 1.0;
+        lie_pose gc;
+        lie_exp(e, &gc);
+        for (int i = 0; i < 3; i++) V[i + 3 * c] = gc.r[i];
+    }
+    solve_small(V, 3, r);
+    memcpy(y + 3, r, sizeof r);
+    /* the same twist: T_y y_dot = T_x x_dot (the pose, hence Ad_{exp}^{-1}, is unchanged) */
+    double T[36], b[6];
+    lie_dexp_apply(x, xd, b);
+    for (int c = 0; c < 6; c++) {
+        double e[6] = {0};
+        e[c] = 1.0;
+        lie_dexp_apply(y, e, T + 6 * c);
+    }
+    solve_small(T, 6, b);
+    memcpy(x, y, sizeof y);
+    memcpy(xd, b, sizeof b);
 }
 
 int base_refuse_statics(const rod_model *m, rod_state *st)

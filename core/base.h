@@ -32,12 +32,16 @@ void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int
  * stations relative to the base into the world as base_apply does, and fills their Jacobians'
  * base columns (J: 6 x n_xi per station, may be NULL) with Ad_{g_rel}^{-1} B, so the mass
  * matrix and every generalized force projected through J act on the base as well. Nothing
- * unless the base is free. The chart is the world's (no re-charting): B is singular where the
- * base has turned by 2 pi about one axis. */
+ * unless the base is free. T_x is singular where the rotation angle |x_w| reaches 2 pi:
+ * base_free_rechart moves x to the same pose's coordinates with |x_w| <= pi (x_w - 2 pi x_w/|x_w|)
+ * and x_dot to the same twist; the integrator does it at every restart and when
+ * base_free_chart_root (positive while |x_w| < 3 pi / 2) crosses zero. */
 int base_free(const rod_model *m);
 void base_free_pose(const rod_model *m, const double *q, lie_pose *gb);
 void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      int n, double *eta, double *bias);
+void base_free_rechart(const rod_model *m, double *q, double *qd);
+double base_free_chart_root(const rod_model *m, const double *q);
 /* ROD_EINVAL with the state's error set for a free base (statics has no supports). */
 int base_refuse_statics(const rod_model *m, rod_state *st);
 

@@ -2,6 +2,7 @@
  * y = [q; q_dot]. One integrator per state, with its own SUNDIALS context. */
 #include "dynamics.h"
 
+#include "base.h"
 #include "constraints.h"
 #include "dense.h"
 #include "galpha.h"
@@ -198,6 +199,16 @@ static void add_counters(struct dyn_solver *d, rod_dynamics_stats *acc)
 enum { STEPS_PER_CALL = 5000 };
 #define STUCK_MEAN_STEP 1e-13
 
+/* A free base's chart (base.h): CVODE stops where the base's rotation coordinates reach
+ * 3 pi / 2, and the advance re-charts and restarts there. */
+static int chart_root(sunrealtype t, N_Vector y, sunrealtype *gout, void *data)
+{
+    (void)t;
+    const rod_state *st = data;
+    gout[0] = base_free_chart_root(st->m, N_VGetArrayPointer(y));
+    return 0;
+}
+
 /* (Re)starts the integrator at the state's (t, q, q_dot). */
 static int dyn_restart(const rod_model *m, rod_state *st)
 {
@@ -214,6 +225,7 @@ static int dyn_restart(const rod_model *m, rod_state *st)
         if (rc == ROD_OK) st->need_reinit = 0;
         return rc;
     }
+    base_free_rechart(m, st->q, st->qd); /* free base: |rotation coordinates| <= pi */
     int rc = make_consistent(m, st);
     if (rc != ROD_OK) return rc;
     double *y = N_VGetArrayPointer(d->y);
@@ -235,6 +247,7 @@ static int dyn_restart(const rod_model *m, rod_state *st)
         /* lightly damped modes put eigenvalues near the imaginary axis, where BDF of order
          * 3 and up is unstable: let CVODE detect it and lower the order */
         if (flag == CV_SUCCESS) flag = CVodeSetStabLimDet(d->mem, SUNTRUE);
+        if (flag == CV_SUCCESS && base_free(m)) flag = CVodeRootInit(d->mem, 1, chart_root);
         if (flag == CV_SUCCESS && constraints_nmult(m)) {
             flag = CVodeSetProjFn(d->mem, project);
             if (flag == CV_SUCCESS) flag = CVodeSetProjErrEst(d->mem, SUNFALSE);
@@ -329,6 +342,14 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     for (;;) {
         const double t_before = tret;
         flag = CVode(d->mem, t_end, d->y, &tret, CV_NORMAL);
+        if (flag == CV_ROOT_RETURN) { /* a free base's chart is used up: re-chart there */
+            memcpy(st->q, N_VGetArrayPointer(d->y), (size_t)m->n * sizeof *st->q);
+            memcpy(st->qd, N_VGetArrayPointer(d->y) + m->n, (size_t)m->n * sizeof *st->qd);
+            st->t = tret;
+            const int rc = dyn_restart(m, st);
+            if (rc != ROD_OK) return rc;
+            continue;
+        }
         if (flag != CV_TOO_MUCH_WORK) break;
         sunrealtype h = 0;
         CVodeGetCurrentStep(d->mem, &h);

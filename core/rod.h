@@ -71,7 +71,7 @@ int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
 int rod_model_substeps(const rod_model *m);           /* Zanna steps between stations */
 void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the world frame */
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
-/* 1 when the model has constraints, bodies or a moving base (its frames carry them). */
+/* 1 when the model has constraints, bodies or a moving or free base (its frames carry them). */
 int rod_model_has_attachments(const rod_model *m);
 /* environment.obstacles for drawing: [{"name"?, "type", "point" | "center", "normal" | "axis",
  * "radius"?}] (unit normals and axes); NULL without obstacles. The caller owns the tree. */
@@ -211,7 +211,7 @@ typedef struct {
     rod_frame_constraint *cons; /* ncons, in the spec's order */
     int nbodies;
     rod_frame_body *bodies;     /* nbodies, in the spec's order */
-    int base_moving;            /* 1: the base's pose below (a "moving" base) */
+    int base_moving;            /* 1: the base's pose below (a "moving" or "free" base) */
     double base_position[3];    /* m, world */
     double base_rotation[9];    /* row-major, as rotation */
     /* contacts (models with obstacles or self-contact): one per touching contact point and

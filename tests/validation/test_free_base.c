@@ -204,7 +204,7 @@ Test(free_base, falling_rod_keeps_its_shape_and_its_centre_falls_as_g_t2_over_2,
     const long steps = steps_taken(st);
     const double fall = fabs(g) * 0.25 / 2;
     cr_log_info("free rod falling 0.5 s (%.4f m), %ld steps: centre of mass within %.2e m of g t^2/2, "
-                "largest strain coordinate %.2e, |H_c| up to %.2e kg m^2/s (|P| L = %.2e)",
+                "largest strain coordinate %.2e, |H_c| up to %.2e kg m^2/s (m g t L = %.2e)",
                 fall, steps, dz, strain, Hc_max, s0.mass * fabs(g) * 0.5 * 0.5);
     cr_assert_lt(dz, steps * (RTOL * fall + ATOL));
     cr_assert_lt(strain, steps * ATOL, "the rod keeps its shape");
@@ -228,4 +228,35 @@ Test(free_base, statics_and_constraints_are_refused, .timeout = 30)
                                    "\"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
                                    "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}}");
     cr_assert(strstr(issues, "/initial"), "%s", issues);
+}
+
+Test(free_base, rod_spinning_several_turns_keeps_its_momentum_across_rechartings, .timeout = 120)
+{
+    /* about an axis across the rod through its centre of mass, 2.4 turns: the exponential
+     * coordinates' chart would be singular at one turn; the integrator re-charts at 3 pi / 2 */
+    rod_model *m = free_rod(20.0, 0.0);
+    rod_state *st = tu_started(m);
+    const double w = 6.0, T = 2.5;
+    const double twist[6] = {w, 0.1 * w, 0, -0.25 * 0.1 * w, 0.25 * w, 0}; /* omega x (base - centre) */
+    set_velocity(m, st, twist, 0.0);
+    const rigid_sums s0 = sums(m, st);
+    double dH = 0, dc = 0, wmax = 0;
+    for (int k = 1; k <= 10; k++) {
+        advance(m, st, T * k / 10);
+        const rigid_sums s = sums(m, st);
+        dH = fmax(dH, dist3(s.H, s0.H));
+        dc = fmax(dc, dist3(s.com, s0.com));
+        const double *x = st->q + m->base_col;
+        wmax = fmax(wmax, sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]));
+    }
+    const long steps = steps_taken(st);
+    const double relH = dH / norm3(s0.H);
+    cr_log_info("free rod spinning %.1f turns in %.1f s, %ld steps: |dH|/|H| = %.2e, centre of mass "
+                "moved %.2e m, rotation coordinates never above %.3f rad", w * T / (2 * M_PI), T, steps,
+                relH, dc, wmax);
+    cr_assert_lt(wmax, 1.5 * M_PI + 1e-6, "re-charted");
+    cr_assert_lt(relH, steps * RTOL);
+    cr_assert_lt(dc, steps * (RTOL * 0.5 + ATOL));
+    rod_state_free(st);
+    rod_model_free(m);
 }
