@@ -260,3 +260,53 @@ Test(free_base, rod_spinning_several_turns_keeps_its_momentum_across_rechartings
     rod_state_free(st);
     rod_model_free(m);
 }
+
+/* Dead loads at the tip in zero gravity: a force F moves the centre of mass as F t^2 / 2m
+ * (dP/dt = F), a couple M turns the angular momentum as M t (dH/dt = M, P stays zero), while
+ * the rod bends under them. */
+static rod_model *loaded_rod(const char *type, const char *key, const double v[3])
+{
+    char json[1536];
+    snprintf(json, sizeof json,
+             "{" ROD_PROPS ", \"loads\": [{\"name\": \"l\", \"type\": \"%s\", \"frame\": \"global\", "
+             "\"%s\": [%g, %g, %g]}]}", 5.0, RTOL, ATOL, 0.0, type, key, v[0], v[1], v[2]);
+    return tu_model(json);
+}
+
+Test(free_base, tip_force_and_couple_change_the_momenta_by_their_impulses, .timeout = 120)
+{
+    const double F[3] = {0.002, 0.0, 0.001}, M[3] = {0.0, 2e-4, 1e-4}, T = 0.5;
+    rod_model *mf = loaded_rod("tip_force", "force", F), *mm = loaded_rod("tip_moment", "moment", M);
+    rod_state *sf = tu_started(mf), *sm = tu_started(mm);
+    const rigid_sums f0 = sums(mf, sf), m0 = sums(mm, sm);
+    double dcom = 0, dP = 0, dH = 0, bend = 0;
+    for (int k = 1; k <= 10; k++) {
+        const double t = T * k / 10;
+        advance(mf, sf, t);
+        advance(mm, sm, t);
+        const rigid_sums f = sums(mf, sf), m = sums(mm, sm);
+        double ec[3], eP[3], eH[3];
+        for (int a = 0; a < 3; a++) {
+            ec[a] = f0.com[a] + F[a] * t * t / (2 * f0.mass);
+            eP[a] = F[a] * t;
+            eH[a] = m0.H[a] + M[a] * t;
+        }
+        dcom = fmax(dcom, dist3(f.com, ec));
+        dP = fmax(dP, dist3(f.P, eP) + norm3(m.P));
+        dH = fmax(dH, dist3(m.H, eH));
+        for (int j = 0; j < mf->base_col; j++) bend = fmax(bend, fabs(sf->q[j]) + fabs(sm->q[j]));
+    }
+    const long steps = steps_taken(sf) + steps_taken(sm);
+    const double shift = norm3(F) * T * T / (2 * f0.mass);
+    cr_log_info("tip force and couple on a free rod, %.1f s, %ld steps: centre of mass within %.2e m of "
+                "F t^2/2m (%.3g m), |dP| %.2e of F T, |dH| %.2e of M T (strain coordinates up to %.2e)",
+                T, steps, dcom, shift, dP / (norm3(F) * T), dH / (norm3(M) * T), bend);
+    cr_assert_gt(bend, 1e-3, "the loads bend the rod");
+    cr_assert_lt(dcom, steps * (RTOL * shift + ATOL));
+    cr_assert_lt(dP / (norm3(F) * T), steps * RTOL);
+    cr_assert_lt(dH / (norm3(M) * T), steps * RTOL);
+    rod_state_free(sf);
+    rod_state_free(sm);
+    rod_model_free(mf);
+    rod_model_free(mm);
+}
