@@ -383,6 +383,7 @@ int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
     if (!m->con || !m->con->nmult) return 0;
     kin_forward(m, q, st->g, st->J);
     base_apply(m, st->ev, st->t, st->g, m->ns, NULL, NULL);
+    base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
     eval_rows(m, st, q, NULL, st->t, 1.0);
     const int n = m->n;
     for (int r = 0; r < m->con->nrows; r++) {
@@ -525,6 +526,7 @@ int constraints_project(const rod_model *m, rod_state *st, double t, double *q, 
     for (int it = 0;; it++) {
         kin_forward(m, q, st->g, st->J);
         base_apply(m, st->ev, t, st->g, m->ns, NULL, NULL);
+        base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
         eval_rows(m, st, q, NULL, t, 1.0);
         err = mult_violation(m, st);
         if (factor_saddle(m, st, t) != 0) return -1;
@@ -544,6 +546,7 @@ int constraints_project(const rod_model *m, rod_state *st, double t, double *q, 
     /* velocities: remove the part that moves off c_dot = 0 (A is at the projected q) */
     kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
+    base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
     eval_rows(m, st, q, qd, t, 1.0);
     for (int a = 0; a < nm; a++) w->mu[a] = w->cd[L->mult_row[a]];
     dense_cholesky_solve(w->S, nm, w->mu);
@@ -562,6 +565,7 @@ void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
     if (lambda) {
         kin_forward(m, st->q, st->g, st->J);
         base_apply(m, st->ev, st->t, st->g, m->ns, NULL, NULL);
+        base_free_apply(m, st->q, NULL, st->g, st->J, m->ns, NULL, NULL);
         eval_rows(m, st, st->q, NULL, st->t, 1.0);
         double *dummy = st->vec_n;
         memset(dummy, 0, (size_t)m->n * sizeof *dummy);

@@ -346,8 +346,6 @@ void spec_parse_mechanics(pctx *c, const cJSON *root)
     parse_base(c, spec_member(root, "base"));
     parse_constraints(c, spec_member(root, "constraints"));
     parse_bodies(c, spec_member(root, "bodies"));
-    if (c->s->base_free && c->s->ncons)
-        spec_bad(c, "/constraints", "constraints on a rod with a \"free\" base are not available yet");
 }
 
 void spec_free_mechanics(rod_spec *s)
