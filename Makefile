@@ -258,4 +258,4 @@ bench-viewer: $(BUILD)/rodd web/dist/index.html
 clean:
 	rm -rf build build-asan build-tsan
 
--include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(VALID_OBJ:.o=.d) $(TEST_SUPPORT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(VALID_OBJ:.o=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

@@ -219,7 +219,8 @@ void h_static(http_request *rq, http_response *rs)
         /* the contract and the spec's schema it refers to, from beside the examples */
         snprintf(path, sizeof path, "%s/..%s", rq->d->cfg.examples_dir, p);
     } else {
-        snprintf(path, sizeof path, "%s%s%s", rq->d->cfg.web_root, p, p[strlen(p) - 1] == '/' ? "index.html" : "");
+        const size_t pl = strlen(p); /* "" when the request's target had no path */
+        snprintf(path, sizeof path, "%s%s%s", rq->d->cfg.web_root, p, !pl || p[pl - 1] == '/' ? "index.html" : "");
     }
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
