@@ -187,7 +187,7 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 # files, the config file and the tokens file. Their objects are built once with the fuzzer's
 # instrumentation (build/fuzz-obj) and linked into each.
 FUZZ_SURFACES = rest stream checkpoint config tokens
-FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
+FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
                  -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
 # kept between builds: as intermediates of a pattern chain make would delete them after each link
