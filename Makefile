@@ -195,9 +195,6 @@ FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/
 $(BUILD)/fuzz-obj/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_OBJ_FLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/fuzz-obj/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
-	@mkdir -p $(dir $@)
-	clang $(FUZZ_OBJ_FLAGS) $(HDF5_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	clang $(FUZZ_OBJ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(SERVER_LIBS) $(LDLIBS)
 fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)

@@ -124,7 +124,7 @@ char *metrics_render(pool *p)
         atomic_load(&integrator_steps_total));
     OUT("# HELP rodd_simulated_seconds_total Simulated time advanced by all sessions; its rate is the daemon's\n"
         "# real-time factor summed over sessions (simulated seconds per wall second).\n");
-    OUT("# TYPE rodd_simulated_seconds_total counter\nrodd_simulated_seconds_total %.9g\n", atomic_load(&simulated_sum));
+    OUT("# TYPE rodd_simulated_seconds_total counter\nrodd_simulated_seconds_total %.17g\n", atomic_load(&simulated_sum));
     OUT("# HELP rodd_rhs_evaluations_total Right-hand-side evaluations, Jacobians included.\n");
     OUT("# TYPE rodd_rhs_evaluations_total counter\nrodd_rhs_evaluations_total %ld\n", atomic_load(&rhs_total));
     OUT("# HELP rodd_slice_duration_seconds Wall time of one work slice (its sum: the workers' busy seconds).\n");
