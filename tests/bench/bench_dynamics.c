@@ -119,16 +119,7 @@ static rod_model *load_with(const bench_args *a, const char *const *extra, int n
     int n = 0;
     for (int i = 0; i < a->nsets; i++) sets[n++] = a->sets[i];
     for (int i = 0; i < nextra; i++) sets[n++] = extra[i];
-    rod_issues iss;
-    rod_issues_init(&iss);
-    rod_model *m = rod_model_load(a->spec, sets, n, &iss);
-    if (!m) {
-        char buf[2048];
-        rod_issues_format(&iss, buf, sizeof buf);
-        fprintf(stderr, "%s", buf);
-    }
-    rod_issues_free(&iss);
-    return m;
+    return bench_load_model_with(a->spec, sets, n);
 }
 
 int main(int argc, char **argv)

@@ -28,12 +28,13 @@ static inline double bench_median(double *t, int n)
     return t[n / 2];
 }
 
-/* The model of a spec file, or NULL after printing its problems. */
-static inline rod_model *bench_load_model(const char *path)
+/* The model of a spec file with nsets "pointer=value" overrides, or NULL after printing its
+   problems. */
+static inline rod_model *bench_load_model_with(const char *path, const char *const *sets, int nsets)
 {
     rod_issues iss;
     rod_issues_init(&iss);
-    rod_model *m = rod_model_load(path, NULL, 0, &iss);
+    rod_model *m = rod_model_load(path, sets, nsets, &iss);
     if (!m) {
         char buf[2048];
         rod_issues_format(&iss, buf, sizeof buf);
@@ -41,6 +42,12 @@ static inline rod_model *bench_load_model(const char *path)
     }
     rod_issues_free(&iss);
     return m;
+}
+
+/* The model of a spec file as written, or NULL after printing its problems. */
+static inline rod_model *bench_load_model(const char *path)
+{
+    return bench_load_model_with(path, NULL, 0);
 }
 
 #endif

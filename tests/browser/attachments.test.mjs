@@ -2,34 +2,13 @@
 // targets with their reactions, and a constraint target's slider. Its own file: the viewer's
 // other tests fill their file's time budget.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { Daemon, launchBrowser, openPage, waitInPage } from "./harness.mjs";
-
-const cableSpec = {
-  model: "extended",
-  rod: { length: 0.5, radius: { base: 0.015, tip: 0.006 }, density: 1000, youngs_modulus: 5000, poisson_ratio: 0.49, shear_viscosity: 200 },
-  strains: { bend2: 4, stretch: 2 },
-  inflation: { pieces: 2, boundary: "neumann" },
-  actuators: [{ name: "LM1", type: "cable", route: { offset: [0.8, 0], relative_to_radius: true }, tension: 0 }],
-};
-
-async function openSession(page, daemon, id) {
-  await page.goto(`${daemon.base}/#/sessions/${id}`);
-  await waitInPage(page, () => window.__roddViewer.connection === "open" && window.__roddViewer.frames >= 3);
-}
+import { test } from "node:test";
+import { cableSpec, daemonAndBrowser, openSession } from "./fixture.mjs";
+import { openPage, waitInPage } from "./harness.mjs";
 
 let daemon;
 let browser;
-
-before(async () => {
-  [daemon, browser] = await Promise.all([new Daemon().start(), launchBrowser()]);
-});
-
-after(async () => {
-  await browser?.close();
-  await daemon?.stop();
-  daemon?.cleanup();
-});
+daemonAndBrowser((d, b) => { daemon = d; browser = b; });
 
 test("a held tip's target and reaction and an attached body are drawn; the target gets a slider", async () => {
   const spec = {

@@ -4,40 +4,15 @@
 // window; two sessions side by side; "repeat" at the spec's duration.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, test } from "node:test";
-import { artifactPath, countPixels, Daemon, launchBrowser, openPage, sleep, waitInPage } from "./harness.mjs";
+import { test } from "node:test";
+import { cableSpec, daemonAndBrowser, networkNoise, openSession } from "./fixture.mjs";
+import { artifactPath, countPixels, openPage, sleep, waitInPage } from "./harness.mjs";
 
 const LIGHT_BACKGROUND = [0xf3, 0xf5, 0xf8]; // the 3D view's clear colour in the light theme (theme.js)
 
-// A tapered rod with one cable on its +x side, slack: straight and still until the cable pulls.
-const cableSpec = {
-  model: "extended",
-  rod: { length: 0.5, radius: { base: 0.015, tip: 0.006 }, density: 1000, youngs_modulus: 5000, poisson_ratio: 0.49, shear_viscosity: 200 },
-  strains: { bend2: 4, stretch: 2 },
-  inflation: { pieces: 2, boundary: "neumann" },
-  actuators: [{ name: "LM1", type: "cable", route: { offset: [0.8, 0], relative_to_radius: true }, tension: 0 }],
-};
-
-// What a browser logs by itself when a request is refused: expected where the test makes one.
-const networkNoise = (p) => /Failed to load resource|ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/.test(p);
-
-async function openSession(page, daemon, id) {
-  await page.goto(`${daemon.base}/#/sessions/${id}`);
-  await waitInPage(page, () => window.__roddViewer.connection === "open" && window.__roddViewer.frames >= 3);
-}
-
 let daemon;
 let browser;
-
-before(async () => {
-  [daemon, browser] = await Promise.all([new Daemon().start(), launchBrowser()]);
-});
-
-after(async () => {
-  await browser?.close();
-  await daemon?.stop();
-  daemon?.cleanup();
-});
+daemonAndBrowser((d, b) => { daemon = d; browser = b; });
 
 /** A download the page starts with act(): its file name and bytes. */
 async function downloaded(page, act) {

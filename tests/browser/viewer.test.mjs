@@ -4,21 +4,10 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
-import { artifactPath, countPixels, Daemon, launchBrowser, openPage, sleep, waitInPage } from "./harness.mjs";
+import { cableSpec, daemonAndBrowser, networkNoise, openSession } from "./fixture.mjs";
+import { artifactPath, countPixels, Daemon, openPage, sleep, waitInPage } from "./harness.mjs";
 
 const BACKGROUND = [0x0e, 0x14, 0x1b]; // the 3D view's clear colour in the dark theme (theme.js)
-
-// A tapered rod with one cable on its +x side, slack: straight and still until the cable pulls.
-const cableSpec = {
-  model: "extended",
-  rod: { length: 0.5, radius: { base: 0.015, tip: 0.006 }, density: 1000, youngs_modulus: 5000, poisson_ratio: 0.49, shear_viscosity: 200 },
-  strains: { bend2: 4, stretch: 2 },
-  inflation: { pieces: 2, boundary: "neumann" },
-  actuators: [{ name: "LM1", type: "cable", route: { offset: [0.8, 0], relative_to_radius: true }, tension: 0 }],
-};
-
-// What a browser logs by itself while the daemon is down or answers 4xx: expected there, and only there.
-const networkNoise = (p) => /Failed to load resource|ERR_CONNECTION_REFUSED|WebSocket connection to .* failed/.test(p);
 
 const tipOf = (page) => page.evaluate(() => {
   const f = window.__roddViewer.frame;
@@ -26,23 +15,9 @@ const tipOf = (page) => page.evaluate(() => {
   return { t: f.t, x: f.position[i], y: f.position[i + 1], z: f.position[i + 2] };
 });
 
-async function openSession(page, daemon, id) {
-  await page.goto(`${daemon.base}/#/sessions/${id}`);
-  await waitInPage(page, () => window.__roddViewer.connection === "open" && window.__roddViewer.frames >= 3);
-}
-
 let daemon;
 let browser;
-
-before(async () => {
-  [daemon, browser] = await Promise.all([new Daemon().start(), launchBrowser()]);
-});
-
-after(async () => {
-  await browser?.close();
-  await daemon?.stop();
-  daemon?.cleanup();
-});
+daemonAndBrowser((d, b) => { daemon = d; browser = b; });
 
 test("the page loads with no console errors", async () => {
   const page = await openPage(browser);

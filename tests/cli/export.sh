@@ -3,21 +3,7 @@
 # independent readers (json, csv, h5py, h5dump) and agreeing; bad options and unwritable
 # files named; an interrupted HDF5 run still leaves a whole file.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-rodd=${RODD:-$top/build/rodd}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-pass() { echo "ok   $1"; }
-fail() { echo "FAIL $1" >&2; fails=$((fails + 1)); }
-expect() {
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name: exit $rc, wanted $want"; cat "$tmp/err" >&2; fi
-}
+source "$(dirname "$0")/lib.sh"
 # h5py and NumPy as Debian installs them (deploy/setup.sh), for whichever python3 has them
 py=""
 for p in python3 /usr/bin/python3; do

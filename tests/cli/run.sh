@@ -2,23 +2,7 @@
 # The command line as DESIGN.md specifies it: exit codes, stdout carrying the JSON result and
 # nothing else, diagnostics on stderr.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-rodd=${RODD:-$top/build/rodd}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-pass() { echo "ok   $1"; }
-fail() { echo "FAIL $1" >&2; fails=$((fails + 1)); }
-
-# expect NAME STATUS CMD...: runs CMD with stdout/stderr captured in $tmp/out, $tmp/err
-expect() {
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name: exit $rc, wanted $want"; cat "$tmp/err" >&2; fi
-}
+source "$(dirname "$0")/lib.sh"
 is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
 
 ex=$top/api/examples/stiffness-tuning.json

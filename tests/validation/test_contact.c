@@ -80,12 +80,19 @@ static void winkler_solve(winkler *w)
     memcpy(w->a, b, sizeof b);
 }
 
-Test(contact, a_cantilever_on_a_soft_plane_is_a_beam_on_a_winkler_foundation)
+/* The solved foundation beam for a round rod of radius r, length L, sagging under its own weight. */
+static winkler winkler_round_rod(double L, double r, double E, double rho, double g, double k)
 {
-    const double L = 1, r = 0.01, E = 1.25e9, rho = 1000, g = 9.81, k = 1e4;
     const double EI = E * M_PI * pow(r, 4) / 4, q = rho * M_PI * r * r * g;
     winkler w = {q, k, pow(k / (4 * EI), 0.25), L, {0}};
     winkler_solve(&w);
+    return w;
+}
+
+Test(contact, a_cantilever_on_a_soft_plane_is_a_beam_on_a_winkler_foundation)
+{
+    const double L = 1, r = 0.01, E = 1.25e9, rho = 1000, g = 9.81, k = 1e4;
+    const winkler w = winkler_round_rod(L, r, E, rho, g, k);
     /* the plane touches the straight rod's surface: x = -r, normal +x, gravity -x */
     char json[1024];
     snprintf(json, sizeof json,
@@ -109,7 +116,7 @@ Test(contact, a_cantilever_on_a_soft_plane_is_a_beam_on_a_winkler_foundation)
     }
     cr_log_info("Winkler (beta L = %.2f): tip %.6e m, theory %.6e (error %.1e); contact %.6f N, "
                 "theory %.6f (error %.1e) of the weight %.6f N (the clamp takes the rest)",
-                w.beta * L, tip, tip_theory, tip / tip_theory - 1, total, carried, total / carried - 1, q * L);
+                w.beta * L, tip, tip_theory, tip / tip_theory - 1, total, carried, total / carried - 1, w.q * L);
     cr_assert_eq(f.has_contacts, 1);
     cr_assert_eq(f.ncontacts, rod_model_quadrature_points(m) > 100 ? rod_model_quadrature_points(m) : 100,
                  "every contact point but the clamped one touches: %d", f.ncontacts);
@@ -354,9 +361,7 @@ Test(contact, a_cantilever_dropped_on_the_plane_settles_where_the_wall_holds_it)
     /* seed 002 Fig. 7 on a clamped rod: released straight onto the soft plane, it bounces on
      * the wall's damping and comes to rest on the Winkler solution of the first test */
     const double L = 1, r = 0.02, E = 7.8125e7, rho = 1000, g = 9.81, k = 1e4;
-    const double EI = E * M_PI * pow(r, 4) / 4, q = rho * M_PI * r * r * g;
-    winkler w = {q, k, pow(k / (4 * EI), 0.25), L, {0}};
-    winkler_solve(&w);
+    const winkler w = winkler_round_rod(L, r, E, rho, g, k);
     char json[1024];
     snprintf(json, sizeof json,
              "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": %g, "

@@ -5,6 +5,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.request
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -53,3 +54,17 @@ class Daemon:
             self.proc.stderr.close()
         if not self.keep_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class DaemonTestCase(unittest.TestCase):
+    """Test classes that share one daemon (cls.d) and one rodd.Client of it (cls.c)."""
+
+    @classmethod
+    def setUpClass(cls):
+        import rodd  # the test modules put the client's source on sys.path before importing this
+        cls.d = Daemon()
+        cls.c = rodd.Client(cls.d.url)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.d.stop()

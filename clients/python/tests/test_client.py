@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 import rodd  # noqa: E402
-from daemon import Daemon  # noqa: E402
+from daemon import DaemonTestCase  # noqa: E402
 
 ARM = json.load(open(os.path.join(HERE, "..", "examples", "cable_arm.json")))
 
@@ -48,16 +48,7 @@ class BinaryDecoding(unittest.TestCase):
             rodd.decode_binary(b"XXXX" + bytes(40))
 
 
-class AgainstTheDaemon(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon()
-        cls.c = rodd.Client(cls.d.url)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.d.stop()
-
+class AgainstTheDaemon(DaemonTestCase):
     def test_create_advance_set_and_read(self):
         s = self.c.create(spec=ARM, points=5, name="py")
         self.assertEqual(s.state, "created")

@@ -17,7 +17,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 import rodd  # noqa: E402
-from daemon import Daemon  # noqa: E402
+from daemon import Daemon, DaemonTestCase  # noqa: E402
 
 ARM = json.load(open(os.path.join(HERE, "..", "examples", "cable_arm.json")))
 try:
@@ -34,16 +34,7 @@ def run_to_end(s, timeout=60):
 
 
 @unittest.skipIf(h5py is None, "needs h5py (python3-h5py)")
-class Recordings(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon()
-        cls.c = rodd.Client(cls.d.url)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.d.stop()
-
+class Recordings(DaemonTestCase):
     def finished(self, **kw):
         s = self.c.create(spec=ARM, points=5, pace="max", start=True, **kw)
         s.set(cable=0.3)
