@@ -3,6 +3,7 @@
 # independent readers (json, csv, h5py, h5dump) and agreeing; bad options and unwritable
 # files named; an interrupted HDF5 run still leaves a whole file.
 set -uo pipefail
+# shellcheck source=tests/cli/lib.sh
 source "$(dirname "$0")/lib.sh"
 # h5py and NumPy as Debian installs them (deploy/setup.sh), for whichever python3 has them
 py=""

@@ -2,6 +2,7 @@
 # The command line as DESIGN.md specifies it: exit codes, stdout carrying the JSON result and
 # nothing else, diagnostics on stderr.
 set -uo pipefail
+# shellcheck source=tests/cli/lib.sh
 source "$(dirname "$0")/lib.sh"
 is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
 

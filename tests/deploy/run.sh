@@ -18,7 +18,7 @@ cp "$top/deploy/compose.yaml" "$tmp/compose.yaml"
 cp "$top/deploy/tokens.example" "$tmp/tokens.txt"
 (cd "$tmp" && docker-compose -f compose.yaml config -q)
 echo "ok docker-compose config"
-shellcheck -S warning "$top"/deploy/*.sh "$top"/deploy/slurm/sweep.sbatch "$top"/tests/*.sh "$top"/tests/*/run.sh \
+shellcheck -x -P "$top" -S warning "$top"/deploy/*.sh "$top"/deploy/slurm/sweep.sbatch "$top"/tests/*.sh "$top"/tests/*/run.sh \
   "$top"/tests/validation/reaching.sh
 echo "ok shellcheck"
 # the router's rules for real: two daemons behind nginx (deploy/router/nginx.conf)
