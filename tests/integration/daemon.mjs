@@ -1,5 +1,6 @@
 // Starts the real rodd daemon on free loopback ports for a test, and small HTTP/WS helpers.
 import { spawn } from "node:child_process";
+import { after } from "node:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -20,6 +21,17 @@ export async function freePort() {
   });
 }
 
+// Every daemon a test file started: one that a failed assertion left running would keep the
+// test process alive (node:test waits for it forever) and go on burning a core, so whatever is
+// still alive after the file's last test is killed.
+// (Only under node --test: the bench scripts import this file too.)
+const live = new Set();
+if (process.env.NODE_TEST_CONTEXT)
+  after(() => {
+    for (const p of live) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+  });
+const STOP_GRACE_MS = 30000 * Number(process.env.RODD_TEST_TIME_SCALE ?? 1);
+
 export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
   const http = await freePort();
   let ws = await freePort();
@@ -33,9 +45,15 @@ export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
     env: { ...process.env, RODD_WORKERS: "2", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
+  live.add(proc);
   let log = "";
   proc.stderr.on("data", (d) => (log += d.toString()));
-  const exited = new Promise((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise((resolve) =>
+    proc.on("exit", (code, signal) => {
+      live.delete(proc);
+      resolve({ code, signal });
+    }),
+  );
   const base = `http://127.0.0.1:${http}`;
   for (let i = 0; i < (wrap.length ? 1200 : 100); i++) {
     try {
@@ -49,8 +67,15 @@ export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
     log: () => log,
     url: (p) => `${base}${p}`,
     wsUrl: (p) => `ws://127.0.0.1:${ws}${p}`,
+    // a daemon that does not exit on its signal is killed after STOP_GRACE_MS: the test that
+    // sent it sees the SIGKILL in the exit it gets back
     async stop(signal = "SIGTERM") {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill(signal);
+        const grace = setTimeout(() => proc.kill("SIGKILL"), STOP_GRACE_MS);
+        await exited;
+        clearTimeout(grace);
+      }
       return exited;
     },
     cleanup() {

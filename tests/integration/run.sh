@@ -7,4 +7,8 @@ if [ ! -d "$here/node_modules/ws" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 cd "$here/../.."
-RODD=${RODD:-build/rodd} node --test --test-concurrency=2 "${@:-tests/integration/}"
+# a test that hangs fails after 10 minutes (times RODD_TEST_TIME_SCALE) instead of holding
+# the whole suite until CI gives up
+scale=${RODD_TEST_TIME_SCALE:-1}
+timeout_ms=$(awk -v s="$scale" 'BEGIN { printf "%d", 600000 * s }')
+RODD=${RODD:-build/rodd} node --test --test-concurrency=2 --test-timeout="$timeout_ms" "${@:-tests/integration/}"

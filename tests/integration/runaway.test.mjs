@@ -3,9 +3,11 @@
 // core grinds; :advance on it answers within its limit; DELETE stops its work and its
 // checkpoint is never written again (item 2); SIGTERM exits within drain_timeout + 2 s
 // whatever it is doing (items 1 and 4). Wall-clock limits scale with RODD_TEST_TIME_SCALE.
+// Every test stops its daemon with SIGKILL in its finally: after a failed assertion, one left
+// grinding would hold the test file open.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { api, sleep, startDaemon } from "./daemon.mjs";
 
@@ -44,6 +46,24 @@ async function runaway(d) {
   return id;
 }
 
+// A model that grinds by its size, not by chaos: the reaching arm at 1000 Gauss points x 19
+// substeps (20,000 Zanna steps a kinematic pass) and rtol 1e-10 takes about 7 s of computing
+// for 0.01 s here, every time. The LM1 = 3e4 runaway above is chaotic: restarted from a
+// different slice it grinds once and fails with a non-finite force the next, so the tests that
+// need a piece still running when they act use this one.
+const reaching = JSON.parse(readFileSync(new URL("../../api/examples/octopus-reaching.json", import.meta.url)));
+const heavySpec = {
+  ...reaching,
+  initial: "rest",
+  discretization: { points: 1000, substeps: 19 },
+  solver: { ...reaching.solver, rtol: 1e-10, atol: 1e-12 },
+};
+async function heavy(d, { start }) {
+  const r = await api(d, "POST", "/v1/sessions", { spec: heavySpec, start });
+  assert.equal(r.status, 201, r.text);
+  return r.json.id;
+}
+
 const checkpointFile = (d, id) => path.join(d.dir, "sessions", `${id}.json`);
 
 test("a runaway session fails with the reason, and the others keep running", async () => {
@@ -80,7 +100,8 @@ test(":advance on a runaway session answers within its limit; DELETE stops it an
   const dir = d.dir;
   let id;
   try {
-    id = await runaway(d);
+    id = await heavy(d, { start: true });
+    await sleep(500); // a worker is in its first piece
     const p = await api(d, "POST", `/v1/sessions/${id}:pause`);
     assert.equal(p.status, 200, p.text);
     const { r, ms } = await timed(() => api(d, "POST", `/v1/sessions/${id}:advance`, { by: 0.01 }));
@@ -102,7 +123,7 @@ test(":advance on a runaway session answers within its limit; DELETE stops it an
     d = await startDaemon({ env, stateDir: dir });
     assert.equal((await api(d, "GET", `/v1/sessions/${id}`)).status, 404, "not restored after a restart");
   } finally {
-    await d.stop();
+    await d.stop("SIGKILL");
     d.cleanup();
   }
 });
@@ -110,9 +131,8 @@ test(":advance on a runaway session answers within its limit; DELETE stops it an
 test("SIGTERM exits within drain_timeout + 2 s while a runaway :advance and a runaway worker run", async () => {
   const d = await startDaemon({ env: { ...env, RODD_SIM_RATE_WINDOW: "1000", RODD_ADVANCE_LIMIT: "1000" } });
   try {
-    const a = await runaway(d);
-    await runaway(d); // left running: a worker is in its piece
-    assert.equal((await api(d, "POST", `/v1/sessions/${a}:pause`)).status, 200);
+    const a = await heavy(d, { start: false });
+    await heavy(d, { start: true }); // left running: a worker is in its piece
     const pending = api(d, "POST", `/v1/sessions/${a}:advance`, { by: 0.01 }).catch(() => null);
     await sleep(500);
     const { r: exit, ms } = await timed(() => d.stop("SIGTERM"));
@@ -120,6 +140,7 @@ test("SIGTERM exits within drain_timeout + 2 s while a runaway :advance and a ru
     assert.ok(ms < (DRAIN + 2) * 1000 * SCALE, `exited ${ms} ms after SIGTERM`);
     await pending;
   } finally {
+    await d.stop("SIGKILL"); // only if an assertion above left it running
     d.cleanup();
   }
 });
