@@ -143,6 +143,8 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
             rc = text ? rod_state_set_input_profile(st, e->string, text) : ROD_ENOMEM; /* checked: only memory fails */
             free(text);
         }
+    /* the inputs as saved, from the saved time on: no ramp is in a checkpoint */
+    state_input_chains_clear(st);
     st->need_reinit = 1;
 out:
     free(q);

@@ -272,13 +272,15 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
         double tgt[3][3], ang[3], e[3] = {0};
         const int *in = L->target + 4 * i; /* commands may have replaced the spec's profiles */
         for (int a = 0; a < 3; a++) {
-            profile_value_derivs(in[a] >= 0 ? &st->input[in[a]] : &k->position[a], st->ev, t, tgt[a]);
+            if (in[a] >= 0) state_input_value_derivs(st, in[a], t, tgt[a]);
+            else profile_value_derivs(&k->position[a], st->ev, t, tgt[a]);
             const double ref = a == 2 ? k->s : 0.0;
             tgt[a][0] = ref + factor * (tgt[a][0] - ref);
             tgt[a][1] *= factor;
             tgt[a][2] *= factor;
         }
-        profile_value_derivs(in[3] >= 0 ? &st->input[in[3]] : &k->angle, st->ev, t, ang);
+        if (in[3] >= 0) state_input_value_derivs(st, in[3], t, ang);
+        else profile_value_derivs(&k->angle, st->ev, t, ang);
         if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
             double Rt[9], E[9];
             lie_rotation_about(k->axis, factor * ang[0], Rt);
@@ -616,6 +618,6 @@ void constraints_target_position(const rod_state *st, int i, const double point[
     const spec_constraint *k = &m->spec->cons[i];
     const int *in = m->con->target + 4 * i;
     for (int a = 0; a < 3; a++)
-        out[a] = k->held[a] ? profile_value(in[a] >= 0 ? &st->input[in[a]] : &k->position[a], st->ev, st->t, 0.0)
+        out[a] = k->held[a] ? (in[a] >= 0 ? state_input_raw(st, in[a], st->t, 0.0) : profile_value(&k->position[a], st->ev, st->t, 0.0))
                             : point[a];
 }

@@ -6,6 +6,9 @@
 
 struct dyn_solver;
 void dyn_solver_free(struct dyn_solver *d);
+/* Whether the integrator keeps a history that a change of input can continue from (CVODE
+ * running, no restart pending), and then in *t the time up to which it has integrated. */
+int dyn_step_boundary(const rod_state *st, double *t);
 
 /* q_ddot from (t, q, q_dot): assembles M_xi = int J^T M-bar J, the Coriolis/centrifugal
  * terms J^T (M-bar J_dot q_dot + M-bar_dot eta + ad*_eta M-bar eta), water loads, gravity,

@@ -104,12 +104,12 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
         }
         const spec_actuator *a = &sp->acts[in->index];
         /* the profile's time-only parts once per call, not once per station */
-        profile_at_t pt;
-        profile_fix_t(&st->input[i], st->ev, t, &pt);
+        input_at_t pt;
+        state_input_fix_t(st, i, t, &pt);
         for (int k = 0; k < m->ns; k++) {
             const double s = m->s[k];
             if (m->w[k] == 0 || s < a->span[0] || s > a->span[1]) continue;
-            const double val = state_actuator_value(profile_at_X(&pt, st->ev, s / m->L));
+            const double val = state_actuator_value(state_input_at_X(&pt, st->ev, s / m->L));
             if (!isfinite(val)) {
                 state_set_error(st, "actuator %s: value is not finite at t = %g, s = %g",
                                 a->name, t, s);

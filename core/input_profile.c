@@ -100,9 +100,10 @@ int rod_state_set_input_profile(rod_state *st, const char *name, const char *jso
             src = NULL;
         }
     }
+    const profile before = st->input[i];
     st->input[i] = p;
     free(st->input_src[i]);
     st->input_src[i] = src;
-    st->need_reinit = 1; /* a change of input: the integrator restarts here */
+    state_input_changed(st, i, &before);
     return ROD_OK;
 }

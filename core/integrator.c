@@ -156,6 +156,16 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
     return 0;
 }
 
+int dyn_step_boundary(const rod_state *st, double *t)
+{
+    const struct dyn_solver *d = st->dyn;
+    if (!d || !d->mem || d->ga || st->need_reinit) return 0;
+    sunrealtype tc;
+    if (CVodeGetCurrentTime(d->mem, &tc) != CV_SUCCESS || !(tc >= st->t)) return 0;
+    *t = tc;
+    return 1;
+}
+
 /* Consistent initial conditions: (q, q_dot) on the constraints at the state's time. */
 static int make_consistent(const rod_model *m, rod_state *st)
 {
@@ -303,6 +313,7 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
     }
     st->t = 0.0;
     memset(st->qd, 0, (size_t)m->n * sizeof *st->qd);
+    state_input_chains_clear(st);
     if (m->spec->initial_static) {
         rod_statics_result res;
         int rc = rod_statics_solve(m, st, 0.0, &res);

@@ -104,15 +104,21 @@ double rod_state_time(const rod_state *st);
 const double *rod_state_q(const rod_state *st);
 int rod_state_set_q(rod_state *st, const double *q, int n);
 /* Overwrites an input's profile with a constant: an actuator's value (tension, pressure), a
- * load's scale or a constraint's target (the integrator restarts there and projects the state
- * onto the moved constraint). Fails without changing anything if the name is unknown or the value is
- * out of range. */
+ * load's scale or a constraint's target. Once the dynamics have stepped, the new value takes
+ * over from the integrator's next step boundary (rod_state_input_change_time) through a smooth
+ * ramp of solver.command_ramp seconds, so the integrator keeps its history; with a ramp of 0,
+ * or before any step, it is a step at the state's time and the integrator restarts there
+ * (projecting the state onto a moved constraint). Fails without changing anything if the name
+ * is unknown or the value is out of range. */
 int rod_state_set_input(rod_state *st, const char *name, double value);
 /* Sets an input to a profile given as JSON text: a number, an expression in t (and X = s/L
  * for an actuator) such as "0.1*t", or {"wave": {"alpha", "mu", "sigma"}} (actuators); with
  * json NULL, back to the spec's own profile. Checked first: on any problem nothing changes
- * and rod_state_error says what is wrong. The integrator restarts here, as for a constant. */
+ * and rod_state_error says what is wrong. It takes over as a constant does. */
 int rod_state_set_input_profile(rod_state *st, const char *name, const char *json);
+/* The simulated time from which the latest rod_state_set_input / _profile takes effect: where
+ * its ramp starts, at or after the state's time (the state's time for a step). */
+double rod_state_input_change_time(const rod_state *st);
 /* Checks a profile for input `name` as rod_state_set_input_profile would take it (NULL is
  * fine), without a state: 0, or ROD_EINVAL / ROD_ENOTFOUND with a message in err. */
 int rod_model_check_input_profile(const rod_model *m, const char *name, const char *json, char *err,

@@ -39,7 +39,7 @@ static const char *const keys_route[] = {"offset", "helix", "relative_to_radius"
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
-    "rtol", "atol", "jacobian", "integrator", "step", "rho_infinity", NULL};
+    "rtol", "atol", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
@@ -86,7 +86,7 @@ const char *const spec_known_paths[] = {
     "/discretization", "/discretization/points", "/discretization/substeps",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
-    "/solver/integrator", "/solver/step", "/solver/rho_infinity",
+    "/solver/integrator", "/solver/step", "/solver/rho_infinity", "/solver/command_ramp",
     "/initial",
     "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
     "/authors_code/damping_slips", "/authors_code/slope_per_X",
@@ -958,6 +958,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
     s->rtol = 1e-6;
     s->atol = 1e-8;
     s->rho_inf = 0.8;
+    s->command_ramp = DEFAULT_COMMAND_RAMP;
     if (!sv) return;
     if (!check_object(c, sv, "/solver", keys_solver)) return;
     double tol;
@@ -973,6 +974,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
                         ? INTEGRATOR_GALPHA
                         : INTEGRATOR_BDF;
     get_number(c, sv, "rho_infinity", "/solver", OPTIONAL, R_UNIT, &s->rho_inf);
+    get_number(c, sv, "command_ramp", "/solver", OPTIONAL, R_NONNEG, &s->command_ramp);
     const int has_step = get_number(c, sv, "step", "/solver", OPTIONAL, R_POS, &s->step);
     if (s->integrator == INTEGRATOR_GALPHA && !has_step && !member(sv, "step"))
         bad(c, "/solver/step", "is required with the generalized-alpha integrator (it has no "

@@ -11,6 +11,10 @@ struct cJSON;
 
 #define SPEC_MAX_DEGREE 30 /* highest Legendre degree of a strain component */
 #define SPEC_MAX_PIECES 50 /* most Hermite pieces */
+/* s over which a command's new input ramps in (solver.command_ramp): short beside the rods'
+ * own times (the reaching arm's fastest mode has a period near 0.1 s), long enough that BDF
+ * takes it in a few steps instead of restarting */
+#define DEFAULT_COMMAND_RAMP 0.01
 
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
 enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };
@@ -154,6 +158,8 @@ typedef struct {
     int integrator;       /* INTEGRATOR_* */
     double step;          /* generalized-alpha: its fixed step (s) */
     double rho_inf;       /* generalized-alpha: spectral radius at infinite step */
+    double command_ramp;  /* s: a command's new input ramps in over this from the integrator's
+                             next step (0: a step at the session's time, restarting it) */
     int initial_static;
     spec_authors_code authors;
     double duration;      /* how long the spec is meant to run (s of simulated time); 0: not said */

@@ -43,13 +43,14 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
     st->vec_n = calloc(n, sizeof *st->vec_n);
     st->input = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->input);
     st->input_src = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->input_src);
+    st->chain = calloc((size_t)(m->ninputs ? m->ninputs : 1), sizeof *st->chain);
     st->g = calloc((size_t)m->ns, sizeof *st->g);
     st->J = calloc((size_t)m->ns * 6 * nx, sizeof *st->J);
     st->eta = calloc((size_t)m->ns * 6, sizeof *st->eta);
     st->bias = calloc((size_t)m->ns * 6, sizeof *st->bias);
     st->Mxi = calloc(nx * nx, sizeof *st->Mxi);
     st->Q = calloc(n, sizeof *st->Q);
-    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->input_src || !st->g || !st->J || !st->eta ||
+    if (!st->q || !st->qd || !st->vec_n || !st->input || !st->input_src || !st->chain || !st->g || !st->J || !st->eta ||
         !st->bias || !st->Mxi || !st->Q || constraints_state_init(st) != 0)
         goto nomem;
     if (m->ncontact) {
@@ -85,6 +86,7 @@ void rod_state_free(rod_state *st)
     for (int i = 0; st->input_src && i < st->m->ninputs; i++) free(st->input_src[i]);
     free(st->input_src);
     free(st->input);
+    free(st->chain);
     free(st->g);
     free(st->J);
     free(st->eta);
@@ -138,10 +140,11 @@ int rod_state_set_input(rod_state *st, const char *name, double value)
         p.kind = PROFILE_CONST;
         p.v.expr = -1;
         p.v.value = value;
+        const profile before = st->input[i];
         st->input[i] = p;
         free(st->input_src[i]);
         st->input_src[i] = NULL;
-        st->need_reinit = 1; /* a step in an input: the integrator restarts at the jump */
+        state_input_changed(st, i, &before);
         return ROD_OK;
     }
     state_set_error(st, "no actuator or load named \"%s\"", name);
@@ -150,7 +153,7 @@ int rod_state_set_input(rod_state *st, const char *name, double value)
 
 double state_input_value(rod_state *st, int i, double t, double X)
 {
-    double v = profile_value(&st->input[i], st->ev, t, X);
+    double v = state_input_raw(st, i, t, X);
     if (st->m->inputs[i].kind == INPUT_ACTUATOR) v = state_actuator_value(v);
     return v;
 }

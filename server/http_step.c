@@ -100,7 +100,8 @@ void h_step(http_request *rq, http_response *rs, session *s)
         return;
     }
     double t_out = 0;
-    rc = session_advance(s, t_applied + by, rq->d->cfg.advance_limit, &t_out, err, sizeof err);
+    /* by is counted from the session's time; the inputs may take over a step later (their ramp) */
+    rc = session_advance(s, v.t + by, rq->d->cfg.advance_limit, &t_out, err, sizeof err);
     if (rc == SESSION_ESTATE) {
         reply_problem(rs, 409, "wrong-state", "Wrong state for this", err, NULL);
         return;

@@ -53,7 +53,7 @@ void session_drain_mailbox(session *s)
         }
     /* before anyone hears "applied": a read right after must see the new values */
     session_cache_inputs(s);
-    const double t = rod_state_time(s->state);
+    const double t = rod_state_input_change_time(s->state);
     pthread_mutex_lock(&s->mu);
     for (command *c = head, *next; c; c = next) {
         next = c->next;

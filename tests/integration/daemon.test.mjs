@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { api, cableSpec, openStream, rodd, sleep, startDaemon } from "./daemon.mjs";
 
+const SCALE = Number(process.env.RODD_TEST_TIME_SCALE ?? 1);
 const tipX = (frame) => frame.position[frame.position.length - 1][0];
 
 test("full lifecycle over REST", async () => {
@@ -70,8 +71,15 @@ test("commands change the rod's shape, and say when they apply", async () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.status, "applied");
     assert.ok(r.json.t > 0, "the simulated time it applied at");
-    await sleep(1500);
-    r = await api(d, "GET", `/v1/sessions/${id}/frame`);
+    // 1.2 s of simulated time after it applied (waited for by the frame's t, not by a sleep:
+    // a loaded machine may step the session late)
+    const since = r.json.t;
+    const deadline = Date.now() + 20000 * SCALE;
+    do {
+      await sleep(100);
+      r = await api(d, "GET", `/v1/sessions/${id}/frame`);
+    } while (r.json.t < since + 1.2 && Date.now() < deadline);
+    assert.ok(r.json.t >= since + 1.2, `the session reached t = ${r.json.t}`);
     assert.ok(tipX(r.json) > x0 + 0.01, `tip moved toward the cable: ${x0} -> ${tipX(r.json)}`);
     r = await api(d, "PATCH", `/v1/sessions/${id}/actuators`, { LM1: 0.02, TM: 300 });
     assert.equal(r.status, 200);

@@ -38,6 +38,8 @@ Test(input_profile, a_wave_varies_along_the_rod_as_eq_59)
     const int cable = rod_model_input_index(m, "cable");
     cr_assert_eq(rod_state_set_input_profile(st, "cable", "{\"wave\": {\"alpha\": 0.2, \"mu\": \"0.5\", \"sigma\": 40}}"),
                  ROD_OK, "%s", rod_state_error(st));
+    /* past the command's ramp (solver.command_ramp, 10 ms by default) */
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.05), ROD_OK, "%s", rod_state_error(st));
     for (double X = 0; X <= 1.0; X += 0.25) {
         const double want = 0.2 * (1 - 1 / (1 + exp(-40 * (X - 0.5))));
         cr_assert_float_eq(rod_state_input_value(st, cable, X), want, 1e-14, "X = %g", X);

@@ -111,12 +111,16 @@ Test(water, lift_acts_across_the_motion_and_does_no_work, .timeout = 240)
         "\"initial\": \"static\", \"solver\": {\"rtol\": 1e-10, \"atol\": 1e-13}}");
     rod_state *st = tu_started(m);
     cr_assert_eq(rod_state_set_input(st, "f", 0.0), ROD_OK);
+    /* the force ramps out over solver.command_ramp from where the command takes effect: the
+     * energy is the rod's own from the end of that ramp */
+    const double off = rod_state_input_change_time(st) + 0.01;
+    cr_assert_eq(rod_dynamics_advance(m, st, off), ROD_OK, "%s", rod_state_error(st));
     rod_frame f0 = tu_frame(m, st, 2);
     const double e0 = f0.e_kinetic + f0.e_elastic;
     rod_frame_free(&f0);
     double worst = 0, ymax = 0;
     for (int k = 1; k <= 30; k++) {
-        cr_assert_eq(rod_dynamics_advance(m, st, 0.05 * k), ROD_OK, "%s", rod_state_error(st));
+        cr_assert_eq(rod_dynamics_advance(m, st, off + 0.05 * k), ROD_OK, "%s", rod_state_error(st));
         rod_frame f = tu_frame(m, st, 2);
         worst = fmax(worst, fabs(f.e_kinetic + f.e_elastic - e0));
         ymax = fmax(ymax, fabs(f.position[4]));
