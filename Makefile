@@ -84,6 +84,13 @@ $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
+# The engine's allocation-failure paths: malloc, calloc and realloc of rodd's own code fail on
+# demand (the linker wraps them for this binary only).
+ALLOC_SRC = $(wildcard tests/alloc/*.c)
+ALLOC_OBJ = $(ALLOC_SRC:%.c=$(BUILD)/%.o)
+$(BUILD)/tests/alloc_tests: $(ALLOC_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
+	$(CC) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+
 # The daemon with the octopus reaching example running (unless the state directory already
 # holds sessions); open the URL it prints. The viewer is built first when npm can.
 # The browser viewer (web/dist), rebuilt when its sources change.
@@ -96,8 +103,9 @@ run: $(BUILD)/rodd
 	@$(MAKE) --no-print-directory web || echo "viewer not built; the API still works"
 	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(BUILD)/state --web-root web/dist
 
-test-unit: $(BUILD)/tests/unit_tests
+test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
+	$(BUILD)/tests/alloc_tests --jobs $(CRITERION_JOBS)
 
 test-validation: $(BUILD)/tests/validation_tests
 	$(BUILD)/tests/validation_tests --jobs $(CRITERION_JOBS)
@@ -167,8 +175,8 @@ test: test-unit test-validation test-cli test-schema test-api test-reaching test
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 test-unit test-validation test-cli test-integration
 
-valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
-	bash tests/valgrind.sh $(BUILD)/tests/unit_tests
+valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
+	bash tests/valgrind.sh $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	VALGRIND_FILTER='statics*/*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
 	VALGRIND_FILTER='dynamics/[ar]*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
 	RODD=$(BUILD)/rodd bash tests/integration/checked.sh valgrind
@@ -262,4 +270,4 @@ bench-viewer: $(BUILD)/rodd web/dist/index.html
 clean:
 	rm -rf build build-asan build-tsan
 
--include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(VALID_OBJ:.o=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(ALLOC_OBJ:.o=.d) $(VALID_OBJ:.o=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

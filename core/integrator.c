@@ -284,7 +284,10 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
     st->err[0] = '\0';
     if (!st->dyn) {
         struct dyn_solver *d = calloc(1, sizeof *d);
-        if (!d) return ROD_ENOMEM;
+        if (!d) {
+            state_set_error(st, "out of memory creating the integrator");
+            return ROD_ENOMEM;
+        }
         if (SUNContext_Create(NULL, &d->ctx) != 0) d->ctx = NULL;
         d->y = d->ctx ? N_VNew_Serial(2 * m->n, d->ctx) : NULL;
         d->A = d->y ? SUNDenseMatrix(2 * m->n, 2 * m->n, d->ctx) : NULL;

@@ -148,8 +148,9 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
  * or "static": the equilibrium under the inputs at t = 0) and (re)creates its integrator. */
 int rod_dynamics_start(const rod_model *m, rod_state *st);
 /* Integrates to t_end >= the state's time. The integrator restarts at the current time
- * after any rod_state_set_input / rod_state_set_q / rod_state_load, so a step in an input
- * is a clean jump. ROD_ESOLVER with CVODE's message in rod_state_error on failure. */
+ * after rod_state_set_q / rod_state_load, and after an input change that is a step (see
+ * rod_state_set_input), so a step in an input is a clean jump. ROD_ESOLVER with CVODE's
+ * message in rod_state_error on failure. */
 int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end);
 
 typedef struct {
