@@ -94,6 +94,9 @@ test("a finished session's recording replays: the scrub bar shows the recorded f
   await waitInPage(page, () => window.__roddViewer.replay.index > 1);
   await page.keyboard.press("Space");
   assert.equal(await page.evaluate(() => window.__roddViewer.replay.playing), false);
+  const download = page.waitForEvent("download");
+  await page.keyboard.press("s"); // a screenshot of the replayed frame
+  assert.match((await download).suggestedFilename(), new RegExp(`^rodd-${s.id}-replay-t\\d+\\.\\d\\ds\\.png$`));
   await page.screenshot({ path: artifactPath("replay.png") });
 
   // back to the live session

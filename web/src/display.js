@@ -4,7 +4,7 @@
 // it is not the newest. One instance drives the page's one 3D view and one set of plots.
 
 import { ColorRange, viridisGradient } from "./colormap.js";
-import { fmt } from "./dom.js";
+import { el, fmt } from "./dom.js";
 import { COLOR_FIELDS, fieldValues } from "./frame.js";
 
 const PLOT_MS = 66; // plots redraw at most ~15 times a second; the 3D view takes every frame
@@ -77,6 +77,19 @@ export class FrameDisplay {
     this.range.include(this.values, f.n);
     this.rodView.show(f, this.values, this.range);
     this.#schedulePlots();
+  }
+
+  /** Saves the 3D view as a PNG named for what is shown (name) and its time; the file's name. */
+  screenshot(name) {
+    const url = this.rodView.snapshot();
+    if (!url) return null;
+    const t = this.shown ? `-t${this.shown.t.toFixed(2)}s` : "";
+    const file = `rodd-${name}${t}.png`.replace(/[^\w.-]+/g, "_");
+    const a = el("a", { href: url, download: file });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    return file;
   }
 
   /** Draws the plots again (their size changed). */

@@ -154,7 +154,7 @@ function setCamera(preset) {
 }
 for (const b of cameraButtons) b.addEventListener("click", () => setCamera(b.dataset.camera));
 $("#reset-view").addEventListener("click", () => setCamera("default"));
-$("#screenshot").addEventListener("click", () => view.screenshot());
+$("#screenshot").addEventListener("click", () => (replay.isOpen ? replay.screenshot() : view.screenshot()));
 
 const list = new SessionList($("#sessions"), $("#sessions-error"), (id) => {
   location.hash = `#/sessions/${encodeURIComponent(id)}`;
@@ -309,11 +309,12 @@ document.addEventListener("keydown", (e) => {
   }
   const open = Boolean(view.id);
   let done = true;
-  if (replay.isOpen && e.key !== "?" && e.key !== "t" && !CAMERA_KEYS[e.key] && e.key !== "r" && e.key !== "s") {
+  if (replay.isOpen && e.key !== "?" && e.key !== "t" && !CAMERA_KEYS[e.key] && e.key !== "r") {
     if (e.key === " ") player.toggle();
     else if (e.key === "ArrowLeft") player.step(e.shiftKey ? -10 : -1);
     else if (e.key === "ArrowRight") player.step(e.shiftKey ? 10 : 1);
     else if (e.key === "Home") player.step(-player.count);
+    else if (e.key === "s") replay.screenshot();
     else if (e.key === "End") player.step(player.count);
     else done = false;
     if (done) e.preventDefault();

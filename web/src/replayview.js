@@ -82,6 +82,12 @@ export class ReplayView {
     delete this.ui.root.dataset.mode;
   }
 
+  /** The 3D view as a PNG named for the recording and the shown time. */
+  screenshot() {
+    if (!this.isOpen) return null;
+    return this.display.screenshot(`${this.source.session ?? this.source.file}-replay`);
+  }
+
   /** Shows frame i of the recording (the Player calls this). */
   show(i) {
     const f = this.frames[i];

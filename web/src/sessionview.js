@@ -120,15 +120,7 @@ export class SessionView {
 
   /** The 3D view as a PNG file named for the session and the shown time. */
   screenshot() {
-    const url = this.rodView.snapshot();
-    if (!url || !this.id) return null;
-    const t = this.shown ? `-t${this.shown.t.toFixed(2)}s` : "";
-    const name = `rodd-${this.desc?.name || this.id}${t}.png`.replace(/[^\w.-]+/g, "_");
-    const a = el("a", { href: url, download: name });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    return name;
+    return this.id ? this.display.screenshot(this.desc?.name || this.id) : null;
   }
 
   // ---- the stream ----
