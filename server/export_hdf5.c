@@ -201,10 +201,9 @@ static const struct {
 };
 
 static const char layout[] =
-    "every dataset has the frame as its first dimension (time-major), float64 but for the contacts' "
-    "count and frame (int64); t holds each frame's simulation time. contacts is a table with a row per "
-    "contact, in frame order: contacts/frame is the row of t it belongs to (0-based), contacts/count[k] "
-    "the rows of frame k";
+    "float64 datasets with the frame as their first dimension (time-major); t holds each frame's "
+    "simulation time. contacts/ is a table instead, a row per contact in frame order: contacts/frame "
+    "(int64) is the row of t it belongs to (0-based), contacts/count[k] (int64) the rows of frame k";
 
 static int write_root_attrs(export_h5 *h, const export_meta *meta)
 {
