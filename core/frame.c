@@ -176,6 +176,28 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
     return rc;
 }
 
+int rod_frame_shape(const rod_model *m, rod_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    const int nc = constraints_count(m), nb = m->spec->nbodies;
+    f->cons = nc ? calloc((size_t)nc, sizeof *f->cons) : NULL;
+    f->bodies = nb ? calloc((size_t)nb, sizeof *f->bodies) : NULL;
+    if ((nc && !f->cons) || (nb && !f->bodies)) {
+        rod_frame_free(f);
+        return ROD_ENOMEM;
+    }
+    f->ncons = nc;
+    f->nbodies = nb;
+    for (int i = 0; i < nc; i++) {
+        snprintf(f->cons[i].name, sizeof f->cons[i].name, "%s", constraints_name(m, i));
+        f->cons[i].volume = constraints_is_volume(m, i);
+    }
+    for (int b = 0; b < nb; b++) snprintf(f->bodies[b].name, sizeof f->bodies[b].name, "%s", m->spec->bodies[b].name);
+    f->base_moving = base_moving(m) || base_free(m);
+    f->has_contacts = m->ncontact > 0;
+    return ROD_OK;
+}
+
 int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -482,8 +504,10 @@ char *rod_frame_to_json(const rod_frame *f)
         for (int i = 0; i < f->ncontacts; i++) {
             sb_str(&b, i ? ",{\"s\":" : "{\"s\":");
             sb_num(&b, f->contact_s[i]);
-            sb_array(&b, "point", f->contact_point + 3 * i, 1, 3);
-            sb_array(&b, "force", f->contact_force + 3 * i, 1, 3);
+            sb_str(&b, ",");
+            sb_vec(&b, "point", f->contact_point + 3 * i, 3); /* Vec3, as the API has it */
+            sb_str(&b, ",");
+            sb_vec(&b, "force", f->contact_force + 3 * i, 3);
             sb_str(&b, "}");
         }
         sb_str(&b, "]");

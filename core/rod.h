@@ -232,6 +232,11 @@ typedef struct {
 /* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */
 int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *out);
 void rod_frame_free(rod_frame *f);
+/* The frame's shape without its values: n = 0 and no per-point arrays; the constraints (names,
+ * volume flags), the bodies (names), base_moving and has_contacts exactly as every frame
+ * rod_frame_compute makes of this model has them; every number 0 and ncontacts 0. What an
+ * export or a recording lays out before the first frame comes. Free with rod_frame_free. */
+int rod_frame_shape(const rod_model *m, rod_frame *out);
 /* The frame as JSON text (DESIGN.md's FRAME); malloc'd, caller frees. NULL on no memory. */
 char *rod_frame_to_json(const rod_frame *f);
 /* The same as a cJSON tree the caller owns (cJSON_Delete), to embed in larger documents. */

@@ -121,8 +121,15 @@ int cli_run(int argc, char **argv)
     rod_state *st = cli_new_state(m);
     if (!st) return EXIT_FAILURE_OTHER;
     char err[512];
-    const export_meta meta = {points, FRAME_F_ALL, rod_model_spec_json(m)};
-    export_writer *w = export_open(ro.format, ro.out ? ro.out : "-", &meta, err, sizeof err);
+    rod_frame shape;
+    export_writer *w = NULL;
+    if (rod_frame_shape(m, &shape) != ROD_OK) {
+        snprintf(err, sizeof err, "out of memory");
+    } else {
+        const export_meta meta = {points, FRAME_F_ALL, rod_model_spec_json(m), &shape};
+        w = export_open(ro.format, ro.out ? ro.out : "-", &meta, err, sizeof err);
+        rod_frame_free(&shape);
+    }
     if (!w) {
         fprintf(stderr, "rodd: %s\n", err);
         rod_state_free(st);

@@ -1,5 +1,6 @@
 #include "export_impl.h"
 #include "frame_fields.h"
+#include "frame_mech.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ const char *export_format_media_type(export_format f)
 static void writer_free(export_writer *w)
 {
     free((char *)w->meta.spec_json);
+    rod_frame_free(&w->shape);
     free(w->mem);
     free(w);
 }
@@ -74,7 +76,9 @@ export_writer *export_open(export_format fmt, const char *path, const export_met
     w->fmt = fmt;
     w->meta = *meta;
     w->meta.spec_json = NULL;
-    if (meta->spec_json && !(w->meta.spec_json = strdup(meta->spec_json))) {
+    w->meta.shape = &w->shape;
+    if ((meta->spec_json && !(w->meta.spec_json = strdup(meta->spec_json))) ||
+        (meta->shape && mech_shape_copy(&w->shape, meta->shape) != 0)) {
         snprintf(err, errlen, "out of memory");
         writer_free(w);
         return NULL;
@@ -104,6 +108,10 @@ int export_frame(export_writer *w, const rod_frame *f, char *err, size_t errlen)
 {
     if (f->n != w->meta.points) {
         snprintf(err, errlen, "a frame of %d points in an export of %d", f->n, w->meta.points);
+        return -1;
+    }
+    if (!mech_matches(&w->shape, f)) {
+        snprintf(err, errlen, "a frame whose base, bodies, constraints or contacts are not the export's");
         return -1;
     }
     if (w->frames > 0 && !(f->t >= w->last_t)) {

@@ -2,8 +2,9 @@
  * or HDF5 (one dataset per field, time-major, units and the spec as attributes). The layouts
  * are documented in README.md ("Exports"); rodd run and the recordings use them.
  *
- * A writer is used by one thread at a time. Frames must all have the points given at open
- * and times that do not decrease; only the fields in the mask are read. */
+ * A writer is used by one thread at a time. Frames must all have the points and the shape
+ * given at open and times that do not decrease; only the fields in the mask are read, and the
+ * mechanics (a moving base, bodies, constraints, contacts) always are. */
 #ifndef RODD_EXPORT_H
 #define RODD_EXPORT_H
 
@@ -23,6 +24,8 @@ typedef struct {
     int points;            /* values per field per frame, base to tip (>= 2) */
     unsigned fields;       /* FRAME_F_* bits written (t always is) */
     const char *spec_json; /* the spec, kept in the HDF5 file's attributes; may be NULL */
+    const rod_frame *shape; /* rod_frame_shape of the model: the base, bodies, constraints and
+                             * contacts every frame carries (copied at open); NULL: none */
 } export_meta;
 
 typedef struct export_writer export_writer;

@@ -1,6 +1,9 @@
 /* The HDF5 export: one float64 dataset per FRAME field, time-major (the first dimension is
  * the frame), extendible and chunked so frames are appended as they come; units and a
- * description on every dataset, the spec and the layout on the root. MATLAB's h5read shows
+ * description on every dataset, the spec and the layout on the root. The mechanics are
+ * groups: base/, bodies/NAME/, constraints/NAME/, and contacts/, a table of every frame's
+ * contacts one row each (a frame has none to thousands: a fixed width would cut some frames
+ * or pad all of them) with each row's frame and each frame's count. MATLAB's h5read shows
  * the dimensions reversed (position is 3 x points x frames there), as it does for any
  * row-major file.
  *
@@ -8,6 +11,7 @@
  * and dataset would cost more than computing the frame. */
 #include "export_impl.h"
 #include "frame_fields.h"
+#include "frame_mech.h"
 
 #include <hdf5.h>
 #include <stdatomic.h>
@@ -17,25 +21,30 @@
 
 #define FORMAT_VERSION 1
 #define CHUNK_BYTES (256 * 1024)
-#define MAX_DATASETS 12
-
 typedef struct {
     hid_t id;
+    int integer;         /* int64 (counts and indices); else float64 */
     int rank;            /* 1 + the per-frame dimensions */
     hsize_t frame[3];    /* per-frame dimensions */
     size_t frame_values; /* values per frame */
     hsize_t written;     /* frames in the file */
     hsize_t chunk;       /* frames per chunk = frames gathered before a write */
-    double *pending;     /* up to chunk frames not yet written */
+    double *pending;     /* up to chunk frames not yet written (int64 ones bit-copied) */
     hsize_t npending;
 } h5_set;
 
 struct export_h5 {
     hid_t file;
-    h5_set sets[MAX_DATASETS];
-    int nsets;
+    h5_set *sets;
+    int nsets, cap;
     int set_of[FRAME_F_COUNT + 1]; /* dataset index by field bit index; [FRAME_F_COUNT] is t */
     int energy_set;                /* the first of energy's three datasets, or -1 */
+    const rod_frame *shape;        /* the writer's; the mechanics' datasets follow in its order: */
+    int mech_set;                  /* base position, rotation; each body's position; each
+                                    * constraint's force, moment, point, target, violation (a
+                                    * volume's pressure, violation); or -1 when none */
+    int contact_set;               /* contacts' count, frame, s, point, force; or -1 */
+    long long frames;              /* frames written: the next one's index in t */
     int in_memory;
     char detail[300];              /* HDF5's message for the first failure */
 };
@@ -92,12 +101,20 @@ static int attr_int(hid_t obj, const char *name, long long value)
 }
 
 /* Creates an extendible dataset of frames x dims; -1 on failure. */
-static int add_set(export_h5 *h, hid_t where, const char *name, int ndims, const hsize_t *dims,
-                   const char *units, const char *description)
+static int add_typed_set(export_h5 *h, hid_t where, const char *name, int integer, int ndims, const hsize_t *dims,
+                         const char *units, const char *description)
 {
+    if (h->nsets == h->cap) {
+        const int cap = h->cap ? 2 * h->cap : 16;
+        h5_set *grown = realloc(h->sets, (size_t)cap * sizeof *grown);
+        if (!grown) return -1;
+        h->sets = grown;
+        h->cap = cap;
+    }
     h5_set *d = &h->sets[h->nsets];
     memset(d, 0, sizeof *d);
     d->id = -1;
+    d->integer = integer;
     d->rank = 1 + ndims;
     d->frame_values = 1;
     hsize_t cur[4] = {0}, max[4] = {H5S_UNLIMITED}, chunk[4];
@@ -111,13 +128,20 @@ static int add_set(export_h5 *h, hid_t where, const char *name, int ndims, const
     hid_t space = H5Screate_simple(d->rank, cur, max);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     int ok = d->pending && space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, d->rank, chunk) >= 0 &&
-             (d->id = H5Dcreate2(where, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 &&
+             (d->id = H5Dcreate2(where, name, integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl,
+                                 H5P_DEFAULT)) >= 0 &&
              attr_string(d->id, "units", units) == 0 && attr_string(d->id, "description", description) == 0;
     if (!ok) note_error(h);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     h->nsets++; /* counted even when half made, so that closing frees it */
     return ok ? 0 : -1;
+}
+
+static int add_set(export_h5 *h, hid_t where, const char *name, int ndims, const hsize_t *dims, const char *units,
+                   const char *description)
+{
+    return add_typed_set(h, where, name, 0, ndims, dims, units, description);
 }
 
 /* Writes the gathered frames of a dataset. */
@@ -139,7 +163,8 @@ static int flush_set(export_h5 *h, h5_set *d)
     int rc = -1;
     if (file_space >= 0 && mem_space >= 0 &&
         H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-        H5Dwrite(d->id, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, d->pending) >= 0) {
+        H5Dwrite(d->id, d->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT,
+                 d->pending) >= 0) {
         d->written += d->npending;
         d->npending = 0;
         rc = 0;
@@ -151,10 +176,11 @@ static int flush_set(export_h5 *h, h5_set *d)
     return rc;
 }
 
-static int append(export_h5 *h, int set, const double *v)
+/* One row (a frame's, or a contact's) of values; v is int64_t for an integer dataset. */
+static int append(export_h5 *h, int set, const void *v)
 {
     h5_set *d = &h->sets[set];
-    memcpy(d->pending + d->npending * d->frame_values, v, d->frame_values * sizeof *v);
+    memcpy(d->pending + d->npending * d->frame_values, v, d->frame_values * sizeof *d->pending);
     d->npending++;
     return d->npending == d->chunk ? flush_set(h, d) : 0;
 }
@@ -174,19 +200,28 @@ static const struct {
     {"1", "relative change of the rod's volume, Delta V / V0 (Sec. 5.2 of the GVS paper)"},
 };
 
+static const char layout[] =
+    "float64 datasets with the frame as their first dimension (time-major); t holds each frame's "
+    "simulation time. contacts/ is a table instead, a row per contact in frame order: contacts/frame "
+    "(int64) is the row of t it belongs to (0-based), contacts/count[k] (int64) the rows of frame k";
+
 static int write_root_attrs(export_h5 *h, const export_meta *meta)
 {
-    char fields[160] = "t";
-    for (int i = 0; i < FRAME_F_COUNT; i++)
-        if (meta->fields & (1u << i)) {
-            strncat(fields, ",", sizeof fields - strlen(fields) - 1);
-            strncat(fields, frame_field_name(i), sizeof fields - strlen(fields) - 1);
-        }
+    char fields[200] = "t";
+    const rod_frame *sh = meta->shape;
+    const char *mech[4] = {sh->base_moving ? "base" : NULL, sh->nbodies ? "bodies" : NULL,
+                           sh->ncons ? "constraints" : NULL, sh->has_contacts ? "contacts" : NULL};
+    for (int i = 0; i < FRAME_F_COUNT + 4; i++) {
+        const char *name = i < FRAME_F_COUNT ? (meta->fields & (1u << i) ? frame_field_name(i) : NULL)
+                                             : mech[i - FRAME_F_COUNT];
+        if (!name) continue;
+        strncat(fields, ",", sizeof fields - strlen(fields) - 1);
+        strncat(fields, name, sizeof fields - strlen(fields) - 1);
+    }
     return attr_string(h->file, "format", "rodd frames") || attr_int(h->file, "format_version", FORMAT_VERSION) ||
            attr_string(h->file, "rodd_version", ROD_VERSION) || attr_int(h->file, "points", meta->points) ||
            attr_string(h->file, "fields", fields) ||
-           attr_string(h->file, "layout", "every dataset is float64 with the frame as its first dimension "
-                                          "(time-major); t holds each frame's simulation time") ||
+           attr_string(h->file, "layout", layout) ||
            (meta->spec_json && attr_string(h->file, "spec", meta->spec_json))
                ? -1 : 0;
 }
@@ -223,6 +258,81 @@ static int create_sets(export_h5 *h, const export_meta *meta)
     return 0;
 }
 
+static hid_t group(hid_t where, const char *name, const char *description)
+{
+    hid_t g = H5Gcreate2(where, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g >= 0 && description && attr_string(g, "description", description) != 0) {
+        H5Gclose(g);
+        return -1;
+    }
+    return g;
+}
+
+static int pose_sets(export_h5 *h, hid_t g)
+{
+    static const hsize_t three[1] = {3};
+    return add_set(h, g, "force", 1, three, "N", "reaction force on the rod, world frame: [frame, xyz]") ||
+           add_set(h, g, "moment", 1, three, "N m", "reaction moment on the rod, world frame: [frame, xyz]") ||
+           add_set(h, g, "point", 1, three, "m", "where the constrained point is, world frame: [frame, xyz]") ||
+           add_set(h, g, "target", 1, three, "m", "where it is held (the point's own component where one is free)") ||
+           add_set(h, g, "violation", 0, NULL, "m or rad", "how far the constraint is from being met: the largest "
+                                                          "held component");
+}
+
+/* The mechanics' datasets, in the order export_h5_frame appends to them. */
+static int create_mech_sets(export_h5 *h, const rod_frame *sh)
+{
+    static const hsize_t three[1] = {3}, rot[2] = {3, 3};
+    h->mech_set = h->contact_set = -1;
+    if (sh->base_moving || sh->nbodies || sh->ncons) h->mech_set = h->nsets;
+    int rc = 0;
+    if (sh->base_moving) {
+        hid_t g = group(h->file, "base", "the pose of the rod's base (a moving or free base)");
+        rc = g < 0 || add_set(h, g, "position", 1, three, "m", "the base's position, world frame: [frame, xyz]") ||
+             add_set(h, g, "rotation", 2, rot, "1", "the base's rotation: rotation[frame, a, b] = R_ab, its columns "
+                                                    "the base's d1, d2, d3 in the world frame");
+        if (g >= 0) H5Gclose(g);
+    }
+    if (!rc && sh->nbodies) {
+        hid_t g = group(h->file, "bodies", "rigid bodies attached to the rod, by name");
+        rc = g < 0;
+        for (int i = 0; !rc && i < sh->nbodies; i++) {
+            hid_t b = group(g, sh->bodies[i].name, NULL);
+            rc = b < 0 || add_set(h, b, "position", 1, three, "m", "the body's centre of mass, world frame: [frame, xyz]");
+            if (b >= 0) H5Gclose(b);
+        }
+        if (g >= 0) H5Gclose(g);
+    }
+    if (!rc && sh->ncons) {
+        hid_t g = group(h->file, "constraints", "constraints by name: a pose's reaction, or a volume's pressure");
+        rc = g < 0;
+        for (int i = 0; !rc && i < sh->ncons; i++) {
+            hid_t c = group(g, sh->cons[i].name, NULL);
+            rc = c < 0 || attr_string(c, "kind", sh->cons[i].volume ? "volume" : "pose");
+            if (!rc && sh->cons[i].volume)
+                rc = add_set(h, c, "pressure", 0, NULL, "Pa", "the hydrostat's pressure: the multiplier (or penalty "
+                                                             "force) over the reference volume") ||
+                     add_set(h, c, "violation", 0, NULL, "1", "relative volume error");
+            else if (!rc)
+                rc = pose_sets(h, c);
+            if (c >= 0) H5Gclose(c);
+        }
+        if (g >= 0) H5Gclose(g);
+    }
+    if (!rc && sh->has_contacts) {
+        hid_t g = group(h->file, "contacts", "one row per contact of a touching point with an obstacle (two per "
+                                             "self-contact pair), frame by frame");
+        h->contact_set = h->nsets;
+        rc = g < 0 || add_typed_set(h, g, "count", 1, 0, NULL, "1", "contacts of each frame: [frame]") ||
+             add_typed_set(h, g, "frame", 1, 0, NULL, "1", "the frame (row of t, 0-based) of each contact") ||
+             add_set(h, g, "s", 0, NULL, "m", "arc length of the touching point on the rod") ||
+             add_set(h, g, "point", 1, three, "m", "where it touches, world frame: [contact, xyz]") ||
+             add_set(h, g, "force", 1, three, "N", "the contact's force on the rod, world frame: [contact, xyz]");
+        if (g >= 0) H5Gclose(g);
+    }
+    return rc ? -1 : 0;
+}
+
 export_h5 *export_h5_open(const char *path, const export_meta *meta, char *err, size_t errlen)
 {
     static atomic_uint memory_files;
@@ -233,7 +343,7 @@ export_h5 *export_h5_open(const char *path, const export_meta *meta, char *err, 
         return NULL;
     }
     h->file = -1;
-    h->energy_set = -1;
+    h->energy_set = h->mech_set = h->contact_set = -1;
     h->in_memory = path == NULL;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     char name[64];
@@ -257,12 +367,39 @@ export_h5 *export_h5_open(const char *path, const export_meta *meta, char *err, 
         export_h5_abort(h);
         return NULL;
     }
-    if (write_root_attrs(h, meta) != 0 || create_sets(h, meta) != 0) {
+    h->shape = meta->shape;
+    if (write_root_attrs(h, meta) != 0 || create_sets(h, meta) != 0 || create_mech_sets(h, meta->shape) != 0) {
         h5_error(h, err, errlen, "lay out the file");
         export_h5_abort(h);
         return NULL;
     }
     return h;
+}
+
+static int mech_frame(export_h5 *h, const rod_frame *f)
+{
+    int k = h->mech_set, rc = 0;
+    if (k >= 0 && f->base_moving) rc = append(h, k++, f->base_position) || append(h, k++, f->base_rotation);
+    for (int i = 0; !rc && k >= 0 && i < f->nbodies; i++) rc = append(h, k++, f->bodies[i].position);
+    for (int i = 0; !rc && k >= 0 && i < f->ncons; i++) {
+        const rod_frame_constraint *c = &f->cons[i];
+        if (c->volume)
+            rc = append(h, k++, &c->pressure);
+        else
+            rc = append(h, k++, c->force) || append(h, k++, c->moment) || append(h, k++, c->point) ||
+                 append(h, k++, c->target);
+        rc = rc || append(h, k++, &c->violation);
+    }
+    if (!rc && h->contact_set >= 0) {
+        const int c = h->contact_set;
+        const int64_t count = f->ncontacts, frame = h->frames;
+        rc = append(h, c, &count);
+        for (int i = 0; !rc && i < f->ncontacts; i++)
+            rc = append(h, c + 1, &frame) || append(h, c + 2, f->contact_s + i) || append(h, c + 3, f->contact_point + 3 * i) ||
+                 append(h, c + 4, f->contact_force + 3 * i);
+    }
+    if (!rc) h->frames++;
+    return rc;
 }
 
 int export_h5_frame(export_h5 *h, const rod_frame *f, char *err, size_t errlen)
@@ -278,6 +415,7 @@ int export_h5_frame(export_h5 *h, const rod_frame *f, char *err, size_t errlen)
              append(h, h->energy_set + 2, &f->e_gravity);
     const int volume = FRAME_F_COUNT - 1; /* volume_change is the last field */
     if (!rc && h->set_of[volume] >= 0) rc = append(h, h->set_of[volume], &f->volume_change);
+    if (!rc) rc = mech_frame(h, f);
     if (rc) h5_error(h, err, errlen, "write a frame");
     return rc ? -1 : 0;
 }
@@ -288,7 +426,9 @@ static void free_sets(export_h5 *h)
         if (h->sets[i].id >= 0) H5Dclose(h->sets[i].id);
         free(h->sets[i].pending);
     }
-    h->nsets = 0;
+    free(h->sets);
+    h->sets = NULL;
+    h->nsets = h->cap = 0;
 }
 
 int export_h5_close(export_h5 *h, char **image, size_t *len, char *err, size_t errlen)

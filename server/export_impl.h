@@ -10,7 +10,8 @@ typedef struct export_h5 export_h5;
 
 struct export_writer {
     export_format fmt;
-    export_meta meta; /* spec_json is a copy owned here */
+    export_meta meta; /* spec_json and shape point to copies owned here */
+    rod_frame shape;  /* the frames' mechanics (frame_mech.h); meta.shape points here */
     long frames;
     double last_t;
     FILE *out;        /* text formats: the file, stdout or a memory stream */

@@ -2,8 +2,10 @@
  * physical uncertainty of the model, and the HDF5 export keeps every bit for who needs it.
  *
  * CSV is the long form: a header, then one row per frame and point, base to tip, with the
- * frame's own values (energies, volume change) repeated on each of its rows, so every row
- * stands alone for a spreadsheet or a data frame's group-by. */
+ * frame's own values (energies, volume change, a moving base's pose, the bodies and the
+ * constraints) repeated on each of its rows, so every row stands alone for a spreadsheet or a
+ * data frame's group-by; a model with contact adds a row per contact after its frame's points
+ * (README.md's "Exports"). */
 #include "export_impl.h"
 #include "frame_fields.h"
 
@@ -86,11 +88,39 @@ static const char *const csv_columns[FRAME_F_COUNT] = {
     "volume_change",
 };
 
+/* The mechanics' columns, after the fields': dotted paths of the FRAME's keys (names are
+ * letters, digits, '_', '-', '.': nothing to quote). */
+static void csv_mech_header(FILE *o, const rod_frame *sh)
+{
+    static const char *const xyz = "xyz";
+    if (sh->base_moving) {
+        fputs(",base.x,base.y,base.z", o);
+        for (int a = 1; a <= 3; a++)
+            for (int b = 1; b <= 3; b++) fprintf(o, ",base.r%d%d", a, b);
+    }
+    for (int i = 0; i < sh->nbodies; i++)
+        for (int a = 0; a < 3; a++) fprintf(o, ",bodies.%s.%c", sh->bodies[i].name, xyz[a]);
+    for (int i = 0; i < sh->ncons; i++) {
+        const char *n = sh->cons[i].name;
+        if (sh->cons[i].volume) {
+            fprintf(o, ",constraints.%s.pressure", n);
+        } else {
+            static const char *const vec[] = {"force", "moment", "point", "target"};
+            for (int k = 0; k < 4; k++)
+                for (int a = 0; a < 3; a++) fprintf(o, ",constraints.%s.%s_%c", n, vec[k], xyz[a]);
+        }
+        fprintf(o, ",constraints.%s.violation", n);
+    }
+    if (sh->has_contacts)
+        fputs(",contact,contacts.s,contacts.x,contacts.y,contacts.z,contacts.force_x,contacts.force_y,contacts.force_z", o);
+}
+
 int export_csv_header(export_writer *w)
 {
     fputs("t,point", w->out);
     for (int i = 0; i < FRAME_F_COUNT; i++)
         if (w->meta.fields & (1u << i)) fprintf(w->out, ",%s", csv_columns[i]);
+    csv_mech_header(w->out, &w->shape);
     fputc('\n', w->out);
     return ferror(w->out) ? -1 : 0;
 }
@@ -110,10 +140,51 @@ static const double *point_values(const rod_frame *f, unsigned bit)
     }
 }
 
+static void csv_nums(FILE *o, const double *v, int n)
+{
+    for (int k = 0; k < n; k++) {
+        fputc(',', o);
+        num(o, v[k], 0);
+    }
+}
+
+/* The frame's own values: energies, volume change, the mechanics but for its contacts. */
+static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f)
+{
+    if (mask & FRAME_F_ENERGY) {
+        const double e[3] = {f->e_kinetic, f->e_elastic, f->e_gravity};
+        csv_nums(o, e, 3);
+    }
+    if (mask & FRAME_F_VOLUME) csv_nums(o, &f->volume_change, 1);
+    if (f->base_moving) {
+        csv_nums(o, f->base_position, 3);
+        csv_nums(o, f->base_rotation, 9);
+    }
+    for (int i = 0; i < f->nbodies; i++) csv_nums(o, f->bodies[i].position, 3);
+    for (int i = 0; i < f->ncons; i++) {
+        const rod_frame_constraint *c = &f->cons[i];
+        if (c->volume) {
+            csv_nums(o, &c->pressure, 1);
+        } else {
+            csv_nums(o, c->force, 3);
+            csv_nums(o, c->moment, 3);
+            csv_nums(o, c->point, 3);
+            csv_nums(o, c->target, 3);
+        }
+        csv_nums(o, &c->violation, 1);
+    }
+}
+
+/* The rows of a frame: one per point, then (models with contact) one per contact, whose
+ * point and per-point columns are empty as the points' contact columns are. Every row has
+ * the frame's own values, so that each stands alone. */
 int export_csv_frame(export_writer *w, const rod_frame *f)
 {
     FILE *o = w->out;
     const unsigned mask = w->meta.fields;
+    int per_point = 0; /* columns of the per-point fields */
+    for (int b = 0; b < FRAME_F_COUNT; b++)
+        if (mask & (1u << b)) per_point += frame_field_width(1u << b);
     for (int i = 0; i < f->n; i++) {
         num(o, f->t, 0);
         fprintf(o, ",%d", i);
@@ -121,23 +192,21 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
             const unsigned bit = 1u << b;
             if (!(mask & bit)) continue;
             const int width = frame_field_width(bit);
-            const double *v = point_values(f, bit);
-            for (int k = 0; k < width; k++) {
-                fputc(',', o);
-                num(o, v[(size_t)width * i + k], 0);
-            }
+            if (width) csv_nums(o, point_values(f, bit) + (size_t)width * i, width);
         }
-        if (mask & FRAME_F_ENERGY) {
-            const double e[3] = {f->e_kinetic, f->e_elastic, f->e_gravity};
-            for (int k = 0; k < 3; k++) {
-                fputc(',', o);
-                num(o, e[k], 0);
-            }
-        }
-        if (mask & FRAME_F_VOLUME) {
-            fputc(',', o);
-            num(o, f->volume_change, 0);
-        }
+        csv_frame_values(o, mask, f);
+        if (f->has_contacts) fputs(",,,,,,,,", o);
+        fputc('\n', o);
+    }
+    for (int j = 0; j < f->ncontacts; j++) {
+        num(o, f->t, 0);
+        fputc(',', o);
+        for (int k = 0; k < per_point; k++) fputc(',', o);
+        csv_frame_values(o, mask, f);
+        fprintf(o, ",%d", j);
+        csv_nums(o, f->contact_s + j, 1);
+        csv_nums(o, f->contact_point + 3 * j, 3);
+        csv_nums(o, f->contact_force + 3 * j, 3);
         fputc('\n', o);
     }
     return ferror(o) ? -1 : 0;

@@ -120,7 +120,7 @@ static void change(http_request *rq, http_response *rs, session *s, recording *r
     recording_opts o;
     recording_get_opts(r, &o);
     cJSON *errors = cJSON_CreateArray();
-    recording_opts_parse(body, "", session_points(s), &o, errors);
+    recording_opts_parse(body, "", session_points(s), recording_shape(r), &o, errors);
     cJSON_Delete(body);
     if (cJSON_GetArraySize(errors)) {
         reply_problem(rs, 422, "invalid-request", "The recording options are invalid", NULL, errors);

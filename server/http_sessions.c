@@ -165,7 +165,7 @@ static void create(http_request *rq, http_response *rs)
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(body, "recording");
     if (rec) {
         cr.has_recording = 1;
-        recording_opts_parse(rec, "/recording", cr.points, &cr.recording, errors);
+        recording_opts_parse(rec, "/recording", cr.points, NULL, &cr.recording, errors);
     }
     if (cJSON_GetArraySize(errors)) {
         reply_problem(rs, 422, "invalid-request", "The request is invalid", NULL, errors);

@@ -1,10 +1,16 @@
-/* Recordings: fixed-size float64 records in a file, a 64-byte header saying how many were
- * ever written (total) and which is the oldest kept (first). Record k lives in slot
- * k % capacity, so a ring overwrites in place and a reader can tell a record it read was
- * overwritten meanwhile (total > k + capacity once it has been). */
+/* Recordings: fixed-size float64 slots in a file, a 64-byte header saying how many were
+ * ever written (total) and which is the oldest kept (first). Slot k lives at k % capacity, so
+ * a ring overwrites in place and a reader can tell a slot it read was overwritten meanwhile
+ * (total > k + capacity once it has been).
+ *
+ * A frame is one slot (its fields and the fixed part of its mechanics, frame_mech.h), and
+ * for a model with contact as many more slots as its contacts fill: contacts come and go, and
+ * a slot sized for the most a frame could have (thousands) would mostly hold nothing. Where a
+ * frame can be several slots, frames are found by walking from the oldest one. */
 #include "recording.h"
 
 #include "frame_fields.h"
+#include "frame_mech.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -26,7 +32,9 @@ typedef struct {
     uint32_t points, fields;
     uint64_t record_bytes, capacity, first, total;
     uint64_t generation; /* counts fresh starts, so that a reader notices one */
-    uint8_t pad[8];
+    uint32_t shape;      /* a hash of the frames' mechanics (0: none), so a file of another shape
+                          * is not continued */
+    uint8_t pad[4];
 } header;
 _Static_assert(sizeof(header) == HEADER_BYTES, "the header is 64 bytes");
 
@@ -38,14 +46,18 @@ struct recording {
     int fd;
     char path[1100]; /* "" for a temporary file */
     recording_opts o;
+    rod_frame shape; /* the frames' mechanics (names, no values) */
     header h;
+    uint64_t last;   /* slot of the newest frame kept */
+    uint64_t frames; /* frames kept (slots from first to total, when each frame is one) */
     double first_t, last_t; /* of the oldest and newest records kept */
     double next_t;          /* the next frame kept is at or after this time: */
     double grid_t0;         /* grid_t0 + grid_k / rate, a grid without rounding drift */
     double grid_k;
     rec_state state;
     char error[300];
-    double *buf; /* one record, for the writer */
+    double *buf; /* a frame's slots, for the writer */
+    uint64_t buf_slots;
 };
 
 void recording_opts_default(recording_opts *o)
@@ -57,7 +69,8 @@ void recording_opts_default(recording_opts *o)
     o->ring = 1;
 }
 
-static size_t record_values(int points, unsigned fields)
+/* The values of a frame's fields (its first slot holds them, then the mechanics' fixed part). */
+static size_t field_values(int points, unsigned fields)
 {
     size_t n = 1; /* t */
     for (int b = 0; b < FRAME_F_COUNT; b++) {
@@ -66,6 +79,34 @@ static size_t record_values(int points, unsigned fields)
         n += bit == FRAME_F_ENERGY ? 3 : bit == FRAME_F_VOLUME ? 1 : (size_t)frame_field_width(bit) * (size_t)points;
     }
     return n;
+}
+
+static size_t record_values(int points, unsigned fields, const rod_frame *shape)
+{
+    return field_values(points, fields) + (shape ? mech_values(shape) : 0);
+}
+
+size_t recording_frame_bytes(int points, unsigned fields, const rod_frame *shape)
+{
+    return 8 * record_values(points, fields, shape);
+}
+
+static uint32_t shape_hash(const rod_frame *sh)
+{
+    if (!mech_any(sh)) return 0;
+    uint32_t x = 2166136261u; /* FNV-1a */
+    char text[80];
+    const int n[4] = {sh->base_moving, sh->has_contacts, sh->ncons, sh->nbodies};
+    for (int i = 0; i < 4 + sh->ncons + sh->nbodies; i++) {
+        if (i < 4)
+            snprintf(text, sizeof text, "%d;", n[i]);
+        else if (i < 4 + sh->ncons)
+            snprintf(text, sizeof text, "%s:%d;", sh->cons[i - 4].name, sh->cons[i - 4].volume);
+        else
+            snprintf(text, sizeof text, "%s;", sh->bodies[i - 4 - sh->ncons].name);
+        for (const char *c = text; *c; c++) x = (x ^ (unsigned char)*c) * 16777619u;
+    }
+    return x | 1u;
 }
 
 static void add_issue(cJSON *errors, const char *prefix, const char *key, const char *msg)
@@ -78,7 +119,8 @@ static void add_issue(cJSON *errors, const char *prefix, const char *key, const 
     cJSON_AddItemToArray(errors, e);
 }
 
-int recording_opts_parse(const cJSON *v, const char *prefix, int points, recording_opts *o, cJSON *errors)
+int recording_opts_parse(const cJSON *v, const char *prefix, int points, const rod_frame *shape, recording_opts *o,
+                         cJSON *errors)
 {
     const int before = cJSON_GetArraySize(errors);
     if (cJSON_IsBool(v)) {
@@ -128,14 +170,18 @@ int recording_opts_parse(const cJSON *v, const char *prefix, int points, recordi
             add_issue(errors, prefix, k, "unknown key");
         }
     }
-    if (cJSON_GetArraySize(errors) == before &&
-        (unsigned long long)o->max_bytes < HEADER_BYTES + 2 * 8 * record_values(points, o->fields)) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "holds fewer than 2 frames of %d points with these fields (%zu bytes each)", points,
-                 8 * record_values(points, o->fields));
+    char msg[200];
+    if (cJSON_GetArraySize(errors) == before && recording_check_size(points, shape, o, msg, sizeof msg) != 0)
         add_issue(errors, prefix, "max_bytes", msg);
-    }
     return cJSON_GetArraySize(errors) == before ? 0 : -1;
+}
+
+int recording_check_size(int points, const rod_frame *shape, const recording_opts *o, char *msg, size_t len)
+{
+    const size_t bytes = recording_frame_bytes(points, o->fields, shape);
+    if ((unsigned long long)o->max_bytes >= HEADER_BYTES + 2 * bytes) return 0;
+    snprintf(msg, len, "holds fewer than 2 frames of %d points with these fields (%zu bytes each)", points, bytes);
+    return -1;
 }
 
 cJSON *recording_opts_json(const recording_opts *o)
@@ -190,6 +236,29 @@ static void fail(recording *r, const char *what)
     snprintf(r->error, sizeof r->error, "%s: %s", what, strerror(errno));
 }
 
+static size_t slot_values(const recording *r)
+{
+    return r->h.record_bytes / 8;
+}
+
+/* Slots of a frame with nc contacts: its first, and the contacts' values after it. */
+static uint64_t slots_for(const recording *r, int nc)
+{
+    const size_t v = slot_values(r);
+    return 1 + ((size_t)nc * MECH_CONTACT_VALUES + v - 1) / v;
+}
+
+/* The writer's buffer holds at least n slots (mu held). */
+static int reserve_slots(recording *r, uint64_t n)
+{
+    if (n <= r->buf_slots) return 0;
+    double *b = realloc(r->buf, n * r->h.record_bytes);
+    if (!b) return -1;
+    r->buf = b;
+    r->buf_slots = n;
+    return 0;
+}
+
 /* A fresh, empty layout for the options (mu held, or not yet shared). */
 static int start_fresh(recording *r, int points)
 {
@@ -198,16 +267,19 @@ static int start_fresh(recording *r, int points)
     memcpy(r->h.magic, MAGIC, 8);
     r->h.points = (uint32_t)points;
     r->h.fields = r->o.fields;
-    r->h.record_bytes = 8 * record_values(points, r->o.fields);
+    r->h.record_bytes = recording_frame_bytes(points, r->o.fields, &r->shape);
     r->h.capacity = ((uint64_t)r->o.max_bytes - HEADER_BYTES) / r->h.record_bytes;
     r->h.generation = gen;
+    r->h.shape = shape_hash(&r->shape);
+    r->last = r->frames = 0;
     r->first_t = r->last_t = 0;
     r->next_t = -INFINITY;
     r->state = r->o.enabled ? REC_RECORDING : REC_OFF;
     r->error[0] = '\0';
     free(r->buf);
-    r->buf = malloc(r->h.record_bytes);
-    if (!r->buf) {
+    r->buf = NULL;
+    r->buf_slots = 0;
+    if (reserve_slots(r, 1) != 0) {
         r->state = REC_FAILED;
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
@@ -226,37 +298,72 @@ static double record_time(recording *r, uint64_t k)
     return t;
 }
 
+/* Slots of the frame starting at slot k of header h (1 where frames cannot have contacts);
+ * 0 when it cannot be read. */
+static uint64_t frame_slots(recording *r, const header *h, uint64_t k)
+{
+    if (!r->shape.has_contacts) return 1;
+    double n = 0;
+    const off_t at = slot_offset(h, k) + (off_t)h->record_bytes - 8; /* the fixed part ends with the count */
+    if (read_all(r->fd, &n, sizeof n, at) != 0 || !(n >= 0 && n < 1e9)) return 0;
+    return slots_for(r, (int)n);
+}
+
+/* Finds last and frames by walking the frames from first; the file is cut after the last
+ * whole one (mu held, or not yet shared). -1 when the file cannot be read. */
+static int walk_frames(recording *r)
+{
+    header *h = &r->h;
+    r->frames = 0;
+    r->last = h->first;
+    if (!r->shape.has_contacts) {
+        r->frames = h->total - h->first;
+        r->last = h->total > h->first ? h->total - 1 : h->first;
+        return 0;
+    }
+    uint64_t k = h->first;
+    while (k < h->total) {
+        const uint64_t n = frame_slots(r, h, k);
+        if (n == 0) return -1;
+        if (k + n > h->total) break; /* a frame whose header count never came: dropped */
+        r->last = k;
+        r->frames++;
+        k += n;
+    }
+    h->total = k;
+    return 0;
+}
+
 /* Continues an existing file written with the same layout; -1 when it cannot be. */
 static int continue_file(recording *r, int points)
 {
     header h;
-    struct stat st;
+    const uint64_t bytes = recording_frame_bytes(points, r->o.fields, &r->shape);
     if (read_all(r->fd, &h, sizeof h, 0) != 0 || memcmp(h.magic, MAGIC, 8) != 0 || h.points != (uint32_t)points ||
-        h.fields != r->o.fields || h.record_bytes != 8 * record_values(points, r->o.fields) ||
+        h.fields != r->o.fields || h.record_bytes != bytes || h.shape != shape_hash(&r->shape) ||
         h.capacity != ((uint64_t)r->o.max_bytes - HEADER_BYTES) / h.record_bytes || h.first > h.total ||
-        h.total - h.first > h.capacity || fstat(r->fd, &st) != 0)
+        h.total - h.first > h.capacity)
         return -1;
     /* records written after the header was (a crash between the two writes) are dropped */
     r->h = h;
-    r->buf = malloc(h.record_bytes);
-    if (!r->buf) return -1;
+    if (reserve_slots(r, 1) != 0 || walk_frames(r) != 0) return -1;
     r->state = r->o.enabled ? REC_RECORDING : REC_OFF;
-    if (h.total > h.first) {
+    if (r->frames) {
         r->first_t = record_time(r, h.first);
-        r->last_t = record_time(r, h.total - 1);
+        r->last_t = record_time(r, r->last);
         if (isnan(r->first_t) || isnan(r->last_t)) return -1;
         r->grid_t0 = r->last_t;
         r->grid_k = 1;
         r->next_t = r->last_t + 1.0 / r->o.rate;
-        if (!r->o.ring && h.total == h.capacity) r->state = REC_FULL;
+        if (!r->o.ring && r->h.total - r->h.first == r->h.capacity) r->state = REC_FULL;
     } else {
         r->next_t = -INFINITY;
     }
     return 0;
 }
 
-recording *recording_open(const char *state_dir, const char *id, int points, const recording_opts *o, char *err,
-                          size_t errlen)
+recording *recording_open(const char *state_dir, const char *id, int points, const rod_frame *shape,
+                          const recording_opts *o, char *err, size_t errlen)
 {
     recording *r = calloc(1, sizeof *r);
     if (!r) {
@@ -266,6 +373,11 @@ recording *recording_open(const char *state_dir, const char *id, int points, con
     pthread_mutex_init(&r->mu, NULL);
     r->o = *o;
     r->fd = -1;
+    if (shape && mech_shape_copy(&r->shape, shape) != 0) {
+        snprintf(err, errlen, "out of memory");
+        recording_close(r, 0);
+        return NULL;
+    }
     if (state_dir && state_dir[0]) {
         char dir[1024];
         snprintf(dir, sizeof dir, "%s/recordings", state_dir);
@@ -306,6 +418,7 @@ void recording_close(recording *r, int remove_file)
     if (r->fd >= 0) close(r->fd);
     if (remove_file && r->path[0]) unlink(r->path);
     free(r->buf);
+    rod_frame_free(&r->shape);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
@@ -318,8 +431,9 @@ void recording_unlink(recording *r)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* The record's values in field order: t, per-point fields, energy, volume change. */
-static void pack(const rod_frame *f, unsigned fields, double *v)
+/* The frame's values in field order: t, per-point fields, energy, volume change, then the
+ * mechanics (their contacts running on into the following slots). */
+static void pack(const rod_frame *f, unsigned fields, const rod_frame *shape, double *v)
 {
     const double *per_point[FRAME_F_COUNT] = {f->s, f->position, f->rotation, f->rho, f->radius, f->kappa, f->nu};
     size_t at = 0;
@@ -339,9 +453,13 @@ static void pack(const rod_frame *f, unsigned fields, double *v)
             at += n;
         }
     }
+    mech_pack(shape, f, v + at);
 }
 
-static void unpack(const double *v, int n, unsigned fields, rod_frame *f)
+/* The frame of the values v into f; its arrays point into v, into tmpl's constraints and
+ * bodies (a copy of the shape, overwritten) and into contacts (room for the frame's). */
+static void unpack(const double *v, int n, unsigned fields, const rod_frame *shape, rod_frame *tmpl, double *contacts,
+                   rod_frame *f)
 {
     double **per_point[FRAME_F_COUNT] = {&f->s, &f->position, &f->rotation, &f->rho, &f->radius, &f->kappa, &f->nu};
     memset(f, 0, sizeof *f);
@@ -362,6 +480,9 @@ static void unpack(const double *v, int n, unsigned fields, rod_frame *f)
             at += (size_t)frame_field_width(bit) * (size_t)n;
         }
     }
+    f->cons = tmpl->cons;
+    f->bodies = tmpl->bodies;
+    mech_unpack(shape, v + at, f, contacts);
 }
 
 /* The session went back in time (a reset, or a restore from a checkpoint older than the last
@@ -369,10 +490,24 @@ static void unpack(const double *v, int n, unsigned fields, rod_frame *f)
 static void rewind_to(recording *r, double t)
 {
     header *h = &r->h;
-    while (h->total > h->first && !(record_time(r, h->total - 1) < t)) h->total--;
+    if (!r->shape.has_contacts) {
+        while (h->total > h->first && !(record_time(r, h->total - 1) < t)) h->total--;
+        r->frames = h->total - h->first;
+        r->last = h->total > h->first ? h->total - 1 : h->first;
+    } else { /* frames of several slots: the first one at or after t, from the oldest */
+        uint64_t k = h->first, n;
+        r->frames = 0;
+        r->last = h->first;
+        while (k < h->total && record_time(r, k) < t && (n = frame_slots(r, h, k)) > 0) {
+            r->last = k;
+            r->frames++;
+            k += n;
+        }
+        h->total = k;
+    }
     h->generation++; /* an export in progress must not mix the two timelines */
     if (write_all(r->fd, h, sizeof *h, 0) != 0) fail(r, "cannot write the recording");
-    r->last_t = h->total > h->first ? record_time(r, h->total - 1) : 0;
+    r->last_t = r->frames ? record_time(r, r->last) : 0;
     r->next_t = -INFINITY;
     if (r->state == REC_FULL) {
         r->state = REC_RECORDING;
@@ -380,35 +515,72 @@ static void rewind_to(recording *r, double t)
     }
 }
 
+/* Makes room for a frame of n slots (mu held): in a ring, drops the oldest frames; else the
+ * recording is full. 0 when there is room. */
+static int make_room(recording *r, uint64_t n)
+{
+    header *h = &r->h;
+    if (n > h->capacity) {
+        r->state = REC_FAILED;
+        snprintf(r->error, sizeof r->error, "a frame of %llu slots (%llu bytes: its contacts) is more than max_bytes "
+                 "holds; nothing later is recorded", (unsigned long long)n, (unsigned long long)(n * h->record_bytes));
+        return -1;
+    }
+    while (h->total - h->first + n > h->capacity) {
+        if (!r->o.ring) {
+            r->state = REC_FULL;
+            snprintf(r->error, sizeof r->error, "the recording holds max_bytes (%llu frames, t = %.6g to %.6g s); "
+                     "later frames are not recorded", (unsigned long long)r->frames, r->first_t, r->last_t);
+            return -1;
+        }
+        const uint64_t old = frame_slots(r, h, h->first);
+        if (old == 0) {
+            fail(r, "cannot read the recording");
+            return -1;
+        }
+        h->first += old;
+        r->frames--;
+    }
+    return 0;
+}
+
 void recording_add(recording *r, const rod_frame *f)
 {
     pthread_mutex_lock(&r->mu);
     header *h = &r->h;
-    if (h->total > h->first && f->t < r->last_t) rewind_to(r, f->t);
+    if (r->frames && f->t < r->last_t) rewind_to(r, f->t);
     /* a frame due on the rate's grid may come a rounding error early */
-    if (r->state != REC_RECORDING || f->n != (int)h->points || f->t < r->next_t - 1e-6 / r->o.rate) {
+    if (r->state != REC_RECORDING || f->n != (int)h->points || !mech_matches(&r->shape, f) ||
+        f->t < r->next_t - 1e-6 / r->o.rate) {
         pthread_mutex_unlock(&r->mu);
         return;
     }
-    if (h->total - h->first == h->capacity) {
-        if (!r->o.ring) {
-            r->state = REC_FULL;
-            snprintf(r->error, sizeof r->error, "the recording holds max_bytes (%llu frames, t = %.6g to %.6g s); "
-                     "later frames are not recorded", (unsigned long long)h->capacity, r->first_t, r->last_t);
-            pthread_mutex_unlock(&r->mu);
-            return;
-        }
-        h->first++;
+    const uint64_t n = slots_for(r, r->shape.has_contacts ? f->ncontacts : 0);
+    const uint64_t before = r->frames;
+    if (make_room(r, n) != 0) {
+        pthread_mutex_unlock(&r->mu);
+        return;
     }
-    pack(f, h->fields, r->buf);
-    /* the record first, then the header that counts it: a crash between them loses one frame */
-    if (write_all(r->fd, r->buf, h->record_bytes, slot_offset(h, h->total)) != 0) {
+    if (reserve_slots(r, n) != 0) {
+        r->state = REC_FAILED;
+        snprintf(r->error, sizeof r->error, "out of memory");
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    pack(f, h->fields, &r->shape, r->buf);
+    /* the slots first, then the header that counts them: a crash between them loses one frame */
+    int rc = 0;
+    for (uint64_t j = 0; rc == 0 && j < n; j++)
+        rc = write_all(r->fd, (const char *)r->buf + j * h->record_bytes, h->record_bytes, slot_offset(h, h->total + j));
+    if (rc != 0) {
         fail(r, "cannot write the recording");
     } else {
-        h->total++;
+        r->last = h->total;
+        h->total += n;
+        r->frames++;
         if (write_all(r->fd, h, sizeof *h, 0) != 0) fail(r, "cannot write the recording");
-        if (h->total - h->first == 1) r->first_t = f->t;
-        else if (h->first > 0 && r->o.ring) r->first_t = record_time(r, h->first);
+        if (r->frames == 1) r->first_t = f->t;
+        else if (r->frames <= before) r->first_t = record_time(r, h->first); /* the ring dropped some */
         r->last_t = f->t;
         /* the next on the grid of the rate from the first frame; after a gap (frames came
          * sparser than the rate) the grid's next point at least half an interval on */
@@ -444,7 +616,7 @@ int recording_configure(recording *r, const recording_opts *o, char *err, size_t
         r->state = o->enabled ? REC_RECORDING : REC_OFF;
         r->error[0] = '\0';
     }
-    if (!relayout && r->h.total > r->h.first) { /* a new rate's grid starts at the last frame */
+    if (!relayout && r->frames) { /* a new rate's grid starts at the last frame */
         r->grid_t0 = r->last_t;
         r->grid_k = 1;
         r->next_t = r->last_t + 1.0 / o->rate;
@@ -460,14 +632,19 @@ void recording_get_opts(recording *r, recording_opts *o)
     pthread_mutex_unlock(&r->mu);
 }
 
+const rod_frame *recording_shape(const recording *r)
+{
+    return &r->shape; /* set at open, never changed */
+}
+
 cJSON *recording_describe(recording *r)
 {
     pthread_mutex_lock(&r->mu);
     cJSON *j = recording_opts_json(&r->o);
-    const uint64_t frames = r->h.total - r->h.first;
+    const uint64_t frames = r->frames;
     cJSON_AddStringToObject(j, "state", state_names[r->state]);
     cJSON_AddNumberToObject(j, "frames", (double)frames);
-    cJSON_AddNumberToObject(j, "bytes", (double)(frames * r->h.record_bytes));
+    cJSON_AddNumberToObject(j, "bytes", (double)((r->h.total - r->h.first) * r->h.record_bytes));
     cJSON_AddNumberToObject(j, "frame_bytes", (double)r->h.record_bytes);
     if (frames) {
         cJSON_AddNumberToObject(j, "from", r->first_t);
@@ -482,44 +659,100 @@ cJSON *recording_describe(recording *r)
     return j;
 }
 
+/* A reader's view of the frame at slot k: its slots read into *v (grown as needed), or 0 when
+ * the ring passed it meanwhile (then *next is where the oldest frame now is); -1 on a read
+ * error, -2 when the recording started afresh. */
+static int read_frame(recording *r, const header *h, uint64_t k, double **v, uint64_t *cap, uint64_t *next, char *err,
+                      size_t errlen)
+{
+    uint64_t n = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        /* the first slot, then (when it was not overwritten meanwhile, so its count holds) the rest */
+        for (uint64_t j = pass ? 1 : 0; j < (pass ? n : 1); j++)
+            if (read_all(r->fd, (char *)*v + j * h->record_bytes, h->record_bytes, slot_offset(h, k + j)) != 0) {
+                snprintf(err, errlen, "cannot read the recording: %s", strerror(errno));
+                return -1;
+            }
+        pthread_mutex_lock(&r->mu);
+        const int restarted = r->h.generation != h->generation;
+        const int overwritten = r->h.total > k + h->capacity; /* its first slot was; later ones go later */
+        const uint64_t first = r->h.first;
+        pthread_mutex_unlock(&r->mu);
+        if (restarted) {
+            snprintf(err, errlen, "the recording started afresh during the export; ask again");
+            return -2;
+        }
+        if (overwritten) {
+            *next = first > k ? first : k + 1;
+            return 0;
+        }
+        if (pass) break;
+        n = slots_for(r, mech_packed_contacts(&r->shape, *v + field_values((int)h->points, h->fields)));
+        if (n > h->capacity) {
+            snprintf(err, errlen, "the recording is damaged: a frame of %llu slots", (unsigned long long)n);
+            return -1;
+        }
+        if (n > *cap) {
+            double *grown = realloc(*v, n * h->record_bytes);
+            if (!grown) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            *v = grown;
+            *cap = n;
+        }
+    }
+    *next = k + n;
+    return 1;
+}
+
 long recording_export(recording *r, export_format fmt, double from, double to, const char *spec_json,
                       const char *path, char *err, size_t errlen)
 {
     pthread_mutex_lock(&r->mu);
     const header h = r->h;
     pthread_mutex_unlock(&r->mu);
-    const export_meta meta = {(int)h.points, h.fields, spec_json};
-    double *v = malloc(h.record_bytes);
-    export_writer *w = v ? export_open(fmt, path, &meta, err, errlen) : NULL;
+    const export_meta meta = {(int)h.points, h.fields, spec_json, &r->shape};
+    uint64_t cap = 1;
+    double *v = malloc(h.record_bytes), *contacts = NULL;
+    size_t contacts_cap = 0;
+    rod_frame tmpl;
+    const int have_tmpl = mech_shape_copy(&tmpl, &r->shape) == 0;
+    export_writer *w = v && have_tmpl ? export_open(fmt, path, &meta, err, errlen) : NULL;
     if (!w) {
-        if (!v) snprintf(err, errlen, "out of memory");
+        if (!v || !have_tmpl) snprintf(err, errlen, "out of memory");
         free(v);
+        if (have_tmpl) rod_frame_free(&tmpl);
         return -1;
     }
     long n = 0;
     int rc = 0;
-    for (uint64_t k = h.first; k < h.total && rc == 0; k++) {
-        if (read_all(r->fd, v, h.record_bytes, slot_offset(&h, k)) != 0) {
-            snprintf(err, errlen, "cannot read the recording: %s", strerror(errno));
+    for (uint64_t k = h.first, next; k < h.total && rc == 0; k = next) {
+        const int got = read_frame(r, &h, k, &v, &cap, &next, err, errlen);
+        if (got < 0) {
             rc = -1;
             break;
         }
-        pthread_mutex_lock(&r->mu);
-        const int restarted = r->h.generation != h.generation;
-        const int overwritten = r->h.total > k + h.capacity;
-        pthread_mutex_unlock(&r->mu);
-        if (restarted) {
-            snprintf(err, errlen, "the recording started afresh during the export; ask again");
-            rc = -1;
-            break;
+        if (got == 0 || v[0] < from || v[0] > to) continue; /* the ring passed it, or out of range */
+        const int nc = mech_packed_contacts(&r->shape, v + field_values((int)h.points, h.fields));
+        if ((size_t)nc > contacts_cap) {
+            double *grown = realloc(contacts, (size_t)nc * MECH_CONTACT_VALUES * sizeof *grown);
+            if (!grown) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            contacts = grown;
+            contacts_cap = (size_t)nc;
         }
-        if (overwritten || v[0] < from || v[0] > to) continue; /* the ring passed it, or out of range */
         rod_frame f;
-        unpack(v, (int)h.points, h.fields, &f);
+        unpack(v, (int)h.points, h.fields, &r->shape, &tmpl, contacts, &f);
         if (export_frame(w, &f, err, errlen) != 0) rc = -1;
         else n++;
     }
     free(v);
+    free(contacts);
+    rod_frame_free(&tmpl);
     if (rc != 0) {
         export_abort(w);
         return -1;

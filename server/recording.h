@@ -1,7 +1,7 @@
 /* A session's recording: its published frames, sampled at a rate in simulated time, kept in
  * a file (STATE_DIR/recordings/ID.rec, or an unlinked temporary file without a state
  * directory) of fixed-size float64 records, so that it survives restarts with the session and
- * a ring can overwrite the oldest frames in place. Exported on demand as NDJSON, CSV or HDF5
+ * a ring can overwrite the oldest frames in place (a frame with contacts takes more slots). Exported on demand as NDJSON, CSV or HDF5
  * (export.h).
  *
  * Threads: the worker that publishes appends (recording_add); any thread may describe,
@@ -30,19 +30,28 @@ typedef struct {
 
 void recording_opts_default(recording_opts *o);
 /* Reads a request's "recording" object into o (starting from o's values); every problem goes
- * to errors (a cJSON array of {path, message}) under the JSON pointer prefix. 0 when none. */
-int recording_opts_parse(const struct cJSON *v, const char *prefix, int points, recording_opts *o,
-                         struct cJSON *errors);
+ * to errors (a cJSON array of {path, message}) under the JSON pointer prefix. 0 when none.
+ * shape (rod_frame_shape, for the size of a frame's mechanics) may be NULL when the model is
+ * not known yet: recording_check_size then checks again once it is. */
+int recording_opts_parse(const struct cJSON *v, const char *prefix, int points, const rod_frame *shape,
+                         recording_opts *o, struct cJSON *errors);
+/* 0 when max_bytes holds at least two frames of the model (shape: rod_frame_shape, or NULL);
+ * else -1 with the reason in msg. */
+int recording_check_size(int points, const rod_frame *shape, const recording_opts *o, char *msg, size_t len);
+/* Bytes of a frame's first slot (its fields and its mechanics but for contacts). */
+size_t recording_frame_bytes(int points, unsigned fields, const rod_frame *shape);
 /* The options as JSON (for checkpoints and descriptions). */
 struct cJSON *recording_opts_json(const recording_opts *o);
 
 typedef struct recording recording;
 
 /* Opens the recording of session id: the state directory's file (created, or continued when
- * it was written with the same points, fields and size) or, state_dir empty, a temporary
- * file. NULL with err on failure. */
-recording *recording_open(const char *state_dir, const char *id, int points, const recording_opts *o, char *err,
-                          size_t errlen);
+ * it was written with the same points, fields, shape and size) or, state_dir empty, a
+ * temporary file. shape (rod_frame_shape; copied, may be NULL for none) is what the frames
+ * carry beside their fields: a moving base, bodies, constraints, contacts; they are recorded
+ * whatever the fields. NULL with err on failure. */
+recording *recording_open(const char *state_dir, const char *id, int points, const rod_frame *shape,
+                          const recording_opts *o, char *err, size_t errlen);
 /* Closes it; remove_file also deletes the file. */
 void recording_close(recording *r, int remove_file);
 /* Deletes the file now (the session was deleted); the open recording lives on unnamed. */
@@ -61,6 +70,8 @@ double recording_next_due(recording *r);
  * layout changes); rate, when_full and enabled apply from the next frame. */
 int recording_configure(recording *r, const recording_opts *o, char *err, size_t errlen);
 void recording_get_opts(recording *r, recording_opts *o);
+/* The frames' shape, as given at open (owned by the recording). */
+const rod_frame *recording_shape(const recording *r);
 /* Options, frames, bytes, time span and state ("recording", "off", "full", "failed") as JSON. */
 struct cJSON *recording_describe(recording *r);
 /* Writes the frames with from <= t <= to as fmt to path (a file to create). spec_json goes

@@ -139,7 +139,29 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     session_opts so = *o;
     so.min_sim_rate = d->cfg.min_sim_rate;
     so.rate_window = d->cfg.sim_rate_window;
-    so.recording = recording_open(d->cfg.state_dir, id, o->points > 1 ? o->points : 51, ro, err, sizeof err);
+    const int points = o->points > 1 ? o->points : 51;
+    rod_frame shape;
+    if (rod_frame_shape(m, &shape) != ROD_OK) {
+        r.status = 500;
+        snprintf(r.detail, sizeof r.detail, "out of memory");
+        rod_model_free(m);
+        return r;
+    }
+    if (recording_check_size(points, &shape, ro, err, sizeof err) != 0) {
+        /* the model's mechanics make a frame bigger than the options alone could tell */
+        r.status = 422;
+        r.errors = cJSON_CreateArray();
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", "/recording/max_bytes");
+        cJSON_AddStringToObject(e, "message", err);
+        cJSON_AddItemToArray(r.errors, e);
+        snprintf(r.detail, sizeof r.detail, "recording.max_bytes %.400s", err);
+        rod_frame_free(&shape);
+        rod_model_free(m);
+        return r;
+    }
+    so.recording = recording_open(d->cfg.state_dir, id, points, &shape, ro, err, sizeof err);
+    rod_frame_free(&shape);
     if (!so.recording) {
         /* a session without its recording would lose what it was asked to keep */
         r.status = 500;
@@ -226,7 +248,7 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     if (!cr->has_recording && (v = cJSON_GetObjectItemCaseSensitive(ck, "recording"))) {
         cJSON *ignored = cJSON_CreateArray(); /* a checkpoint's own options were checked when made */
         recording_opts from_ck = ro;
-        if (recording_opts_parse(v, "", o.points, &from_ck, ignored) == 0) ro = from_ck;
+        if (recording_opts_parse(v, "", o.points, NULL, &from_ck, ignored) == 0) ro = from_ck;
         cJSON_Delete(ignored);
     }
     char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);
@@ -284,7 +306,7 @@ int daemon_restore_one(void *ctx, const char *file_id, const char *file, const c
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "recording"))) {
         cJSON *ignored = cJSON_CreateArray();
         recording_opts saved = ro;
-        if (recording_opts_parse(v, "", so.points, &saved, ignored) == 0) ro = saved;
+        if (recording_opts_parse(v, "", so.points, NULL, &saved, ignored) == 0) ro = saved;
         cJSON_Delete(ignored);
     }
     session *s = NULL;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the viewer into web/dist/ (index.html, app.js, styles.css, favicon.svg, app.js.map):
-# installs the pinned npm packages (three, uplot, esbuild) with npm ci, then bundles src/main.js,
-# three.js and uPlot into one ES module. Everything the page loads is in dist/: no CDN, works offline.
+# installs the pinned npm packages (three, uplot, jsfive, esbuild) with npm ci, then bundles src/main.js,
+# three.js, uPlot and jsfive (the HDF5 reader for replays) into one ES module. Everything the page loads is in dist/: no CDN, works offline.
 # The daemon serves it: rodd serve --web-root web/dist.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

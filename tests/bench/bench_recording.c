@@ -28,7 +28,10 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     recording_opts o;
     recording_opts_default(&o);
-    recording *r = recording_open(dir, "bench", 51, &o, err, sizeof err);
+    rod_frame shape;
+    if (rod_frame_shape(m, &shape) != ROD_OK) return 1;
+    recording *r = recording_open(dir, "bench", 51, &shape, &o, err, sizeof err);
+    rod_frame_free(&shape);
     if (!r) {
         fprintf(stderr, "bench_recording: %s\n", err);
         return 1;

@@ -7,6 +7,7 @@ import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition
 import { History } from "../../web/src/history.js";
 import { tickLabels, yRange } from "../../web/src/plot.js";
 import { poller } from "../../web/src/poller.js";
+import { parseNdjson, readRecording, RecordingError } from "../../web/src/recording.js";
 import { linesWithPaths, placeErrors } from "../../web/src/specmap.js";
 
 /** A JSON FRAME of a straight rod of length L stretched by (1 + e), n points. */
@@ -205,4 +206,26 @@ test("JSON frames keep a moving base's pose, the bodies and the constraints for 
   assert.deepEqual(f.constraints.tip.target, [0.1, 0, 0.5]);
   assert.equal(f.constraints.V.pressure, 200);
   assert.equal(decodeJsonFrame(jsonFrame()).constraints, undefined, "absent when the frame has none");
+});
+
+test("recordings: NDJSON frames with their contacts, fields the plots lack as gaps, bad lines named", () => {
+  const a = { ...jsonFrame({ t: 0 }), contacts: [] };
+  const b = { ...jsonFrame({ t: 0.1, e: 0.01 }), contacts: [{ s: 0.25, point: [0, 0.01, 0.25], force: [0, -1e-3, 0] }] };
+  delete b.op;
+  const { frames, spec } = parseNdjson(`${JSON.stringify(a)}\n\n${JSON.stringify(b)}\n`);
+  assert.equal(spec, null);
+  assert.deepEqual(frames.map((f) => f.t), [0, 0.1]);
+  assert.deepEqual(frames[1].contacts, b.contacts);
+  assert.ok(Math.abs(frames[1].position[3 * 4 + 2] - 0.505) < 1e-6);
+  // only what the 3D view needs: rho, kappa and nu are NaN (gaps in the plots), not made up
+  const bare = { t: 0, s: [0, 1], position: [[0, 0, 0], [0, 0, 1]], rotation: [[1, 0, 0, 0, 1, 0, 0, 0, 1], [1, 0, 0, 0, 1, 0, 0, 0, 1]], radius: [0.01, 0.01] };
+  const [f] = parseNdjson(JSON.stringify(bare)).frames;
+  assert.ok(Number.isNaN(f.rho[0]) && Number.isNaN(f.kappa[5]) && f.nu.length === 6);
+  const refused = (text, message) => assert.throws(() => readRecording(new TextEncoder().encode(text).buffer), (e) => e instanceof RecordingError && message.test(e.message));
+  refused(`${JSON.stringify(a)}\n{"t": 0.2,`, /^line 2 is not JSON/);
+  refused(`${JSON.stringify(b)}\n${JSON.stringify(a)}`, /^line 2 goes back in time \(t = 0 after 0\.1\)/);
+  refused(`${JSON.stringify({ ...bare, t: "0" })}`, /^line 1 is not a FRAME: it needs a number "t"/);
+  refused(`${JSON.stringify({ ...bare, radius: undefined })}`, /^line 1 has no radius: the 3D view needs s, position, rotation, radius/);
+  refused("", /^the file has no frames/);
+  assert.throws(() => readRecording(new Uint8Array([0xff, 0xfe, 0x00, 0x41]).buffer), /neither HDF5 nor text/);
 });

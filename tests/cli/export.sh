@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rodd run --format ndjson|csv|hdf5 [--out FILE]: the three exports of one run read back by
-# independent readers (json, csv, h5py, h5dump) and agreeing; bad options and unwritable
-# files named; an interrupted HDF5 run still leaves a whole file.
+# independent readers (json, csv, h5py, h5dump) and agreeing, a moving base, bodies,
+# constraints and contacts included; bad options and unwritable files named; an interrupted
+# HDF5 run still leaves a whole file.
 set -uo pipefail
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -21,6 +22,30 @@ expect "run --format csv --out FILE" 0 "$rodd" "${run[@]}" --format csv --out "$
 expect "run --format hdf5 --out FILE" 0 "$rodd" "${run[@]}" --format hdf5 --out "$tmp/frames.h5"
 "$py" "$here/check_export.py" "$tmp/frames.ndjson" "$tmp/frames.csv" "$tmp/frames.h5" "$ex" 7 0.02 \
   && pass "NDJSON, CSV and HDF5 agree, read by json, csv and h5py" || fail "the exports disagree"
+# the mechanics: a shaken (moving) base with a payload, a free base, a pose constraint, a
+# volume constraint (the hydrostat's pressure) and contacts that come and go
+mech=(
+  "shaken-rod-with-payload 0.1 0.02 base,bodies"
+  "free-floating 0.1 0.02 base,bodies"
+  "euler-column 0.1 0.02 constraints"
+  "octopus-reaching-incompressible 0.1 0.02 constraints"
+  "octopus-grasp 1.5 0.1 contacts,varying-contacts"
+)
+for m in "${mech[@]}"; do
+  read -r name until every want <<<"$m"
+  spec=$top/api/examples/$name.json
+  args=(run "$spec" --until "$until" --every "$every" --points 6)
+  ok=1
+  "$rodd" "${args[@]}" >"$tmp/m.ndjson" 2>"$tmp/err" || ok=0
+  "$rodd" "${args[@]}" --format csv --out "$tmp/m.csv" 2>"$tmp/err" || ok=0
+  "$rodd" "${args[@]}" --format hdf5 --out "$tmp/m.h5" 2>"$tmp/err" || ok=0
+  if [ "$ok" -eq 1 ] && "$py" "$here/check_export.py" "$tmp/m.ndjson" "$tmp/m.csv" "$tmp/m.h5" "$spec" 6 "$every" "$want"; then
+    pass "$name: CSV and HDF5 carry the NDJSON's $want"
+  else
+    fail "$name: the exports' $want disagree ($(tail -1 "$tmp/err"))"
+  fi
+done
+
 expect "run --format hdf5 to a pipe" 0 "$rodd" "${run[@]}" --format hdf5
 cp "$tmp/out" "$tmp/piped.h5"
 "$py" -c 'import h5py, sys

@@ -13,11 +13,14 @@ export class ApiError extends Error {
 }
 
 const TIMEOUT_MS = 15000; // a request the daemon leaves unanswered this long fails (status 0)
+const TEXT_TIMEOUT_MS = 120000; // a recording can be hundreds of megabytes
 
 /** getToken() is asked before every request, so a new token applies at once. */
 export function createApi(getToken, base = "") {
-  async function request(method, path, body) {
-    const headers = { Accept: "application/json, application/problem+json" };
+  // accept: a media type wanted instead of JSON, whose body comes back as text
+  async function request(method, path, body, accept) {
+    const headers = { Accept: `${accept || "application/json"}, application/problem+json` };
+    const timeout = accept ? TEXT_TIMEOUT_MS : TIMEOUT_MS;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const token = getToken();
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -28,17 +31,18 @@ export function createApi(getToken, base = "") {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         cache: "no-store",
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(timeout),
       });
     } catch (e) {
       const timedOut = e?.name === "TimeoutError";
       throw new ApiError(0, {
         title: timedOut ? "The daemon did not answer" : "The daemon cannot be reached",
-        detail: timedOut ? `${method} ${path}: no answer in ${TIMEOUT_MS / 1000} s` : String(e?.message || e),
+        detail: timedOut ? `${method} ${path}: no answer in ${timeout / 1000} s` : String(e?.message || e),
       });
     }
     if (r.status === 204) return null;
     const text = await r.text();
+    if (accept && r.ok) return text;
     let json = null;
     try {
       json = text ? JSON.parse(text) : null;
@@ -53,6 +57,8 @@ export function createApi(getToken, base = "") {
   }
   return {
     get: (path) => request("GET", path),
+    /** The body as text, asked for as the media type accept (e.g. application/x-ndjson). */
+    getText: (path, accept) => request("GET", path, undefined, accept),
     post: (path, body) => request("POST", path, body),
     put: (path, body) => request("PUT", path, body),
     patch: (path, body) => request("PATCH", path, body),

@@ -1,7 +1,8 @@
 // The viewer's entry point: finds the page's elements, asks the daemon whether it wants a token
 // (GET /v1), polls the sessions list, and opens the session that the URL's #/sessions/ID names
 // (with no session named, the newest running one, or the only one, on the first visit);
-// #/compare/A/B shows two sessions side by side, each in an embedded viewer.
+// #/compare/A/B shows two sessions side by side, each in an embedded viewer; #/sessions/ID/replay
+// replays a session's recording, #/replay a recording file the user opened.
 // URL options: ?rate=N asks the stream for N frames per second (else the last choice, else 30);
 // ?embed=1 leaves out the top bar and the sessions list (the compare view's panes).
 
@@ -9,9 +10,13 @@ import { createApi } from "./api.js";
 import { mountTokenField } from "./auth.js";
 import { Controls } from "./controls.js";
 import { CreateDialog } from "./create.js";
+import { FrameDisplay } from "./display.js";
 import { $ } from "./dom.js";
+import { Player } from "./player.js";
 import { Plots } from "./plots.js";
 import { poller } from "./poller.js";
+import { readRecording } from "./recording.js";
+import { ReplayView } from "./replayview.js";
 import { createRodView } from "./rodview.js";
 import { SessionList } from "./sessions.js";
 import { SessionView } from "./sessionview.js";
@@ -58,6 +63,14 @@ const controls = new Controls($("#controls"), async (name, value) => {
   return answer;
 });
 
+const plots = new Plots($("#plots"));
+// the one 3D view and set of plots, which the live session and the replay take turns at
+const display = new FrameDisplay({
+  rodView,
+  plots,
+  ui: { field: $("#field"), legend: { bar: $("#legend-bar"), lo: $("#legend-lo"), hi: $("#legend-hi"), label: $("#legend-label"), gravity: $("#legend-gravity") } },
+});
+
 const view = new SessionView(
   {
     api,
@@ -65,7 +78,7 @@ const view = new SessionView(
     controls,
     status,
     Timeline,
-    plots: new Plots($("#plots")),
+    display,
     ui: {
       root: $("#session"),
       title: $("#s-title"),
@@ -81,10 +94,8 @@ const view = new SessionView(
       repeatAt: $("#s-repeat-t"),
       description: $("#s-desc"),
       failure: $("#failure"),
-      field: $("#field"),
       directors: $("#directors"),
       resetView: $("#reset-view"),
-      legend: { bar: $("#legend-bar"), lo: $("#legend-lo"), hi: $("#legend-hi"), label: $("#legend-label"), gravity: $("#legend-gravity") },
       timeline: { pause: $("#tl-pause"), live: $("#tl-live"), slider: $("#tl-slider"), label: $("#tl-label") },
     },
   },
@@ -97,8 +108,43 @@ const view = new SessionView(
   },
 );
 
-const plots = view.plots;
-new ResizeObserver(() => view.redraw()).observe($("#plots"));
+new ResizeObserver(() => display.redraw()).observe($("#plots"));
+
+// ---- replay: a session's recording, or a file ----
+const replayError = $("#replay-error");
+const player = new Player(
+  { play: $("#pl-play"), back: $("#pl-back"), forward: $("#pl-forward"), slider: $("#pl-slider"), label: $("#pl-label"), speed: $("#pl-speed") },
+  { onShow: (i) => replay.show(i) },
+);
+const replay = new ReplayView({
+  api,
+  display,
+  status,
+  player,
+  ui: { root: $("#session"), title: $("#s-title"), subtitle: $("#s-subtitle"), state: $("#s-state"), time: $("#s-time"), error: replayError, liveLink: $("#r-live") },
+});
+$("#b-replay").addEventListener("click", () => {
+  if (view.id) location.hash = `#/sessions/${encodeURIComponent(view.id)}/replay`;
+});
+const fileInput = $("#open-recording");
+fileInput.addEventListener("change", async () => {
+  const file = fileInput.files?.[0];
+  fileInput.value = ""; // the same file again is a change too
+  if (!file) return;
+  let recording;
+  try {
+    recording = readRecording(await file.arrayBuffer());
+  } catch (e) {
+    replayError.textContent = `${file.name} cannot be replayed: ${e.message}`;
+    replayError.hidden = false;
+    status.message(replayError.textContent, "error");
+    return;
+  }
+  if (view.id) view.close();
+  replay.openFile(file.name, recording);
+  if (location.hash !== "#/replay") location.hash = "#/replay";
+  else route();
+});
 
 // ---- camera presets and the screenshot ----
 const cameraButtons = [...document.querySelectorAll("[data-camera]")];
@@ -108,7 +154,7 @@ function setCamera(preset) {
 }
 for (const b of cameraButtons) b.addEventListener("click", () => setCamera(b.dataset.camera));
 $("#reset-view").addEventListener("click", () => setCamera("default"));
-$("#screenshot").addEventListener("click", () => view.screenshot());
+$("#screenshot").addEventListener("click", () => (replay.isOpen ? replay.screenshot() : view.screenshot()));
 
 const list = new SessionList($("#sessions"), $("#sessions-error"), (id) => {
   location.hash = `#/sessions/${encodeURIComponent(id)}`;
@@ -183,7 +229,19 @@ rateSelect.addEventListener("change", () => {
 // ---- routing: #/sessions/ID opens a session ----
 function route() {
   const cmp = /^#\/compare\/([^/]+)\/([^/]+)$/.exec(location.hash);
+  const rec = /^#\/sessions\/([^/]+)\/replay$/.exec(location.hash);
+  const file = location.hash === "#/replay";
   $("#compare").hidden = !cmp;
+  replayError.hidden = true; // a new place: an old error no longer applies
+  if (rec || file) {
+    if (view.id) view.close();
+    list.select(rec ? decodeURIComponent(rec[1]) : null);
+    if (rec && replay.source?.session !== decodeURIComponent(rec[1])) replay.openSession(decodeURIComponent(rec[1]));
+    $("#empty").hidden = replay.isOpen;
+    if (!replay.isOpen) $("#empty-text").textContent = "Open a recording file with Open recording… on the left";
+    return;
+  }
+  replay.close();
   if (cmp) {
     if (view.id) view.close();
     list.select(null);
@@ -251,13 +309,24 @@ document.addEventListener("keydown", (e) => {
   }
   const open = Boolean(view.id);
   let done = true;
+  if (replay.isOpen && e.key !== "?" && e.key !== "t" && !CAMERA_KEYS[e.key] && e.key !== "r") {
+    if (e.key === " ") player.toggle();
+    else if (e.key === "ArrowLeft") player.step(e.shiftKey ? -10 : -1);
+    else if (e.key === "ArrowRight") player.step(e.shiftKey ? 10 : 1);
+    else if (e.key === "Home") player.step(-player.count);
+    else if (e.key === "s") replay.screenshot();
+    else if (e.key === "End") player.step(player.count);
+    else done = false;
+    if (done) e.preventDefault();
+    return;
+  }
   if (e.key === "?") help.showModal();
   else if (e.key === " " && open) view.togglePlay();
   else if (e.key === "ArrowLeft" && open) view.timeline.step(e.shiftKey ? -0.1 : -0.01);
   else if (e.key === "ArrowRight" && open) view.timeline.step(e.shiftKey ? 0.1 : 0.01);
   else if (e.key === "End" && open) view.timeline.resume();
-  else if (CAMERA_KEYS[e.key] && open) setCamera(CAMERA_KEYS[e.key]);
-  else if (e.key === "r" && open) setCamera("default");
+  else if (CAMERA_KEYS[e.key] && (open || replay.isOpen)) setCamera(CAMERA_KEYS[e.key]);
+  else if (e.key === "r" && (open || replay.isOpen)) setCamera("default");
   else if (e.key === "s" && open) view.screenshot();
   else if (e.key === "n" && !embedded) create.open();
   else if (e.key === "t") themeButton.click();
@@ -274,7 +343,12 @@ window.__roddViewer = {
     return view.latest;
   },
   get shown() {
-    return view.shown;
+    return replay.isOpen ? replay.shown : view.shown;
+  },
+  /** The replay: what it plays (a session's recording or a file), its frames and where it is. */
+  get replay() {
+    if (!replay.isOpen) return null;
+    return { source: replay.source, frames: replay.frames.length, index: player.index, t: player.t, playing: player.playing, speed: player.speed };
   },
   get frames() {
     return view.frameCount;
@@ -284,6 +358,13 @@ window.__roddViewer = {
   },
   get renders() {
     return rodView.renders;
+  },
+  /** The frame the 3D view last drew: its t and tip, as the tube has it. */
+  get drawn() {
+    const f = rodView.lastFrame;
+    if (!f) return null;
+    const i = 3 * (f.n - 1);
+    return { t: f.t, n: f.n, tip: [f.position[i], f.position[i + 1], f.position[i + 2]] };
   },
   /** What the view draws besides the rod: attached bodies and constraint targets (with arrows). */
   get attached() {

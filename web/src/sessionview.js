@@ -4,20 +4,18 @@
 // the inputs' current values).
 
 import { sessionPath } from "./api.js";
-import { ColorRange, viridisGradient } from "./colormap.js";
-import { el, fmt, fmtTime } from "./dom.js";
-import { COLOR_FIELDS, fieldValues } from "./frame.js";
+import { el, fmtTime } from "./dom.js";
 import { History } from "./history.js";
 import { poller } from "./poller.js";
 import { RodStream } from "./stream.js";
 
 const POLL_MS = 1000;
 const OPEN_RETRY_MS = 2000;
-const PLOT_MS = 66; // plots redraw at most ~15 times a second; the 3D view takes every frame
 
 export class SessionView {
   /**
-   * parts: { api, ui (toolbar and view-tool elements), rodView, plots, controls, status, Timeline };
+   * parts: { api, ui (toolbar and view-tool elements), rodView, display (a FrameDisplay), controls,
+   * status, Timeline };
    * events: { onChanged() (refresh the list), onGone(id) }.
    */
   constructor(parts, events) {
@@ -25,23 +23,16 @@ export class SessionView {
     this.events = events;
     this.id = null;
     this.history = new History();
-    this.field = this.ui.field.value;
-    this.range = new ColorRange(COLOR_FIELDS[this.field].minSpan);
-    this.values = new Float32Array(0);
     this.latest = null; // the newest frame received
     this.shown = null; // the frame on screen (older when scrubbing)
     this.frameCount = 0;
     this.rate = 30;
-    this.length = 0.5;
-    this.plotTimer = 0;
-    this.lastPlot = 0;
     this.openings = 0; // counts open() and close() calls
     this.timeline = new parts.Timeline(this.ui.timeline, {
       span: () => (this.history.count ? [this.history.value("t", 0), this.history.last("t")] : [0, 0]),
       onChange: (frozen, t) => this.#scrub(frozen, t),
     });
     this.#bindToolbar();
-    this.ui.legend.bar.style.background = viridisGradient();
   }
 
   /** Shows session id (its stream, history and controls); closes the previous one. */
@@ -65,8 +56,7 @@ export class SessionView {
     }
     if (gen !== this.openings) return;
     this.#describe(desc);
-    this.length = desc.model?.length || 0.5;
-    this.#setModel(desc.model);
+    this.display.setModel(desc.model);
     this.#loadSpec(id, gen);
     this.stream = new RodStream({
       resolveUrl: () => this.#streamUrl(id),
@@ -97,15 +87,12 @@ export class SessionView {
     this.stream = null;
     this.poll?.stop();
     this.poll = null;
-    clearTimeout(this.plotTimer);
-    this.plotTimer = 0;
     this.id = null;
     this.history.clear();
-    this.range.reset();
     this.latest = this.shown = null;
     this.frameCount = 0;
     this.timeline.resume();
-    this.rodView.clear();
+    this.display.clear();
     this.controls.clear();
     this.ui.root.hidden = true;
     this.status.reset();
@@ -116,11 +103,6 @@ export class SessionView {
   setRate(rate) {
     this.rate = rate;
     this.stream?.subscribe({ rate });
-  }
-
-  /** Draws the plots again (their size changed). */
-  redraw() {
-    if (this.shown) this.#schedulePlots();
   }
 
   /** Reconnects now (a new token); opens the session again if opening it failed. */
@@ -138,15 +120,7 @@ export class SessionView {
 
   /** The 3D view as a PNG file named for the session and the shown time. */
   screenshot() {
-    const url = this.rodView.snapshot();
-    if (!url || !this.id) return null;
-    const t = this.shown ? `-t${this.shown.t.toFixed(2)}s` : "";
-    const name = `rodd-${this.desc?.name || this.id}${t}.png`.replace(/[^\w.-]+/g, "_");
-    const a = el("a", { href: url, download: name });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    return name;
+    return this.id ? this.display.screenshot(this.desc?.name || this.id) : null;
   }
 
   // ---- the stream ----
@@ -168,47 +142,20 @@ export class SessionView {
     this.ui.time.textContent = fmtTime(f.t);
     this.#maybeRepeat(f.t);
     if (this.timeline.frozen) return;
-    if (this.history.count && f.t < this.history.last("t")) this.range.reset(); // reset or restore
+    if (this.history.count && f.t < this.history.last("t")) this.display.resetRange(); // reset or restore
     this.history.push(f);
     this.#show(f);
   }
 
   #show(f) {
     this.shown = f;
-    if (this.values.length < f.n) this.values = new Float32Array(f.n);
-    fieldValues(f, this.field, this.values);
-    this.range.include(this.values, f.n);
-    this.rodView.show(f, this.values, this.range);
-    this.#schedulePlots();
+    this.display.show(f, this.history, this.timeline.frozen ? f.t : undefined);
   }
 
   #scrub(frozen, t) {
     const f = frozen ? this.history.frameNear(t) : this.latest;
     if (!frozen && f && (!this.history.count || f.t > this.history.last("t"))) this.history.push(f);
     if (f) this.#show(f);
-  }
-
-  #schedulePlots() {
-    if (this.plotTimer) return;
-    const wait = Math.max(0, PLOT_MS - (performance.now() - this.lastPlot));
-    this.plotTimer = setTimeout(() => {
-      requestAnimationFrame(() => {
-        this.plotTimer = 0;
-        this.lastPlot = performance.now();
-        this.#drawPlots();
-      });
-    }, wait);
-  }
-
-  #drawPlots() {
-    const f = this.shown;
-    if (!f) return;
-    this.plots.drawProfiles(f, this.length);
-    this.plots.drawSeries(this.history, this.timeline.frozen ? f.t : undefined);
-    const [lo, hi] = this.range.bounds();
-    const { unit } = COLOR_FIELDS[this.field];
-    this.ui.legend.lo.textContent = fmt(lo);
-    this.ui.legend.hi.textContent = `${fmt(hi)}${unit ? ` ${unit}` : ""}`;
   }
 
   // ---- the spec: its description, and its duration for "repeat" ----
@@ -291,20 +238,6 @@ export class SessionView {
     if (document.activeElement !== select) select.value = value;
   }
 
-  /** The description's model: gravity and the base radius for the view. */
-  #setModel(model) {
-    const g = model?.gravity;
-    const gravity = Array.isArray(g) && g.length === 3 && Math.hypot(...g) > 0 ? g : null;
-    const baseRadius = typeof model?.base_radius === "number" ? model.base_radius : undefined;
-    this.rodView.setModel({ length: this.length, baseRadius, gravity });
-    this.ui.legend.gravity.textContent = !Array.isArray(g)
-      ? "gravity: unknown"
-      : gravity
-        ? `gravity (${gravity.map((v) => fmt(v)).join(", ")}) m/s²`
-        : "no gravity";
-    this.ui.legend.gravity.dataset.on = String(Boolean(gravity));
-  }
-
   #gone() {
     const id = this.id;
     this.stream?.stop();
@@ -357,13 +290,6 @@ export class SessionView {
         this.status.message(`pace: ${e.message}`, "error");
       }
     });
-    ui.field.addEventListener("change", () => {
-      this.field = ui.field.value;
-      this.range.reset(COLOR_FIELDS[this.field].minSpan);
-      this.ui.legend.label.textContent = COLOR_FIELDS[this.field].label;
-      if (this.shown) this.#show(this.shown);
-    });
-    this.ui.legend.label.textContent = COLOR_FIELDS[this.field].label;
     ui.directors.addEventListener("change", () => this.rodView.setDirectorsVisible(ui.directors.checked));
     ui.resetView.addEventListener("click", () => this.rodView.resetView());
   }

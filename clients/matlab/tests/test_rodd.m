@@ -37,6 +37,53 @@ function test_rodd(url)
   part = rodd_recording(c, s.id, 0.1, 0.2);
   check(numel(part.t) == 3, 'a time range');
 
+  % the mechanics, against the recording's NDJSON: a shaken base with a payload, a pose
+  % constraint, contacts that come and go (three, two, none)
+  top = fullfile(here, '..', '..', '..');
+  cases = {'shaken-rod-with-payload', 0.3, 'base'; 'euler-column', 0.3, 'constraints'; 'octopus-grasp', 1.5, 'contacts'};
+  for k = 1:size(cases, 1)
+    name = cases{k, 1};
+    m = rodd_create(c, 'spec', fileread(fullfile(top, 'api', 'examples', [name '.json'])), 'points', 5, ...
+                    'recording', struct('rate', 10));
+    rodd_advance(c, m.id, cases{k, 2});
+    rec = rodd_recording(c, m.id);
+    [~, raw] = rodd_request(c, 'GET', ['/v1/sessions/' m.id '/recording?format=ndjson'], [], 'application/x-ndjson');
+    lines = strsplit(strtrim(char(raw(:)')), char(10));
+    F = numel(lines);
+    check(numel(rec.t) == F && F == round(10 * cases{k, 2}) + 1, [name ': a frame every 0.1 s']);
+    check(isfield(rec, cases{k, 3}), [name ': the recording has ' cases{k, 3}]);
+    ok = true;
+    counts = zeros(F, 1);
+    for j = 1:F
+      d = jsondecode(lines{j});
+      if isfield(d, 'base')
+        ok = ok && near(rec.base.position(j, :), d.base.position') && ...
+             near(squeeze(rec.base.rotation(j, :, :)), reshape(d.base.rotation, 3, 3)') && ...
+             near(rec.bodies.payload.position(j, :), d.bodies.payload.position');
+      end
+      if isfield(d, 'constraints')
+        g = d.constraints.guide;
+        r = rec.constraints.guide;
+        ok = ok && near(r.force(j, :), g.force') && near(r.moment(j, :), g.moment') && ...
+             near(r.point(j, :), g.point') && near(r.target(j, :), g.target') && near(r.violation(j), g.violation);
+      end
+      if isfield(d, 'contacts')
+        counts(j) = numel(d.contacts);
+        rows = rec.contacts.frame == j - 1;
+        ok = ok && rec.contacts.count(j) == counts(j) && nnz(rows) == counts(j);
+        if counts(j)
+          ok = ok && near(rec.contacts.s(rows), [d.contacts.s]') && near(rec.contacts.point(rows, :), [d.contacts.point]') && ...
+               near(rec.contacts.force(rows, :), [d.contacts.force]');
+        end
+      end
+    end
+    check(ok, [name ': every ' cases{k, 3} ' value agrees with the NDJSON']);
+    if strcmp(cases{k, 3}, 'contacts')
+      check(any(counts == 0) && max(counts) > 1, [name ': contacts come and go (' mat2str(counts') ')']);
+    end
+    rodd_delete(c, m.id);
+  end
+
   % errors name the JSON pointer of what is wrong
   bad = strrep(spec, '"poisson_ratio": 0.45', '"poisson_ratio": 0.7');
   try
@@ -58,6 +105,11 @@ function test_rodd(url)
   h = pi_tip_control(url, 0.01, 1.5);
   check(abs(h(end, 2) - 0.01) < 0.02 * 0.01, 'the PI example holds the tip within 2 % by 1.5 s');
   printf('matlab client: all passed\n');
+end
+
+function ok = near(a, b)
+  % to the NDJSON's 10 significant digits
+  ok = isequal(numel(a), numel(b)) && max(abs(double(a(:)) - b(:))) <= 1e-9 * max(abs(b(:))) + 1e-15;
 end
 
 function check(ok, what)

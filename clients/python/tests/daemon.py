@@ -29,7 +29,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             [RODD, "serve", "--listen", f"127.0.0.1:{self.http}", "--ws-port", str(self.ws),
              "--state-dir", self.dir, *args],
-            env={**os.environ, "RODD_WORKERS": "2", **(env or {})},
+            env={**os.environ, "RODD_WORKERS": "2", "RODD_EXAMPLES_DIR": os.path.join(TOP, "api", "examples"),
+                 **(env or {})},
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -134,6 +134,153 @@ class Recordings(DaemonTestCase):
         s.delete()
 
 
+MECHANICS = {  # example: (until, rate, what its frames carry)
+    "shaken-rod-with-payload": (0.3, 20, {"base", "bodies"}),
+    "free-floating": (0.3, 20, {"base", "bodies"}),
+    "euler-column": (0.3, 20, {"constraints"}),
+    "octopus-grasp": (1.5, 10, {"contacts"}),  # three contacts, then two, then none
+}
+
+
+def mechanics_of(d):
+    """The mechanics of a JSON FRAME flattened to (name, values) pairs, in a fixed order."""
+    out = []
+    if "base" in d:
+        out += [("base.position", d["base"]["position"]), ("base.rotation", d["base"]["rotation"])]
+    for n, b in d.get("bodies", {}).items():
+        out.append((f"bodies.{n}.position", b["position"]))
+    for n, c in d.get("constraints", {}).items():
+        out += [(f"constraints.{n}.{k}", v) for k, v in c.items()]
+    return out
+
+
+@unittest.skipIf(h5py is None, "needs h5py (python3-h5py)")
+class RecordingsCarryMechanics(DaemonTestCase):
+    """A moving or free base, bodies, constraints and contacts in every format of a recording,
+    agreeing with the NDJSON (the FRAMEs as published) and with the session's last frame."""
+
+    def finished(self, example, points=5, **recording):
+        until, rate, _ = MECHANICS[example]
+        s = self.c.create(example=example, points=points, pace="max", until=until, start=True,
+                          recording={"rate": rate, **recording})
+        return run_to_end(s, timeout=120)
+
+    def test_every_format_carries_the_mechanics(self):
+        for example, (until, rate, carries) in MECHANICS.items():
+            with self.subTest(example=example):
+                s = self.finished(example)
+                self.assertEqual(s.state, "finished")
+                lines = [json.loads(x) for x in s.recording("ndjson").splitlines()]
+                self.assertEqual(len(lines), round(until * rate) + 1)
+                for key in ("base", "bodies", "constraints", "contacts"):
+                    self.assertEqual(all(key in d for d in lines), key in carries, key)
+                # the last recorded frame is the published one, mechanics and all
+                last = s.frame()
+                for (name, want), (_, got) in zip(mechanics_of(last.extra), mechanics_of(lines[-1])):
+                    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-15, err_msg=name)
+                if "contacts" in carries:
+                    self.assertEqual(len(lines[-1]["contacts"]), len(last.extra["contacts"]))
+                # HDF5 (every bit) and NDJSON (10 digits) read into the same Recording
+                h5, nd = s.recording(), rodd.Recording.from_ndjson(s.recording("ndjson"))
+                for key in ("base", "bodies", "constraints", "contacts"):
+                    a, b = getattr(h5, key), getattr(nd, key)
+                    self.assertEqual(a is None, key not in carries, key)
+                    if a is None:
+                        continue
+                    flat_a = {f"{k}.{j}" if isinstance(v, dict) else k: w
+                              for k, v in a.items() for j, w in (v.items() if isinstance(v, dict) else [(None, v)])}
+                    flat_b = {f"{k}.{j}" if isinstance(v, dict) else k: w
+                              for k, v in b.items() for j, w in (v.items() if isinstance(v, dict) else [(None, v)])}
+                    self.assertEqual(sorted(flat_a), sorted(flat_b), key)
+                    for name in flat_a:
+                        self.assertEqual(flat_a[name].shape, flat_b[name].shape, name)
+                        np.testing.assert_allclose(flat_a[name], flat_b[name], rtol=1e-9, atol=1e-15, err_msg=name)
+                if h5.base is not None:
+                    self.assertEqual(h5.base["rotation"].shape, (len(h5), 3, 3))
+                    self.assertEqual(h5.units["base/position"], "m")
+                for n, c in (h5.constraints or {}).items():
+                    self.assertEqual(h5.units[f"constraints/{n}/force"], "N")
+                    self.assertEqual(c["force"].shape, (len(h5), 3))
+                # CSV: the mechanics on every row, a row per contact after each frame's points
+                rows = list(csv.DictReader(io.StringIO(s.recording("csv").decode())))
+                points_rows = [r for r in rows if r["point"] != ""]
+                self.assertEqual(len(points_rows), 5 * len(lines))
+                self.assertEqual(len(rows) - len(points_rows), sum(len(d.get("contacts", [])) for d in lines))
+                for name, want in mechanics_of(lines[-1]):
+                    cols = [c for c in rows[0] if c.startswith(name.replace(".position", "."))]
+                    if name.endswith((".violation", ".pressure")):
+                        cols = [name]
+                    elif name.startswith("constraints."):
+                        cols = [c for c in rows[0] if c.startswith(name + "_")]
+                    elif name == "base.position":
+                        cols = ["base.x", "base.y", "base.z"]
+                    elif name == "base.rotation":
+                        cols = [f"base.r{a}{b}" for a in (1, 2, 3) for b in (1, 2, 3)]
+                    got = [float(rows[-1 - sum(len(d.get("contacts", [])) for d in lines[-1:])][c]) for c in cols]
+                    np.testing.assert_allclose(got, np.ravel(want), rtol=1e-9, atol=1e-15, err_msg=name)
+                s.delete()
+
+    def test_contacts_come_and_go(self):
+        s = self.finished("octopus-grasp")
+        r = s.recording()
+        counts = list(r.contacts["count"])
+        self.assertIn(0, counts)
+        self.assertGreater(max(counts), 1)
+        self.assertEqual(len(r.contacts["frame"]), sum(counts))
+        lines = [json.loads(x) for x in s.recording("ndjson").splitlines()]
+        for k, d in enumerate(lines):
+            at = r.contacts_at(k)
+            self.assertEqual(len(at["s"]), len(d["contacts"]))
+            np.testing.assert_allclose(at["force"], np.reshape([c["force"] for c in d["contacts"]], (-1, 3)),
+                                       rtol=1e-9, atol=1e-15)
+        # a time range keeps each frame's own contacts
+        part = s.recording(start=0.5, stop=1.0)
+        k0 = int(np.argmin(np.abs(r.t - 0.5)))
+        np.testing.assert_array_equal(part.contacts["count"], r.contacts["count"][k0:k0 + len(part)])
+        np.testing.assert_array_equal(part.contacts["s"], r.contacts["s"][r.contacts["frame"] >= k0][:len(part.contacts["s"])])
+        # a reset drops the frames after t = 0, contacts and all; recording goes on from there
+        s.reset()
+        self.assertEqual(s.info["recording"]["frames"], 1)
+        s.advance(by=0.2)
+        again = s.recording()
+        np.testing.assert_allclose(again.t, [0, 0.1, 0.2], atol=1e-12)
+        np.testing.assert_array_equal(again.contacts["count"], r.contacts["count"][:3])
+        np.testing.assert_allclose(again.contacts["point"], r.contacts["point"][:sum(counts[:3])], rtol=1e-9, atol=1e-15)
+        s.delete()
+
+    def advanced(self, example, **recording):
+        """Run by :advance, in one synchronous call: the same pieces whatever the machine's
+        load, so two such sessions of one spec give the same frames to the bit."""
+        until, rate, _ = MECHANICS[example]
+        s = self.c.create(example=example, points=5, recording={"rate": rate, **recording})
+        s.advance(by=until)
+        return s.refresh()
+
+    def test_a_ring_of_frames_with_contacts(self):
+        full = self.advanced("octopus-grasp")
+        slot = full.info["recording"]["frame_bytes"]
+        # t + 5 points x 21 + energies and volume + the contact count; a frame with contacts
+        # takes one more slot (7 values each, 111 to a slot)
+        self.assertEqual(slot, 8 * (1 + 5 * 21 + 4 + 1))
+        ring = self.advanced("octopus-grasp", max_bytes=64 + 9 * slot)
+        info = ring.info["recording"]
+        self.assertEqual(info["state"], "recording")
+        self.assertLessEqual(info["bytes"], 9 * slot)
+        whole, tail = full.recording(), ring.recording()
+        self.assertEqual(len(tail), info["frames"])
+        self.assertGreater(len(tail), 4)
+        k0 = len(whole) - len(tail)
+        np.testing.assert_allclose(tail.t, whole.t[k0:], atol=1e-12)  # the newest frames, whole
+        np.testing.assert_array_equal(tail.contacts["count"], whole.contacts["count"][k0:])
+        np.testing.assert_array_equal(tail.contacts["force"], whole.contacts["force"][whole.contacts["frame"] >= k0])
+        # a frame bigger than the whole file is an error, not a silent gap
+        with self.assertRaises(rodd.RoddError) as e:
+            self.c.create(example="octopus-grasp", points=5, recording={"max_bytes": 64 + slot})
+        self.assertEqual([x["path"] for x in e.exception.errors], ["/recording/max_bytes"])
+        full.delete()
+        ring.delete()
+
+
 @unittest.skipIf(h5py is None, "needs h5py (python3-h5py)")
 class RecordingsSurviveRestarts(unittest.TestCase):
     def test_restart(self):
@@ -146,6 +293,11 @@ class RecordingsSurviveRestarts(unittest.TestCase):
                 run_to_end(s)
                 before = s.recording("ndjson")
                 sid = s.id
+                # frames of several slots (contacts) are found again by walking the file
+                g = c.create(example="octopus-grasp", points=5, pace="max", until=1.5, start=True,
+                             recording={"rate": 10})
+                run_to_end(g, timeout=120)
+                grasp = (g.id, g.recording("ndjson"), g.info["recording"]["frames"])
             finally:
                 d.stop()
             d = Daemon(state_dir=state)
@@ -154,6 +306,9 @@ class RecordingsSurviveRestarts(unittest.TestCase):
                 self.assertEqual(s.recording("ndjson"), before)
                 self.assertEqual(s.info["recording"]["frames"], 7)
                 s.delete()
+                g = rodd.Client(d.url).session(grasp[0])
+                self.assertEqual((g.recording("ndjson"), g.info["recording"]["frames"]), grasp[1:])
+                g.delete()
                 self.assertFalse(os.path.exists(os.path.join(state, "recordings", sid + ".rec")))
             finally:
                 d.stop()

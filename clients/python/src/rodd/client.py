@@ -339,7 +339,15 @@ class Recording:
     ``rotation`` (frames, points, 3, 3), ``s``/``rho``/``radius`` (frames, points),
     ``kappa``/``nu`` (frames, points, 3), ``energy`` {"kinetic", "elastic", "gravity"} of
     (frames,), ``volume_change`` (frames,); a field not recorded is None. ``spec`` is the
-    session's spec (from HDF5), ``units`` each dataset's unit (from HDF5)."""
+    session's spec (from HDF5), ``units`` each dataset's unit (from HDF5, by its path).
+
+    The mechanics, where the model has them (else None): ``base`` {"position" (frames, 3),
+    "rotation" (frames, 3, 3)} of a moving or free base; ``bodies`` {name: {"position"
+    (frames, 3)}}; ``constraints`` {name: {"force", "moment", "point", "target" (frames, 3),
+    "violation" (frames,)}} for a pose, {name: {"pressure", "violation"}} for a volume;
+    ``contacts`` a table of every frame's contacts, one row each: {"count" (frames,), "frame"
+    (rows,) the row of ``t`` each belongs to, "s" (rows,), "point", "force" (rows, 3)}.
+    ``contacts_at(k)`` gives frame k's rows."""
 
     def __init__(self) -> None:
         import numpy as np
@@ -347,17 +355,37 @@ class Recording:
         self.s = self.position = self.rotation = self.rho = self.radius = None
         self.kappa = self.nu = self.volume_change = None
         self.energy: Optional[Dict[str, Any]] = None
+        self.base: Optional[Dict[str, Any]] = None
+        self.bodies: Optional[Dict[str, Dict[str, Any]]] = None
+        self.constraints: Optional[Dict[str, Dict[str, Any]]] = None
+        self.contacts: Optional[Dict[str, Any]] = None
         self.spec: Optional[Dict[str, Any]] = None
         self.units: Dict[str, str] = {}
 
     def __len__(self) -> int:
         return len(self.t)
 
+    def contacts_at(self, k: int) -> Dict[str, Any]:
+        """Frame k's contacts: {"s" (n,), "point", "force" (n, 3)}; n may be 0."""
+        if self.contacts is None:
+            raise ValueError("this model's frames have no contacts")
+        rows = self.contacts["frame"] == k
+        return {key: self.contacts[key][rows] for key in ("s", "point", "force")}
+
     @classmethod
     def from_hdf5(cls, raw: bytes) -> "Recording":
         import h5py
         import numpy as np
         r = cls()
+
+        def group(g: Any) -> Dict[str, Any]:
+            out = {}
+            for k, v in g.items():
+                out[k] = group(v) if isinstance(v, h5py.Group) else np.asarray(v[...])
+                if isinstance(v, h5py.Dataset):
+                    r.units[v.name.lstrip("/")] = v.attrs["units"]
+            return out
+
         with h5py.File(io.BytesIO(raw), "r") as h:
             r.t = np.asarray(h["t"][...])
             for name in ("s", "position", "rotation", "rho", "radius", "kappa", "nu", "volume_change"):
@@ -366,6 +394,9 @@ class Recording:
                     r.units[name] = h[name].attrs["units"]
             if "energy" in h:
                 r.energy = {k: np.asarray(h["energy"][k][...]) for k in ("kinetic", "elastic", "gravity")}
+            for name in ("base", "bodies", "constraints", "contacts"):
+                if name in h:
+                    setattr(r, name, group(h[name]))
             if "spec" in h.attrs:
                 r.spec = json.loads(h.attrs["spec"])
         return r
@@ -374,7 +405,8 @@ class Recording:
     def from_ndjson(cls, raw: bytes) -> "Recording":
         import numpy as np
         r = cls()
-        frames = [Frame.from_json(json.loads(line)) for line in raw.splitlines() if line.strip()]
+        lines = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        frames = [Frame.from_json(d) for d in lines]
         r.t = np.array([f.t for f in frames])
         if not frames:
             return r
@@ -385,4 +417,21 @@ class Recording:
             r.energy = {k: np.array([f.energy[k] for f in frames]) for k in ("kinetic", "elastic", "gravity")}
         if frames[0].volume_change is not None:
             r.volume_change = np.array([f.volume_change for f in frames])
+        first = lines[0]
+        if "base" in first:
+            r.base = {"position": np.array([d["base"]["position"] for d in lines], dtype=float),
+                      "rotation": np.array([d["base"]["rotation"] for d in lines], dtype=float).reshape(-1, 3, 3)}
+        if "bodies" in first:
+            r.bodies = {n: {"position": np.array([d["bodies"][n]["position"] for d in lines], dtype=float)}
+                        for n in first["bodies"]}
+        if "constraints" in first:
+            r.constraints = {n: {k: np.array([d["constraints"][n][k] for d in lines], dtype=float) for k in c}
+                             for n, c in first["constraints"].items()}
+        if "contacts" in first:
+            flat = [(k, c) for k, d in enumerate(lines) for c in d["contacts"]]
+            r.contacts = {"count": np.array([len(d["contacts"]) for d in lines], dtype=np.int64),
+                          "frame": np.array([k for k, _ in flat], dtype=np.int64),
+                          "s": np.array([c["s"] for _, c in flat], dtype=float),
+                          "point": np.array([c["point"] for _, c in flat], dtype=float).reshape(-1, 3),
+                          "force": np.array([c["force"] for _, c in flat], dtype=float).reshape(-1, 3)}
         return r

@@ -1,0 +1,38 @@
+/* The mechanics of a FRAME past its per-point fields: a moving or free base's pose, the
+ * bodies' positions, the constraints' reactions and the contacts. Which of them a model's
+ * frames carry, and their names, is the frame's shape (rod_frame_shape); the exports lay out
+ * their columns and datasets from it and the recordings pack it into their float64 records.
+ *
+ * A packed frame is fixed-size (mech_values) but for its contacts, which vary in number: the
+ * fixed part ends with the count, and the contacts follow as MECH_CONTACT_VALUES each. */
+#ifndef RODD_FRAME_MECH_H
+#define RODD_FRAME_MECH_H
+
+#include "rod.h"
+
+#include <stddef.h>
+
+#define MECH_POSE_VALUES 13   /* force, moment, point, target (3 each), violation */
+#define MECH_VOLUME_VALUES 2  /* pressure, violation */
+#define MECH_CONTACT_VALUES 7 /* s, point (3), force (3) */
+
+/* A copy of src's shape (names, flags; no values) into dst, which the caller frees with
+ * rod_frame_free. 0, or -1 out of memory (dst then empty). */
+int mech_shape_copy(rod_frame *dst, const rod_frame *src);
+/* 1 when the model's frames carry anything past the per-point fields. */
+int mech_any(const rod_frame *shape);
+/* Doubles of the fixed part of a packed frame (0 when mech_any is 0). */
+size_t mech_values(const rod_frame *shape);
+/* 1 when f has shape's base, bodies, constraints and contacts (counts, kinds and names). */
+int mech_matches(const rod_frame *shape, const rod_frame *f);
+/* Writes f's fixed part (mech_values doubles) into v, then its contacts after it. */
+void mech_pack(const rod_frame *shape, const rod_frame *f, double *v);
+/* The number of contacts a packed frame carries (its fixed part at v). */
+int mech_packed_contacts(const rod_frame *shape, const double *v);
+/* Reads a packed frame (its fixed part, then its contacts) into f, whose cons and bodies
+ * arrays (shape's sizes, names already in them) the caller provides; contact_s,
+ * contact_point and contact_force point into scratch, MECH_CONTACT_VALUES doubles per
+ * contact that the caller provides (mech_packed_contacts says how many). */
+void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *scratch);
+
+#endif
