@@ -69,7 +69,7 @@ $(BUILD)/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/librodcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -78,7 +78,9 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
+# the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
+UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o
+$(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a

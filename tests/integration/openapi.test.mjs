@@ -392,7 +392,7 @@ test("every operation against a daemon without tokens", async (t) => {
     let r = await call(d, "POST", "/v1/sessions", { body: { spec: cableSpec(), name: "contract", points: 11 }, expect: 201 });
     const id = r.json.id;
     assert.equal(r.headers.get("location"), r.json.self);
-    assert.equal(r.json.stream_url, d.wsUrl(`/v1/sessions/${id}/stream`));
+    assert.equal(r.json.stream_url, d.restWsUrl(`/v1/sessions/${id}/stream`));
     assert.equal(r.json.state, "created");
     r = await call(d, "POST", "/v1/sessions", { body: { example: "stiffness-tuning", pace: "realtime", until: 2 }, expect: 201 });
     assert.equal(r.json.pace, 1, "\"realtime\" is pace 1");
@@ -578,7 +578,7 @@ test("every operation against a daemon without tokens", async (t) => {
     r = await call(d, "POST", "/v1/stream-tickets", { expect: 201 });
     assert.equal(r.json.stream_url, undefined);
     r = await call(d, "POST", "/v1/stream-tickets", { body: { session: id }, expect: 201 });
-    assert.ok(r.json.stream_url.startsWith(`${d.wsUrl(`/v1/sessions/${id}/stream`)}?ticket=`));
+    assert.ok(r.json.stream_url.startsWith(`${d.restWsUrl(`/v1/sessions/${id}/stream`)}?ticket=`));
     await call(d, "POST", "/v1/stream-tickets", { body: { session: "r0-000000000000" }, expect: 404, type: "not-found" });
     await call(d, "POST", "/v1/stream-tickets", { body: { session: 5 }, expect: 422, type: "invalid-request" });
     await call(d, "POST", "/v1/stream-tickets", { body: "nope", expect: 400, type: "malformed-json" });
