@@ -222,8 +222,9 @@ void http_route(http_request *rq, http_response *rs)
     if (stream_session_id_of(p, sid, sizeof sid) == 0) {
         /* a WebSocket upgrade to this path never gets here (http.c hands it to the streams) */
         if (!get) reply_not_allowed(rs, "GET, HEAD");
-        else reply_problem(rs, 426, "upgrade-required", "A stream is a WebSocket",
-                           "open this URL as a WebSocket (GET with Upgrade: websocket)", NULL);
+        else if (req_need(rq, rs, ROLE_VIEWER))
+            reply_problem(rs, 426, "upgrade-required", "A stream is a WebSocket",
+                          "open this URL as a WebSocket (GET with Upgrade: websocket)", NULL);
         return;
     }
     if (strncmp(p, "/v1/sessions/", 13) == 0) {
