@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define MAX_CTL 8
@@ -460,6 +461,7 @@ static void wake_only(lws_sorted_usec_list_t *sul)
 static void *service(void *arg)
 {
     stream_server *ss = arg;
+    prctl(PR_SET_NAME, "rodd-streams", 0, 0, 0); /* for top -H and the benches */
     while (!atomic_load(&ss->stop)) lws_service(ss->ctx, 0);
     /* draining: say goodbye to every client, for at most half a second. lws 4.1 ignores
      * lws_service's timeout and waits for its next event, and a client that reads nothing

@@ -2,6 +2,7 @@
 // derived quantities, the history's window and scrubbing, spec error placement, the colour range.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { streamUrlForPage } from "../../web/src/api.js";
 import { ColorRange, viridis } from "../../web/src/colormap.js";
 import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition } from "../../web/src/frame.js";
 import { History } from "../../web/src/history.js";
@@ -205,4 +206,12 @@ test("JSON frames keep a moving base's pose, the bodies and the constraints for 
   assert.deepEqual(f.constraints.tip.target, [0.1, 0, 0.5]);
   assert.equal(f.constraints.V.pressure, 200);
   assert.equal(decodeJsonFrame(jsonFrame()).constraints, undefined, "absent when the frame has none");
+});
+
+test("an https page opens its stream as wss, on the announced host and port", () => {
+  const u = "ws://lab.example.org:8443/v1/sessions/r0-1/stream?ticket=abc";
+  assert.equal(streamUrlForPage(u, "https:"), "wss://lab.example.org:8443/v1/sessions/r0-1/stream?ticket=abc");
+  assert.equal(streamUrlForPage(u, "http:"), u);
+  assert.equal(streamUrlForPage("wss://x/v1/sessions/r0-1/stream", "https:"), "wss://x/v1/sessions/r0-1/stream");
+  assert.equal(streamUrlForPage("wss://x/v1/sessions/r0-1/stream", "http:"), "wss://x/v1/sessions/r0-1/stream");
 });
