@@ -46,7 +46,7 @@ CRITERION_JOBS ?= 2
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
-        fuzz fuzz-run fuzz-long bench bench-load bench-viewer clean
+        fuzz fuzz-run fuzz-long bench bench-load bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -250,6 +250,12 @@ bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/ben
 bench-load: $(BUILD)/rodd
 	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
 	RODD=$(BUILD)/rodd node tests/bench/load.mjs $(LOAD_ARGS)
+
+# A stream on the REST port against the stream port of its own: added latency of the same
+# frame, and the daemon's CPU per stream (the pump thread's share apart).
+bench-oneport: $(BUILD)/rodd
+	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
+	RODD=$(BUILD)/rodd node tests/bench/oneport.mjs $(ONEPORT_ARGS)
 
 # The viewer's frame rate and memory in headless Chromium: a 101-point rod at 60 Hz for 60 s
 # (PERF_ARGS="--seconds 600" for the soak).

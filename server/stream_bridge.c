@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,12 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
     *c->upgraded = 1; /* from here on c is ours, not the REST connection's */
     c->upgraded = NULL;
     c->urh = urh;
+    /* frames go out as they come, as the stream port sends them (lws sets TCP_NODELAY there):
+     * libmicrohttpd may leave the socket corked after its 101, and Nagle's wait for an ACK
+     * behind a delayed ACK held frames back by milliseconds */
+    MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CORK_OFF);
+    const int one = 1;
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     char *early = c->early;
     const size_t nearly = c->nearly;
     c->early = NULL;

@@ -5,11 +5,14 @@
 //   node tests/bench/oneport.mjs [--clients 16] [--seconds 10] [--rounds 2] [--format json|binary]
 //
 // Real-time cable-arm sessions (51 points) publish at 60 Hz; each client subscribes at 60 Hz
-// to all fields. Phases alternate (idle, stream port, REST port, ...) so that a change in the
-// machine's load falls on both. CPU is the daemon's user + system time over the phase (from
+// to all fields. Phases alternate (idle, stream port, REST port, both) so that a change in the
+// machine's load falls on each. CPU is the daemon's user + system time over the phase (from
 // /proc), less the idle phase's (the simulation itself), per client; the pump thread's and
 // the stream thread's own shares come from /proc/PID/task. Clients run in this process: their
-// parsing is on the same cores, which widens both ports' latencies alike.
+// parsing is on the same cores, which widens both ports' latencies alike. The "both" phase
+// pairs a REST-port client with a stream-port client on the same session: the difference of
+// their arrival times for the same frame (seq) is the REST path's own added latency, free of
+// the machine's load, which on a shared machine moves each phase's latency far more.
 import { readdirSync, readFileSync } from "node:fs";
 import { api, cableSpec, openStream, sleep, startDaemon } from "../integration/daemon.mjs";
 
@@ -57,8 +60,9 @@ try {
   const phase = async (port) => {
     const clients = [];
     for (let i = 0; i < (port === "idle" ? 0 : CLIENTS); i++) {
-      const path = `/v1/sessions/${ids[i % SESSIONS]}/stream?rate=60&format=${FORMAT}`;
-      const c = openStream(port === "rest" ? d.restWsUrl(path) : d.wsUrl(path));
+      const path = `/v1/sessions/${ids[Math.floor(i / (port === "both" ? 2 : 1)) % SESSIONS]}/stream?rate=60&format=${FORMAT}`;
+      const rest = port === "rest" || (port === "both" && i % 2 === 0);
+      const c = openStream(rest ? d.restWsUrl(path) : d.wsUrl(path));
       await c.ready;
       clients.push(c);
     }
@@ -78,6 +82,13 @@ try {
         frames += c.binary.length - n0[i];
       }
     });
+    // paired: client 2k on the REST port, 2k + 1 on the stream port, the same session
+    const added = [];
+    if (port === "both" && FORMAT === "json")
+      for (let k = 0; k + 1 < clients.length; k += 2) {
+        const at = new Map(clients[k + 1].frames.slice(n0[k + 1]).map((f) => [f.seq, f._at]));
+        for (const f of clients[k].frames.slice(n0[k])) if (at.has(f.seq)) added.push(f._at - at.get(f.seq));
+      }
     for (const c of clients) c.close();
     await sleep(500);
     const share = (name) => Number((((th1[name] ?? 0) - (th0[name] ?? 0)) / wall).toFixed(4));
@@ -87,10 +98,13 @@ try {
       pump_cores: share("rodd-splice"), streams_thread_cores: share("rodd-streams"),
       frames_per_client_s: clients.length ? Number((frames / clients.length / wall).toFixed(1)) : 0,
       latency_ms_p50: Number(pct(latency, 50).toFixed(2)), latency_ms_p99: Number(pct(latency, 99).toFixed(2)),
+      ...(added.length ? { rest_minus_stream_ms_p10: Number(pct(added, 10).toFixed(2)),
+        rest_minus_stream_ms_p50: Number(pct(added, 50).toFixed(2)), rest_minus_stream_ms_p90: Number(pct(added, 90).toFixed(2)),
+        paired_frames: added.length } : {}),
     };
   };
   for (let r = 0; r < ROUNDS; r++)
-    for (const port of ["idle", "stream", "rest"]) {
+    for (const port of ["idle", "stream", "rest", "both"]) {
       const row = await phase(port);
       rows.push(row);
       console.log(JSON.stringify(row));
@@ -104,6 +118,9 @@ const mean = (port, k) => {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 };
 const idle = mean("idle", "cpu_cores");
+if (FORMAT === "json")
+  console.log(`the same frame on both ports at once: the REST port's arrives ${mean("both", "rest_minus_stream_ms_p50").toFixed(3)} ms ` +
+    `later (median; p10 ${mean("both", "rest_minus_stream_ms_p10").toFixed(3)}, p90 ${mean("both", "rest_minus_stream_ms_p90").toFixed(3)} ms)`);
 for (const port of ["stream", "rest"]) {
   const per = ((mean(port, "cpu_cores") - idle) / CLIENTS) * 1000;
   console.log(`${port === "rest" ? "REST port  " : "stream port"}: ${per.toFixed(2)} ms CPU per client per second ` +

@@ -119,7 +119,7 @@ export function openStream(url, opts = {}) {
     ws.on("unexpected-response", (req, res) => reject(new Error(`refused with HTTP ${res.statusCode}`)));
   });
   ws.on("message", (data, isBinary) => {
-    const at = Date.now();
+    const at = performance.timeOrigin + performance.now(); // ms since the epoch, to the microsecond
     if (isBinary) {
       c.binary.push({ at, data: Buffer.from(data) });
       return;
