@@ -513,7 +513,8 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
     ss->retry.secs_since_valid_hangup = (uint16_t)(d->cfg.stream_idle_timeout > 20 ? d->cfg.stream_idle_timeout : 30);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+    /* lws 4.1 reads VALIDATE_UTF8 from the context's options, not the vhost's */
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.fd_limit_per_thread = (unsigned)(d->cfg.max_streams + 64);
     ss->ctx = lws_create_context(&info);
     if (!ss->ctx) snprintf(err, errlen, "cannot start the stream server");
