@@ -103,6 +103,11 @@ int cli_serve(int argc, char **argv)
     if (state_dir) snprintf(d.cfg.state_dir, sizeof d.cfg.state_dir, "%s", state_dir);
     if (web_root) snprintf(d.cfg.web_root, sizeof d.cfg.web_root, "%s", web_root);
     if (ws) d.cfg.ws_port = atoi(ws);
+    if (d.cfg.ws_port && d.cfg.ws_port == d.cfg.http_port) {
+        snprintf(err, sizeof err, "ws_port %d is the REST port, which serves the streams already: leave ws_port "
+                 "unset (0) for one port, or give the stream port another", d.cfg.ws_port);
+        goto bad_config;
+    }
     d.auth = auth_new(&d.cfg, err, sizeof err);
     if (!d.auth) goto bad_config;
     if (!auth_enabled(d.auth) && !host_is_loopback(d.cfg.listen_host)) {
