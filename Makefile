@@ -188,9 +188,10 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_spec.c $(CORE_SRC) $(LDLIBS)
 # The daemon's inputs, each with its own harness (tests/fuzz/fuzz_NAME.c) and seed corpus
 # (tests/fuzz/NAME/): REST requests through the daemon's routing, stream messages, checkpoint
-# files, the config file and the tokens file. Their objects are built once with the fuzzer's
-# instrumentation (build/fuzz-obj) and linked into each.
-FUZZ_SURFACES = rest stream checkpoint config tokens
+# files, the config file, the tokens file and the stream handshake's text that the REST port
+# passes on. Their objects are built once with the fuzzer's instrumentation (build/fuzz-obj)
+# and linked into each.
+FUZZ_SURFACES = rest stream checkpoint config tokens handshake
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
                  -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
