@@ -206,7 +206,7 @@ fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)
 
 # `make test` runs each briefly on its corpus (FUZZ_SECONDS for the spec, FUZZ_SURFACE_SECONDS
 # for each of the others); `make fuzz-long` runs each for FUZZ_LONG_SECONDS (a night: 8 h over
-# six surfaces) and prints the executions each ran.
+# seven surfaces) and prints the executions each ran.
 FUZZ_RUN = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 fuzz-run: fuzz
 	@mkdir -p $(BUILD)/fuzz-corpus
@@ -223,7 +223,7 @@ fuzz-long: fuzz
 	@set -e; for s in spec $(FUZZ_SURFACES); do \
 	    mkdir -p $(BUILD)/fuzz-corpus-$$s; \
 	    seeds=tests/fuzz/$$s; [ $$s = spec ] && seeds="tests/fuzz/corpus api/examples"; \
-	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_LONG_SECONDS:-4800} $(FUZZ_RUN) \
+	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_LONG_SECONDS:-4100} $(FUZZ_RUN) \
 	        $(BUILD)/fuzz-corpus-$$s $$seeds > $(BUILD)/fuzz-long-$$s.log 2>&1; then \
 	        tail -60 $(BUILD)/fuzz-long-$$s.log; exit 1; fi; \
 	    echo "$$s: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-long-$$s.log)"; \
