@@ -1,12 +1,14 @@
 # rodd: the daemon, the viewer and the examples in one image a group shares.
 #   podman build --format docker -t rodd:0.1.0 .      (or docker build -t rodd:0.1.0 .)
 #   token=$(openssl rand -hex 24); echo "operator token: $token"
-#   podman run -p 8080:8080 -p 8081:8081 -v rodd-state:/var/lib/rodd \
+#   podman run -p 8080:8080 -v rodd-state:/var/lib/rodd \
 #     -e RODD_TOKENS=operator:$token rodd:0.1.0
 # (the daemon refuses placeholder tokens such as CHANGE-ME)
-# Ports: 8080 REST and the viewer, 8081 streams (WebSocket). Without tokens the daemon refuses
-# to listen anywhere but loopback (set RODD_LISTEN=127.0.0.1:8080 with host networking); give
-# tokens (RODD_TOKENS, or a file at RODD_TOKENS_FILE, e.g. a mounted secret) to serve a network.
+# Port: 8080 carries REST, the viewer and the streams (WebSocket), so one -p mapping, tunnel
+# or proxy upstream reaches everything (RODD_WS_PORT adds a port for streams alone). Without
+# tokens the daemon refuses to listen anywhere but loopback (set RODD_LISTEN=127.0.0.1:8080
+# with host networking); give tokens (RODD_TOKENS, or a file at RODD_TOKENS_FILE, e.g. a
+# mounted secret) to serve a network.
 # BASE lets a build use a locally made Debian bookworm instead of the public image. A viewer
 # already built in web/dist (make web) is used as is; otherwise the build stage builds it
 # (which needs the npm registry).
@@ -41,11 +43,10 @@ COPY api/openapi.yaml* api/spec.schema.json /usr/share/rodd/
 # every library the binary needs is here (the build stage checked the list)
 RUN ! ldd /usr/local/bin/rodd | grep -q "not found" && rodd --version
 ENV RODD_LISTEN=0.0.0.0:8080 \
-    RODD_WS_PORT=8081 \
     RODD_STATE_DIR=/var/lib/rodd \
     RODD_WEB_ROOT=/usr/share/rodd/web \
     RODD_EXAMPLES_DIR=/usr/share/rodd/examples
-EXPOSE 8080 8081
+EXPOSE 8080
 VOLUME /var/lib/rodd
 USER rodd
 WORKDIR /var/lib/rodd

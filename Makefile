@@ -46,7 +46,7 @@ CRITERION_JOBS ?= 2
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
-        fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-viewer clean
+        fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -69,7 +69,7 @@ $(BUILD)/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/support $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/librodcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -78,7 +78,9 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
+# the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
+UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o
+$(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
@@ -194,9 +196,10 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_spec.c $(CORE_SRC) $(LDLIBS)
 # The daemon's inputs, each with its own harness (tests/fuzz/fuzz_NAME.c) and seed corpus
 # (tests/fuzz/NAME/): REST requests through the daemon's routing, stream messages, checkpoint
-# files, the config file and the tokens file. Their objects are built once with the fuzzer's
-# instrumentation (build/fuzz-obj) and linked into each.
-FUZZ_SURFACES = rest stream checkpoint config tokens
+# files, the config file, the tokens file and the stream handshake's text that the REST port
+# passes on. Their objects are built once with the fuzzer's instrumentation (build/fuzz-obj)
+# and linked into each.
+FUZZ_SURFACES = rest stream checkpoint config tokens handshake
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
                  -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
@@ -211,7 +214,7 @@ fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)
 
 # `make test` runs each briefly on its corpus (FUZZ_SECONDS for the spec, FUZZ_SURFACE_SECONDS
 # for each of the others); `make fuzz-long` runs each for FUZZ_LONG_SECONDS (a night: 8 h over
-# six surfaces) and prints the executions each ran.
+# seven surfaces) and prints the executions each ran.
 FUZZ_RUN = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 fuzz-run: fuzz
 	@mkdir -p $(BUILD)/fuzz-corpus
@@ -228,7 +231,7 @@ fuzz-long: fuzz
 	@set -e; for s in spec $(FUZZ_SURFACES); do \
 	    mkdir -p $(BUILD)/fuzz-corpus-$$s; \
 	    seeds=tests/fuzz/$$s; [ $$s = spec ] && seeds="tests/fuzz/corpus api/examples"; \
-	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_LONG_SECONDS:-4800} $(FUZZ_RUN) \
+	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_LONG_SECONDS:-4100} $(FUZZ_RUN) \
 	        $(BUILD)/fuzz-corpus-$$s $$seeds > $(BUILD)/fuzz-long-$$s.log 2>&1; then \
 	        tail -60 $(BUILD)/fuzz-long-$$s.log; exit 1; fi; \
 	    echo "$$s: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-long-$$s.log)"; \
@@ -261,6 +264,12 @@ bench-load: $(BUILD)/rodd
 bench-isolation: $(BUILD)/rodd
 	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
 	RODD=$(BUILD)/rodd node tests/bench/isolation.mjs $(ISOLATION_ARGS)
+
+# A stream on the REST port against the stream port of its own: added latency of the same
+# frame, and the daemon's CPU per stream (the pump thread's share apart).
+bench-oneport: $(BUILD)/rodd
+	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
+	RODD=$(BUILD)/rodd node tests/bench/oneport.mjs $(ONEPORT_ARGS)
 
 # The viewer's frame rate and memory in headless Chromium: a 101-point rod at 60 Hz for 60 s
 # (PERF_ARGS="--seconds 600" for the soak).

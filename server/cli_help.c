@@ -107,8 +107,8 @@ static const cli_command commands[] = {
      "file or a RODD_* environment variable (README.md lists them); the command line wins.\n"
      "Without tokens (RODD_TOKENS or RODD_TOKENS_FILE) it listens on loopback only.\n"
      "  --config FILE     a JSON config file\n"
-     "  --listen ADDR:PORT  REST and viewer address (default 127.0.0.1:8080)\n"
-     "  --ws-port PORT    the streams' port (default: the REST port + 1)\n"
+     "  --listen ADDR:PORT  REST, the viewer and the streams (default 127.0.0.1:8080)\n"
+     "  --ws-port PORT    also serve streams on a port of their own (default: none)\n"
      "  --state-dir DIR   where sessions are kept across restarts\n"
      "  --web-root DIR    the built viewer to serve at / (web/dist)\n"
      "  --example NAME    start that example running, unless sessions were restored\n",

@@ -8,7 +8,7 @@
 typedef struct {
     char listen_host[128]; /* "127.0.0.1" */
     int http_port;         /* REST and the viewer */
-    int ws_port;           /* streams; 0 = http_port + 1 */
+    int ws_port;           /* a port for streams alone, besides the REST port's; 0 = none */
     char state_dir[512];   /* "" = no persistence */
     char web_root[512];    /* the built viewer */
     char examples_dir[512];
@@ -16,7 +16,7 @@ typedef struct {
     char tokens[2048];     /* "role:token,role:token" */
     char allowed_origins[1024]; /* comma-separated; "" = the daemon's own hosts only */
     char allowed_hosts[1024];   /* Host names besides the listen address's; comma-separated */
-    char public_stream_url[512]; /* ws:// or wss:// base announced in stream_url; "" = from Host */
+    char public_stream_url[512]; /* ws:// or wss:// base announced in stream_url; "" = the REST port, from Host */
     int workers;
     int max_sessions;
     int max_dof;

@@ -21,7 +21,7 @@ typedef struct {
     struct http_server *http;
     atomic_int ready;     /* serving; 0 while starting or draining */
     char ordinal[32];     /* the prefix of every session id this daemon makes */
-    int ws_port;          /* where streams listen */
+    int ws_port;          /* the stream port, when there is one (0: the REST port only) */
 } daemon_ctx;
 
 #endif

@@ -5,6 +5,8 @@
 #include "log.h"
 #include "metrics.h"
 #include "origin.h"
+#include "stream_admit.h"
+#include "stream_bridge.h"
 #include "utf8.h"
 
 #include <arpa/inet.h>
@@ -25,10 +27,15 @@ struct http_server {
     struct MHD_Daemon *mhd;
     daemon_ctx *d;
     http_guard *guard;
+    stream_bridge *bridge; /* streams on this port */
     atomic_int in_flight; /* requests begun and not yet completed */
 };
 
 typedef struct {
+    int started;   /* the handler has seen the headers */
+    char *target;  /* a stream path's request target as sent (path and query), for the stream server */
+    int upgraded;  /* the connection is a stream now (set by the upgrade handler) */
+    bridge_conn *bridged; /* between the handshake and the upgrade */
     char *body;
     size_t len, cap;
     int too_big;   /* over max_body: the rest is dropped, the answer is 413 */
@@ -67,6 +74,7 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const char *me
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     if (rs->status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
+    if (rs->status == 426) MHD_add_response_header(r, "Upgrade", "websocket");
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     metrics_http(rs->status);
@@ -97,6 +105,40 @@ static int admit(http_server *h, struct MHD_Connection *conn, upload *up, http_r
     return 0;
 }
 
+/* Every request's state, made when its request line is in: the stream path's raw target is
+ * only seen here (the handler gets the path with the query taken apart). */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    upload *up = calloc(1, sizeof *up);
+    char id[80];
+    if (up && stream_session_id_of(uri, id, sizeof id) == 0) up->target = strdup(uri);
+    return up;
+}
+
+/* A WebSocket upgrade on a stream path: the stream server decides (stream_bridge.h), exactly
+ * as on its own port; the REST port's own admission (http_admit) does not apply. */
+static enum MHD_Result stream_upgrade(http_server *h, struct MHD_Connection *conn, const char *method, const char *url,
+                                      upload *up)
+{
+    http_response rs = {0};
+    struct MHD_Response *r = NULL;
+    up->answered = 1; /* whatever follows the request is the stream's, never a body */
+    if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length") ||
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")) {
+        reply_problem(&rs, 400, "invalid-request", "A stream request has no body", NULL, NULL);
+        return send_response(conn, method, url, &rs);
+    }
+    if (!bridge_handshake(h->bridge, conn, up->target, &up->upgraded, &r, &up->bridged, &rs))
+        return send_response(conn, method, url, &rs);
+    const enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
+    MHD_destroy_response(r);
+    metrics_http(101);
+    log_event(LOG_DEBUG, "http", "method=%s path=%s status=101", method, log_q(url));
+    return ret;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
@@ -104,12 +146,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     http_server *h = cls;
     daemon_ctx *d = h->d;
     upload *up = *con_cls;
-    if (!up) {
-        up = calloc(1, sizeof *up);
-        if (!up) return MHD_NO;
-        *con_cls = up;
+    if (!up) return MHD_NO; /* no memory when its request line came */
+    if (!up->started) {
+        up->started = 1;
         atomic_fetch_add(&h->in_flight, 1);
         http_guard_headers_done(h->guard, conn);
+        if (up->target && bridge_wants_upgrade(conn, method)) return stream_upgrade(h, conn, method, url, up);
         http_response rs = {0};
         if (admit(h, conn, up, &rs) != 0) {
             up->answered = 1;
@@ -181,15 +223,21 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
     (void)toe;
     http_server *h = cls;
     upload *up = *con_cls;
+    const int upgraded = up && up->upgraded;
     if (up) {
-        atomic_fetch_sub(&h->in_flight, 1);
+        if (up->started) atomic_fetch_sub(&h->in_flight, 1);
         http_guard_release_body(h->guard, up->reserved);
+        if (!up->upgraded) bridge_discard(up->bridged); /* the 101 never went out */
+        free(up->target);
         free(up->body);
         free(up);
     }
     *con_cls = NULL;
-    http_guard_request_done(h->guard, conn);
+    if (upgraded) http_guard_upgraded(h->guard, conn);
+    else http_guard_request_done(h->guard, conn);
 }
+
+#define STREAM_GOODBYE_S 1.0 /* for the close frames still on their way out at shutdown */
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -212,6 +260,12 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
         free(h);
         return NULL;
     }
+    h->bridge = bridge_start(d, err, errlen);
+    if (!h->bridge) {
+        http_guard_free(h->guard);
+        free(h);
+        return NULL;
+    }
     struct addrinfo hints = {0}, *ai = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -222,6 +276,7 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
     int gai = getaddrinfo(host, port, &hints, &ai);
     if (gai != 0) {
         snprintf(err, errlen, "listen address %s: %s", d->cfg.listen_host, gai_strerror(gai));
+        bridge_free(h->bridge);
         http_guard_free(h->guard);
         free(h);
         return NULL;
@@ -230,7 +285,7 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
      * read waiting out a slice) holds only its own connection; the connection cap bounds the
      * threads */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
-                     MHD_USE_ITC | MHD_USE_ERROR_LOG;
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
     if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
     h->mhd = MHD_start_daemon(flags, (uint16_t)d->cfg.http_port, http_guard_accept, h->guard, handler, h,
                               MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
@@ -240,11 +295,13 @@ http_server *http_start(daemon_ctx *d, char *err, size_t errlen)
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned)d->cfg.max_connections,
                               MHD_OPTION_NOTIFY_COMPLETED, completed, h,
                               MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, h->guard,
+                              MHD_OPTION_URI_LOG_CALLBACK, uri_seen, h,
                               MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!h->mhd) {
         snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this machine)",
                  d->cfg.listen_host, d->cfg.http_port);
+        bridge_free(h->bridge);
         http_guard_free(h->guard);
         free(h);
         return NULL;
@@ -273,7 +330,11 @@ void http_wait_idle(http_server *h, double wait)
 void http_stop(http_server *h)
 {
     if (!h) return;
+    /* the streams on this port first: MHD_stop_daemon needs every upgraded socket handed back
+     * (the stream server, stopped before, has said its goodbye into each) */
+    bridge_stop(h->bridge, STREAM_GOODBYE_S);
     if (h->mhd) MHD_stop_daemon(h->mhd);
+    bridge_free(h->bridge);
     http_guard_free(h->guard);
     free(h);
 }

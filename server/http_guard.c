@@ -183,6 +183,11 @@ void http_guard_request_done(http_guard *g, struct MHD_Connection *conn)
     set_deadline(g, conn, g->idle_timeout);
 }
 
+void http_guard_upgraded(http_guard *g, struct MHD_Connection *conn)
+{
+    set_deadline(g, conn, 0);
+}
+
 int http_guard_reserve_body(http_guard *g, size_t n)
 {
     pthread_mutex_lock(&g->mu);

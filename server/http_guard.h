@@ -30,6 +30,11 @@ void http_guard_handling(http_guard *g, struct MHD_Connection *conn);
  * timeout (connection_timeout, or request_timeout if longer). */
 void http_guard_request_done(http_guard *g, struct MHD_Connection *conn);
 
+/* The connection became a stream (a WebSocket upgrade): it keeps its slot, so it still counts
+ * against max_connections and its peer's share, but no deadline cuts it; the stream server's
+ * rules (pings, stream_idle_timeout) end it instead. */
+void http_guard_upgraded(http_guard *g, struct MHD_Connection *conn);
+
 /* Bodies in flight: 0 when n more bytes fit under the daemon-wide bound (then release them
  * when the request ends), -1 when they do not. */
 int http_guard_reserve_body(http_guard *g, size_t n);

@@ -4,12 +4,14 @@
 
 #include "metrics.h"
 #include "origin.h"
+#include "stream_admit.h"
 #include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void reply_json(http_response *rs, int status, cJSON *o)
 {
@@ -136,25 +138,39 @@ int req_need(http_request *rq, http_response *rs, role r)
     return 0;
 }
 
+/* Behind a TLS proxy that says so (X-Forwarded-Proto: https, as nginx, Caddy and Traefik
+ * send it), the client reached us over https: its streams are wss://. Believing it needs no
+ * trust: it only changes what this answer tells the one who sent it. */
+static int forwarded_https(http_request *rq)
+{
+    const char *p = req_header(rq, "X-Forwarded-Proto");
+    if (!p) return 0;
+    while (*p == ' ' || *p == '\t') p++;
+    const size_t n = strcspn(p, ", \t"); /* the first proxy's, when several are listed */
+    return (n == 5 && strncasecmp(p, "https", 5) == 0) || (n == 3 && strncasecmp(p, "wss", 3) == 0);
+}
+
 void stream_url_for(http_request *rq, const char *id, char *out, size_t len)
 {
     if (rq->d->cfg.public_stream_url[0]) {
-        /* behind a proxy, a port mapping or a tunnel: what the operator says clients reach */
+        /* what the operator says clients reach */
         snprintf(out, len, "%s/v1/sessions/%s/stream", rq->d->cfg.public_stream_url, id);
         return;
     }
+    /* the REST port serves streams: the address the client used for this request, port and
+     * all, reaches them too, through a port mapping, a tunnel or a proxy (http_admit has
+     * checked the Host) */
     const char *host = req_header(rq, "Host");
-    char h[256];
-    if (host && *host) {
+    char h[300];
+    if (host && *host && strcspn(host, " \t/?#@\\\"") == strlen(host)) {
         snprintf(h, sizeof h, "%s", host);
-        /* strip the port of "host:port" (and keep "[v6]" whole) */
-        char *colon = strrchr(h, ':');
-        char *bracket = strrchr(h, ']');
-        if (colon && (!bracket || colon > bracket)) *colon = '\0';
+    } else if (strchr(rq->d->cfg.listen_host, ':')) {
+        snprintf(h, sizeof h, "[%s]:%d", rq->d->cfg.listen_host, rq->d->cfg.http_port);
     } else {
-        snprintf(h, sizeof h, "%s", rq->d->cfg.listen_host);
+        const int any = strcmp(rq->d->cfg.listen_host, "0.0.0.0") == 0 || strcmp(rq->d->cfg.listen_host, "*") == 0;
+        snprintf(h, sizeof h, "%s:%d", any ? "127.0.0.1" : rq->d->cfg.listen_host, rq->d->cfg.http_port);
     }
-    snprintf(out, len, "ws://%s:%d/v1/sessions/%s/stream", h, rq->d->ws_port, id);
+    snprintf(out, len, "%s://%s/v1/sessions/%s/stream", forwarded_https(rq) ? "wss" : "ws", h, id);
 }
 
 void http_route(http_request *rq, http_response *rs)
@@ -200,6 +216,15 @@ void http_route(http_request *rq, http_response *rs)
     }
     if (strcmp(p, "/v1/sessions") == 0) {
         h_sessions_collection(rq, rs);
+        return;
+    }
+    char sid[80];
+    if (stream_session_id_of(p, sid, sizeof sid) == 0) {
+        /* a WebSocket upgrade to this path never gets here (http.c hands it to the streams) */
+        if (!get) reply_not_allowed(rs, "GET, HEAD");
+        else if (req_need(rq, rs, ROLE_VIEWER))
+            reply_problem(rs, 426, "upgrade-required", "A stream is a WebSocket",
+                          "open this URL as a WebSocket (GET with Upgrade: websocket)", NULL);
         return;
     }
     if (strncmp(p, "/v1/sessions/", 13) == 0) {

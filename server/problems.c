@@ -46,8 +46,13 @@ static const struct {
      "against DNS rebinding."},
     {"origin-not-allowed", "403", "Origin not allowed",
      "A browser page from another origin sent this; RODD_ALLOWED_ORIGINS lists the ones allowed."},
+    {"upgrade-required", "426", "Upgrade required",
+     "A session's stream (<code>/v1/sessions/ID/stream</code>) is a WebSocket: open it with a WebSocket client, "
+     "which sends <code>Upgrade: websocket</code>. The session's <code>stream_url</code> is its address."},
     {"unsupported-media-type", "415", "Unsupported media type", "Request bodies are JSON (application/json)."},
-    {"busy", "503", "Busy", "Too many request bodies are being received at once; retry shortly."},
+    {"busy", "503", "Busy",
+     "Too many request bodies are being received at once, or (a stream) RODD_MAX_STREAMS streams are open; retry "
+     "shortly."},
 };
 
 void h_problem_page(http_request *rq, http_response *rs, const char *slug)

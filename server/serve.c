@@ -103,6 +103,11 @@ int cli_serve(int argc, char **argv)
     if (state_dir) snprintf(d.cfg.state_dir, sizeof d.cfg.state_dir, "%s", state_dir);
     if (web_root) snprintf(d.cfg.web_root, sizeof d.cfg.web_root, "%s", web_root);
     if (ws) d.cfg.ws_port = atoi(ws);
+    if (d.cfg.ws_port && d.cfg.ws_port == d.cfg.http_port) {
+        snprintf(err, sizeof err, "ws_port %d is the REST port, which serves the streams already: leave ws_port "
+                 "unset (0) for one port, or give the stream port another", d.cfg.ws_port);
+        goto bad_config;
+    }
     d.auth = auth_new(&d.cfg, err, sizeof err);
     if (!d.auth) goto bad_config;
     if (!auth_enabled(d.auth) && !host_is_loopback(d.cfg.listen_host)) {
@@ -131,7 +136,7 @@ int cli_serve(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto fail;
     }
-    d.ws_port = d.cfg.ws_port ? d.cfg.ws_port : d.cfg.http_port + 1;
+    d.ws_port = d.cfg.ws_port; /* 0: none; the REST port serves streams either way */
     d.streams = stream_start(&d, err, sizeof err);
     if (!d.streams) goto fail;
     if (d.cfg.state_dir[0]) {
@@ -162,8 +167,13 @@ int cli_serve(int argc, char **argv)
         session_release(s);
     }
     atomic_store(&d.ready, 1);
-    log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ version=%s", d.cfg.listen_host,
-              d.cfg.http_port, d.cfg.listen_host, d.ws_port, ROD_VERSION);
+    if (d.ws_port)
+        log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ stream_port=ws://%s:%d/ version=%s",
+                  d.cfg.listen_host, d.cfg.http_port, d.cfg.listen_host, d.cfg.http_port, d.cfg.listen_host,
+                  d.ws_port, ROD_VERSION);
+    else
+        log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ version=%s", d.cfg.listen_host,
+                  d.cfg.http_port, d.cfg.listen_host, d.cfg.http_port, ROD_VERSION);
     fprintf(stderr, "rodd: open http://%s:%d/ in a browser\n",
             strcmp(d.cfg.listen_host, "0.0.0.0") == 0 ? "127.0.0.1" : d.cfg.listen_host, d.cfg.http_port);
     double next_ck = mono_now() + d.cfg.checkpoint_period;
@@ -193,8 +203,10 @@ int cli_serve(int argc, char **argv)
     http_wait_idle(d.http, drain_end - mono_now());
     pool_stop_all_work(d.pool);
     daemon_checkpoint_all(&d, 1.0);
-    http_stop(d.http);
+    /* the streams say goodbye on both ports (going away), then the REST port hands back the
+     * sockets of its own streams and stops */
     stream_stop(d.streams);
+    http_stop(d.http);
     if (stuck) {
         log_event(LOG_WARN, "stopped", "version=%s stuck_workers=%d", ROD_VERSION, stuck);
         fflush(NULL);
@@ -216,8 +228,8 @@ fail:
     log_event(LOG_ERROR, "start_failed", "error=%s", log_q(err));
     fprintf(stderr, "rodd: %s\n", err);
     if (d.pool) pool_stop(d.pool);
-    if (d.http) http_stop(d.http);
     if (d.streams) stream_stop(d.streams);
+    if (d.http) http_stop(d.http);
     pool_free(d.pool);
     stream_free(d.streams);
     idem_free(d.idem);

@@ -7,12 +7,15 @@
 #include "origin.h"
 #include "stream_admit.h"
 #include "stream_codec.h"
+#include "stream_handshake.h"
 
 #include <cjson/cJSON.h>
 #include <libwebsockets.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #define MAX_CTL 8
 
@@ -33,19 +36,25 @@ typedef struct client {
     char *rx;
     size_t rxlen;
     int rx_too_big;
+    int via_rest; /* came in on the REST port (stream_adopt) */
 } client;
 
 struct stream_server {
     daemon_ctx *d;
     struct lws_context *ctx;
+    struct lws_vhost *port_vh;    /* the stream port's (NULL when it is off) */
+    struct lws_vhost *adopted_vh; /* the REST port's streams, handed over on socketpairs; no listener */
     pthread_t thread;
     atomic_int stop, running;
     pthread_mutex_t mu;
     session **gone; /* deleted sessions whose clients must go; guarded by mu */
     int ngone, capgone;
+    int *adopt; /* sockets handed over by the REST port, not yet adopted; guarded by mu */
+    int nadopt, capadopt;
     client *clients; /* service thread only */
     int nclients;
     lws_retry_bo_t retry;
+    lws_sorted_usec_list_t drain_tick; /* service thread only */
 };
 
 static stream_buf frame_out; /* the service thread's reusable frame buffer, freed at stop */
@@ -336,8 +345,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->writable_requested = 1;
         lws_callback_on_writable(wsi);
         char peer[64] = "";
-        lws_get_peer_simple(wsi, peer, sizeof peer);
-        log_event(LOG_INFO, "stream_open", "session=%s peer=%s clients=%d", id, peer, ss->nclients);
+        c->via_rest = lws_get_vhost(wsi) == ss->adopted_vh;
+        if (!c->via_rest) lws_get_peer_simple(wsi, peer, sizeof peer);
+        else if (lws_hdr_custom_copy(wsi, peer, sizeof peer, "x-rodd-peer:", 12) < 0) peer[0] = '\0';
+        log_event(LOG_INFO, "stream_open", "session=%s peer=%s port=%s clients=%d", id, log_q(peer),
+                  c->via_rest ? "rest" : "stream", ss->nclients);
         return 0;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -391,13 +403,23 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
-        /* other threads woke us: deleted sessions first, then new frames */
+        /* lws tells every vhost: one is enough */
+        if (!ss || lws_get_vhost(wsi) != ss->adopted_vh) return 0;
+        /* other threads woke us: streams handed over by the REST port, deleted sessions, then
+         * new frames */
         pthread_mutex_lock(&ss->mu);
         session **gone = ss->gone;
         int ngone = ss->ngone;
         ss->gone = NULL;
         ss->ngone = ss->capgone = 0;
+        int *adopt = ss->adopt, nadopt = ss->nadopt;
+        ss->adopt = NULL;
+        ss->nadopt = ss->capadopt = 0;
         pthread_mutex_unlock(&ss->mu);
+        for (int i = 0; i < nadopt; i++)
+            if (!lws_adopt_socket_vhost(ss->adopted_vh, adopt[i])) /* it closed the socket */
+                log_event(LOG_WARN, "stream_refused", "reason=\"could not adopt a stream from the REST port\"");
+        free(adopt);
         for (client *k = ss->clients; k; k = k->next) {
             for (int i = 0; i < ngone; i++)
                 if (k->s == gone[i] && !k->closing) {
@@ -431,15 +453,51 @@ static void lws_log(int level, const char *line)
     log_event(level & LLL_ERR ? LOG_ERROR : LOG_WARN, "stream_server", "message=%s", log_q(msg));
 }
 
+static void wake_only(lws_sorted_usec_list_t *sul)
+{
+    (void)sul;
+}
+
 static void *service(void *arg)
 {
     stream_server *ss = arg;
+    prctl(PR_SET_NAME, "rodd-streams", 0, 0, 0); /* for top -H and the benches */
     while (!atomic_load(&ss->stop)) lws_service(ss->ctx, 0);
-    /* draining: say goodbye to every client, for at most half a second */
+    /* draining: say goodbye to every client, for at most half a second. lws 4.1 ignores
+     * lws_service's timeout and waits for its next event, and a client that reads nothing
+     * gives none (its close frame never goes out): a timer bounds each wait */
     lws_cancel_service(ss->ctx);
     const double until = mono_now() + 0.5;
-    while (ss->clients && mono_now() < until) lws_service(ss->ctx, 10);
+    while (ss->clients && mono_now() < until) {
+        lws_sul_schedule(ss->ctx, 0, &ss->drain_tick, wake_only, 10 * LWS_US_PER_MS);
+        lws_service(ss->ctx, 0);
+    }
+    lws_sul_cancel(&ss->drain_tick);
     return NULL;
+}
+
+/* The stream port's vhost (when ws_port is set) and the vhost that adopts the REST port's
+ * streams, one context and one service thread for both: every client is in one list, under one
+ * max_streams, whichever port it came in on. */
+static struct lws_vhost *make_vhost(stream_server *ss, const char *name, int port, char *err, size_t errlen)
+{
+    daemon_ctx *d = ss->d;
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.vhost_name = name;
+    info.port = port;
+    info.protocols = protocols;
+    info.retry_and_idle_policy = &ss->retry;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+    if (port > 0) {
+        info.iface = strcmp(d->cfg.listen_host, "0.0.0.0") == 0 || strcmp(d->cfg.listen_host, "*") == 0
+                         ? NULL : d->cfg.listen_host;
+        if (info.iface && strchr(info.iface, ':') == NULL) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    }
+    struct lws_vhost *vh = lws_create_vhost(ss->ctx, &info);
+    if (!vh && port > 0) snprintf(err, errlen, "cannot listen for streams on %s:%d", d->cfg.listen_host, port);
+    else if (!vh) snprintf(err, errlen, "cannot set up the REST port's streams");
+    return vh;
 }
 
 stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
@@ -455,17 +513,15 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
     ss->retry.secs_since_valid_hangup = (uint16_t)(d->cfg.stream_idle_timeout > 20 ? d->cfg.stream_idle_timeout : 30);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.port = d->ws_port;
-    info.iface = strcmp(d->cfg.listen_host, "0.0.0.0") == 0 || strcmp(d->cfg.listen_host, "*") == 0
-                     ? NULL : d->cfg.listen_host;
-    info.protocols = protocols;
-    info.retry_and_idle_policy = &ss->retry;
-    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
-    if (info.iface && strchr(info.iface, ':') == NULL) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    /* lws 4.1 reads VALIDATE_UTF8 from the context's options, not the vhost's */
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.fd_limit_per_thread = (unsigned)(d->cfg.max_streams + 64);
     ss->ctx = lws_create_context(&info);
-    if (!ss->ctx) {
-        snprintf(err, errlen, "cannot listen for streams on %s:%d", d->cfg.listen_host, d->ws_port);
+    if (!ss->ctx) snprintf(err, errlen, "cannot start the stream server");
+    if (ss->ctx) ss->adopted_vh = make_vhost(ss, "rest", CONTEXT_PORT_NO_LISTEN_SERVER, err, errlen);
+    if (ss->adopted_vh && d->ws_port > 0) ss->port_vh = make_vhost(ss, "stream-port", d->ws_port, err, errlen);
+    if (!ss->adopted_vh || (d->ws_port > 0 && !ss->port_vh)) {
+        if (ss->ctx) lws_context_destroy(ss->ctx);
         pthread_mutex_destroy(&ss->mu);
         free(ss);
         the_server = NULL;
@@ -473,6 +529,7 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
     }
     if (pthread_create(&ss->thread, NULL, service, ss) != 0) {
         lws_context_destroy(ss->ctx);
+        pthread_mutex_destroy(&ss->mu);
         free(ss);
         the_server = NULL;
         snprintf(err, errlen, "cannot start the stream thread");
@@ -480,6 +537,30 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
     }
     atomic_store(&ss->running, 1);
     return ss;
+}
+
+int stream_adopt(stream_server *ss, int fd)
+{
+    if (!ss) return -1;
+    pthread_mutex_lock(&ss->mu);
+    if (!atomic_load(&ss->running)) {
+        pthread_mutex_unlock(&ss->mu);
+        return -1;
+    }
+    if (ss->nadopt == ss->capadopt) {
+        const int cap = ss->capadopt ? 2 * ss->capadopt : 8;
+        int *a = realloc(ss->adopt, (size_t)cap * sizeof *a);
+        if (!a) {
+            pthread_mutex_unlock(&ss->mu);
+            return -1;
+        }
+        ss->adopt = a;
+        ss->capadopt = cap;
+    }
+    ss->adopt[ss->nadopt++] = fd;
+    lws_cancel_service(ss->ctx);
+    pthread_mutex_unlock(&ss->mu);
+    return 0;
 }
 
 void stream_stop(stream_server *ss)
@@ -504,6 +585,10 @@ void stream_stop(stream_server *ss)
     free(ss->gone);
     ss->gone = NULL;
     ss->ngone = ss->capgone = 0;
+    for (int i = 0; i < ss->nadopt; i++) close(ss->adopt[i]); /* handed over too late: its handshake sees the end */
+    free(ss->adopt);
+    ss->adopt = NULL;
+    ss->nadopt = ss->capadopt = 0;
     pthread_mutex_unlock(&ss->mu);
     the_server = NULL;
     free(frame_out.b);

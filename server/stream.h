@@ -1,8 +1,11 @@
 /* Streams over libwebsockets: a client connects to /v1/sessions/{id}/stream, gets a hello
  * and the session's description, then frames (JSON text, or binary little-endian float32
  * with a fixed header) at the rate and with the fields it asked for; latest wins.
- * libwebsockets runs on its own service thread; other threads only call stream_notify and
- * stream_session_gone, which reach it through lws_cancel_service(). */
+ * Clients come in on the REST port (stream_adopt: the handshake arrives on a socketpair,
+ * stream_bridge.c) and, when ws_port is set, on the stream port of their own; the same rules
+ * admit both. libwebsockets runs on its own service thread; other threads only call
+ * stream_notify, stream_session_gone and stream_adopt, which reach it through
+ * lws_cancel_service(). */
 #ifndef RODD_STREAM_H
 #define RODD_STREAM_H
 
@@ -22,5 +25,9 @@ void stream_free(stream_server *ss);
 void stream_notify(void *ctx, session *s);
 /* A session is deleted: its clients are told and closed. */
 void stream_session_gone(stream_server *ss, session *s);
+/* Takes fd, a socket on which a WebSocket upgrade request follows (stream_handshake.h), and
+ * serves it as a stream client from the service thread. 0; -1 when the streams are stopping
+ * (then fd is still the caller's). Any thread. */
+int stream_adopt(stream_server *ss, int fd);
 
 #endif

@@ -30,11 +30,16 @@ async function freePort(avoid = []) {
   }
 }
 
-/** The daemon: start() picks ports and a state dir once; stop() and start() again reuse them. */
+/**
+ * The daemon: start() picks ports and a state dir once; stop() and start() again reuse them.
+ * Like `rodd serve` by default it has no stream port: the viewer streams over the REST port,
+ * the only one it is given (streamPort: true adds one).
+ */
 export class Daemon {
-  constructor({ env = {}, args = [] } = {}) {
+  constructor({ env = {}, args = [], streamPort = false } = {}) {
     this.env = env;
     this.args = args;
+    this.streamPort = streamPort;
     this.log = "";
     this.proc = null;
   }
@@ -47,7 +52,7 @@ export class Daemon {
       this.stateDir = mkdtempSync(path.join(os.tmpdir(), "rodd-browser-"));
     }
     this.base = `http://127.0.0.1:${this.http}`;
-    const argv = ["serve", "--listen", `127.0.0.1:${this.http}`, "--ws-port", String(this.ws),
+    const argv = ["serve", "--listen", `127.0.0.1:${this.http}`, ...(this.streamPort ? ["--ws-port", String(this.ws)] : []),
       "--state-dir", this.stateDir, "--web-root", webRoot, ...this.args];
     const proc = spawn(rodd, argv, { cwd: top, env: { ...process.env, RODD_WORKERS: "2", ...this.env }, stdio: ["ignore", "ignore", "pipe"] });
     this.proc = proc;

@@ -2,6 +2,7 @@
 // derived quantities, the history's window and scrubbing, spec error placement, the colour range.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { streamUrlForPage } from "../../web/src/api.js";
 import { ColorRange, viridis } from "../../web/src/colormap.js";
 import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition } from "../../web/src/frame.js";
 import { History } from "../../web/src/history.js";
@@ -228,4 +229,12 @@ test("recordings: NDJSON frames with their contacts, fields the plots lack as ga
   refused(`${JSON.stringify({ ...bare, radius: undefined })}`, /^line 1 has no radius: the 3D view needs s, position, rotation, radius/);
   refused("", /^the file has no frames/);
   assert.throws(() => readRecording(new Uint8Array([0xff, 0xfe, 0x00, 0x41]).buffer), /neither HDF5 nor text/);
+});
+
+test("an https page opens its stream as wss, on the announced host and port", () => {
+  const u = "ws://lab.example.org:8443/v1/sessions/r0-1/stream?ticket=abc";
+  assert.equal(streamUrlForPage(u, "https:"), "wss://lab.example.org:8443/v1/sessions/r0-1/stream?ticket=abc");
+  assert.equal(streamUrlForPage(u, "http:"), u);
+  assert.equal(streamUrlForPage("wss://x/v1/sessions/r0-1/stream", "https:"), "wss://x/v1/sessions/r0-1/stream");
+  assert.equal(streamUrlForPage("wss://x/v1/sessions/r0-1/stream", "http:"), "wss://x/v1/sessions/r0-1/stream");
 });

@@ -199,6 +199,10 @@ expect "serve refuses tokens.example's placeholders" 64 env RODD_TOKENS_FILE="$t
   timeout 20 "$rodd" serve --listen 127.0.0.1:1 --state-dir "$state"
 grep -q "placeholder" "$tmp/err" && pass "the refusal says why" || fail "placeholder message: $(cat "$tmp/err")"
 expect "serve refuses CHANGE-ME" 64 env RODD_TOKENS=operator:CHANGE-ME timeout 20 "$rodd" serve --listen 127.0.0.1:1 --state-dir "$state"
+# the REST port serves the streams: a stream port on the same number is a mistake, said so
+expect "serve refuses a stream port equal to the REST port" 64 timeout 20 "$rodd" serve --listen 127.0.0.1:1 --ws-port 1 \
+  --state-dir "$state"
+grep -q "serves the streams already" "$tmp/err" && pass "the refusal says why" || fail "ws_port message: $(cat "$tmp/err")"
 rm -rf "$state"
 
 # one version everywhere: the binary, CITATION.cff, the changelog's latest release, the OpenAPI

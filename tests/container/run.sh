@@ -2,7 +2,8 @@
 # The image, built and run for real with podman (no Docker engine here): a Debian bookworm
 # base made locally with debootstrap from this machine's own mirror, the Dockerfile built
 # with it, the container started on host networking, a session created over REST from the
-# host, a frame read, SIGTERM, a restart on the same volume, the session found restored.
+# host, a frame read, its stream opened on the same one port, SIGTERM, a restart on the same
+# volume, the session found restored.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -51,7 +52,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 # (without systemd podman cannot schedule the health check's timer and says so: noise)
 run() {
   "${P[@]}" run -d --name "$name" --network=host -v "$vol:/var/lib/rodd" \
-    -e RODD_LISTEN="127.0.0.1:$port" -e RODD_WS_PORT=$((port + 1)) "$image" >/dev/null 2>>"$work/podman.log" ||
+    -e RODD_LISTEN="127.0.0.1:$port" "$image" >/dev/null 2>>"$work/podman.log" ||
     { cat "$work/podman.log"; exit 1; }
 }
 wait_ready() {
@@ -76,6 +77,22 @@ curl -sf "http://127.0.0.1:$port/v1/sessions/$id/frame" | python3 -c '
 import json, sys
 f = json.load(sys.stdin)
 assert f["t"] > 0 and len(f["position"]) == 51, f["t"]' && say "ok   read a frame"
+# the stream, on the REST port (the image exposes no other)
+python3 - "$port" "$id" <<'PY' && say "ok   streamed it on the one port"
+import importlib.util, json, sys, urllib.request
+# the client's WebSocket alone (the package wants NumPy)
+spec = importlib.util.spec_from_file_location("ws", "clients/python/src/rodd/_websocket.py")
+ws_module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ws_module)
+WebSocket = ws_module.WebSocket
+port, sid = sys.argv[1], sys.argv[2]
+url = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/sessions/{sid}"))["stream_url"]
+assert url == f"ws://127.0.0.1:{port}/v1/sessions/{sid}/stream", url
+ws = WebSocket(url, timeout=10)
+ops = [json.loads(ws.recv())["op"] for _ in range(3)]
+assert ops == ["hello", "description", "frame"], ops
+ws.close()
+PY
 "${P[@]}" stop -t 30 "$name" >/dev/null 2>>"$work/podman.log"
 code=$("${P[@]}" inspect "$name" --format '{{.State.ExitCode}}')
 [ "$code" = 0 ] && say "ok   SIGTERM: drained and exited 0" || { say "FAIL exit code $code"; "${P[@]}" logs "$name" | tail; exit 1; }

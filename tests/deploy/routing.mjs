@@ -2,8 +2,8 @@
 // rodd-1 would be) behind nginx running deploy/router/nginx.conf, the same rules the
 // Kubernetes router uses, with a backends.conf for this machine in place of the cluster's.
 // The daemons listen on 127.0.0.2 and 127.0.0.3 and the router on 127.0.0.1, all on the same
-// two ports, as pods and their router do, so the stream URLs the daemons give out (built from
-// the Host header and their stream port) lead back through the router.
+// one port, as pods and their router do, so the stream URLs the daemons give out (built from
+// the Host header, port and all) lead back through the router.
 // Checked: sessions created through the router land on both daemons; every later request,
 // command, stream ticket and stream for a session reaches its owner, every time.
 import assert from "node:assert/strict";
@@ -43,8 +43,6 @@ async function portFreeOnAll(hosts) {
 
 const hosts = ["127.0.0.1", "127.0.0.2", "127.0.0.3"];
 const httpPort = await portFreeOnAll(hosts);
-let wsPort = await portFreeOnAll(hosts);
-while (wsPort === httpPort) wsPort = await portFreeOnAll(hosts);
 const work = mkdtempSync(path.join(os.tmpdir(), "rodd-routing-"));
 const procs = [];
 const logs = {};
@@ -72,21 +70,19 @@ let failed = 0;
 try {
   // the two daemons
   for (const [ordinal, host] of [[0, "127.0.0.2"], [1, "127.0.0.3"]]) {
-    start(`rodd-${ordinal}`, rodd, ["serve", "--listen", `${host}:${httpPort}`, "--ws-port", String(wsPort),
+    start(`rodd-${ordinal}`, rodd, ["serve", "--listen", `${host}:${httpPort}`,
       "--state-dir", path.join(work, `state-${ordinal}`)], { RODD_ORDINAL: String(ordinal), RODD_WORKERS: "1", RODD_TOKENS: `operator:${TOKEN}` });
   }
   // the router: the shipped rules; ports, scratch paths and backends for this machine
   const conf = readFileSync(path.join(top, "deploy/router/nginx.conf"), "utf8")
     .replace("listen 8080;", `listen 127.0.0.1:${httpPort};`)
-    .replace("listen 8081;", `listen 127.0.0.1:${wsPort};`)
     .replaceAll("/tmp/rodd-router", path.join(work, "router"));
   assert.ok(conf.includes(`listen 127.0.0.1:${httpPort};`) && conf.includes("include backends.conf;"));
+  assert.equal(conf.match(/^\s*listen /gm).length, 1, "the router listens on one port");
   writeFileSync(path.join(work, "nginx.conf"), conf);
   writeFileSync(path.join(work, "backends.conf"), `
 upstream rodd_any_http { server 127.0.0.2:${httpPort}; server 127.0.0.3:${httpPort}; }
-upstream rodd_any_streams { server 127.0.0.2:${wsPort}; server 127.0.0.3:${wsPort}; }
 map $rodd_ordinal $rodd_http { "" rodd_any_http; 0 127.0.0.2:${httpPort}; 1 127.0.0.3:${httpPort}; default 127.0.0.1:9; }
-map $rodd_ordinal $rodd_streams { "" rodd_any_streams; 0 127.0.0.2:${wsPort}; 1 127.0.0.3:${wsPort}; default 127.0.0.1:9; }
 `);
   const globals = `daemon off;${process.getuid?.() === 0 ? " user root;" : ""}`;
   const test = spawnSync(nginx, ["-t", "-p", work, "-c", path.join(work, "nginx.conf"), "-g", globals], { encoding: "utf8" });
@@ -135,7 +131,7 @@ map $rodd_ordinal $rodd_streams { "" rodd_any_streams; 0 127.0.0.2:${wsPort}; 1 
     const t = await fetch(`${base}/v1/stream-tickets?session=${s.id}`, { method: "POST", headers: auth, body: JSON.stringify({ session: s.id }) });
     assert.equal(t.status, 201, `ticket for ${s.id}: ${t.status}`);
     const { stream_url: url } = await t.json();
-    assert.ok(url.startsWith(`ws://127.0.0.1:${wsPort}/v1/sessions/${s.id}/stream?ticket=`), url);
+    assert.ok(url.startsWith(`ws://127.0.0.1:${httpPort}/v1/sessions/${s.id}/stream?ticket=`), url);
     const ws = new WebSocket(url);
     let frames = 0;
     await new Promise((resolve, reject) => {

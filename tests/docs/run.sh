@@ -16,14 +16,12 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 http=$(free_port)
-ws=$(free_port)
 mkdir -p "$work/home"
 {
   echo 'set -euo pipefail'
   # the sh blocks, in order; a background daemon records its pid for the cleanup above
   awk '/^```sh$/ { on = 1; next } /^```/ { on = 0 } on' "$top/docs/tutorial.md" |
     sed -e "s/127\.0\.0\.1:8080/127.0.0.1:$http/g" \
-        -e "s/--listen 127\.0\.0\.1:$http --state-dir/--listen 127.0.0.1:$http --ws-port $ws --state-dir/" \
         -e 's/^\(rodd serve .*\) &$/\1 \& echo $! > serve.pid/'
 } >"$work/tutorial.sh"
 blocks=$(grep -c '^```sh$' "$top/docs/tutorial.md")

@@ -32,14 +32,17 @@ if (process.env.NODE_TEST_CONTEXT)
   });
 const STOP_GRACE_MS = 30000 * Number(process.env.RODD_TEST_TIME_SCALE ?? 1);
 
-export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
+// streamPort: false leaves the stream port off (the default of `rodd serve`): the REST port
+// alone carries everything.
+export async function startDaemon({ env = {}, args = [], stateDir, streamPort = true } = {}) {
   const http = await freePort();
   let ws = await freePort();
   while (ws === http) ws = await freePort();
   const dir = stateDir ?? mkdtempSync(path.join(os.tmpdir(), "rodd-it-"));
   // RODD_WRAP runs the daemon under a tool, e.g. "valgrind --error-exitcode=99 --leak-check=full"
   const wrap = (process.env.RODD_WRAP ?? "").split(/\s+/).filter(Boolean);
-  const argv = ["serve", "--listen", `127.0.0.1:${http}`, "--ws-port", String(ws), "--state-dir", dir, ...args];
+  const argv = ["serve", "--listen", `127.0.0.1:${http}`, ...(streamPort ? ["--ws-port", String(ws)] : []),
+    "--state-dir", dir, ...args];
   const proc = spawn(wrap[0] ?? rodd, wrap.length ? [...wrap.slice(1), rodd, ...argv] : argv, {
     cwd: top,
     env: { ...process.env, RODD_WORKERS: "2", ...env },
@@ -66,6 +69,8 @@ export async function startDaemon({ env = {}, args = [], stateDir } = {}) {
     proc, http, ws, dir, base, exited,
     log: () => log,
     url: (p) => `${base}${p}`,
+    // a stream on the REST port (what stream_url names), and on the stream port of its own
+    restWsUrl: (p) => `ws://127.0.0.1:${http}${p}`,
     wsUrl: (p) => `ws://127.0.0.1:${ws}${p}`,
     // a daemon that does not exit on its signal is killed after STOP_GRACE_MS: the test that
     // sent it sees the SIGKILL in the exit it gets back
@@ -114,7 +119,7 @@ export function openStream(url, opts = {}) {
     ws.on("unexpected-response", (req, res) => reject(new Error(`refused with HTTP ${res.statusCode}`)));
   });
   ws.on("message", (data, isBinary) => {
-    const at = Date.now();
+    const at = performance.timeOrigin + performance.now(); // ms since the epoch, to the microsecond
     if (isBinary) {
       c.binary.push({ at, data: Buffer.from(data) });
       return;

@@ -15,7 +15,7 @@ test("full lifecycle over REST", async () => {
     assert.equal(r.status, 201, r.text);
     const id = r.json.id;
     assert.equal(r.json.state, "created");
-    assert.match(r.json.stream_url, new RegExp(`^ws://127\\.0\\.0\\.1:${d.ws}/v1/sessions/${id}/stream$`));
+    assert.match(r.json.stream_url, new RegExp(`^ws://127\\.0\\.0\\.1:${d.http}/v1/sessions/${id}/stream$`));
     assert.equal(r.headers.get("location"), `/v1/sessions/${id}`);
     r = await api(d, "GET", `/v1/sessions/${id}`);
     assert.equal(r.status, 200);

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -101,7 +102,7 @@ const SERVED = [
   ["GET", "/v1/sessions/{id}"], ["PATCH", "/v1/sessions/{id}"], ["DELETE", "/v1/sessions/{id}"],
   ["POST", "/v1/sessions/{id}:start"], ["POST", "/v1/sessions/{id}:pause"],
   ["POST", "/v1/sessions/{id}:reset"], ["POST", "/v1/sessions/{id}:advance"], ["POST", "/v1/sessions/{id}:step"],
-  ["GET", "/v1/sessions/{id}/frame"], ["GET", "/v1/sessions/{id}/checkpoint"],
+  ["GET", "/v1/sessions/{id}/frame"], ["GET", "/v1/sessions/{id}/checkpoint"], ["GET", "/v1/sessions/{id}/stream"],
   ["GET", "/v1/sessions/{id}/actuators"], ["PATCH", "/v1/sessions/{id}/actuators"],
   ["PUT", "/v1/sessions/{id}/actuators/{name}"],
   ["GET", "/v1/sessions/{id}/recording"], ["PATCH", "/v1/sessions/{id}/recording"],
@@ -204,6 +205,45 @@ function rawCall(agent, d, method, url, body, headers = {}) {
     });
     req.on("error", reject);
     req.end(data);
+  });
+}
+
+// A WebSocket handshake on the REST port, checked against the document like any answer: the
+// 101, or the refusal with its problem.
+function wsCall(d, url, { headers = {}, expect, type } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(d.url(url), {
+      agent: false,
+      headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": Buffer.from("0123456789abcdef").toString("base64"), ...headers },
+    });
+    const done = (res, text) => {
+      let json = null;
+      try { json = text ? JSON.parse(text) : null; } catch {}
+      const h = new Headers();
+      for (const [k, v] of Object.entries(res.headers)) h.set(k, [v].flat().join(", "));
+      const r = { status: res.statusCode, text, json, headers: h };
+      try {
+        checkResponse("GET", url.split("?")[0], r);
+        if (expect !== undefined) assert.equal(r.status, expect, `GET ${url} (WebSocket): ${text.slice(0, 200)}`);
+        if (type) assert.equal(json?.type, `/problems/${type}`);
+        resolve(r);
+      } catch (e) {
+        reject(e);
+      }
+    };
+    req.on("upgrade", (res, socket) => {
+      socket.destroy();
+      done(res, "");
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => done(res, text));
+    });
+    req.on("error", reject);
+    req.end();
   });
 }
 
@@ -392,7 +432,7 @@ test("every operation against a daemon without tokens", async (t) => {
     let r = await call(d, "POST", "/v1/sessions", { body: { spec: cableSpec(), name: "contract", points: 11 }, expect: 201 });
     const id = r.json.id;
     assert.equal(r.headers.get("location"), r.json.self);
-    assert.equal(r.json.stream_url, d.wsUrl(`/v1/sessions/${id}/stream`));
+    assert.equal(r.json.stream_url, d.restWsUrl(`/v1/sessions/${id}/stream`));
     assert.equal(r.json.state, "created");
     r = await call(d, "POST", "/v1/sessions", { body: { example: "stiffness-tuning", pace: "realtime", until: 2 }, expect: 201 });
     assert.equal(r.json.pace, 1, "\"realtime\" is pace 1");
@@ -578,7 +618,7 @@ test("every operation against a daemon without tokens", async (t) => {
     r = await call(d, "POST", "/v1/stream-tickets", { expect: 201 });
     assert.equal(r.json.stream_url, undefined);
     r = await call(d, "POST", "/v1/stream-tickets", { body: { session: id }, expect: 201 });
-    assert.ok(r.json.stream_url.startsWith(`${d.wsUrl(`/v1/sessions/${id}/stream`)}?ticket=`));
+    assert.ok(r.json.stream_url.startsWith(`${d.restWsUrl(`/v1/sessions/${id}/stream`)}?ticket=`));
     await call(d, "POST", "/v1/stream-tickets", { body: { session: "r0-000000000000" }, expect: 404, type: "not-found" });
     await call(d, "POST", "/v1/stream-tickets", { body: { session: 5 }, expect: 422, type: "invalid-request" });
     await call(d, "POST", "/v1/stream-tickets", { body: "nope", expect: 400, type: "malformed-json" });
@@ -657,7 +697,16 @@ test("every operation against a daemon without tokens", async (t) => {
     // unknown things under /v1 are 404
     await api(d, "GET", "/v1/nope").then((x) => assert.equal(x.status, 404));
     await api(d, "POST", `/v1/sessions/${id}:bogus`).then((x) => assert.equal(x.json.type, "/problems/not-found"));
-    await api(d, "GET", `/v1/sessions/${id}/stream`).then((x) => assert.equal(x.status, 404, "streams are on the stream port only"));
+    // a stream is a WebSocket (the handshakes themselves are in oneport.test.mjs)
+    const plain = await call(d, "GET", `/v1/sessions/${id}/stream`, { expect: 426, type: "upgrade-required" });
+    assert.equal(plain.headers.get("upgrade"), "websocket");
+    const up = await wsCall(d, `/v1/sessions/${id}/stream`, { expect: 101 });
+    const accept = createHash("sha1").update(`${Buffer.from("0123456789abcdef").toString("base64")}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest("base64");
+    assert.equal(up.headers.get("sec-websocket-accept"), accept, "RFC 6455's accept of the key");
+    await wsCall(d, `/v1/sessions/${id}/stream`, { headers: { Origin: "http://evil.example" }, expect: 403, type: "origin-not-allowed" });
+    await wsCall(d, `/v1/sessions/${id}/stream`, { headers: { Host: "rebind.evil" }, expect: 403, type: "host-not-allowed" });
+    await wsCall(d, "/v1/sessions/r0-000000000000/stream", { expect: 404, type: "not-found" });
+    await wsCall(d, `/v1/sessions/${id}/stream?format=xml`, { expect: 400, type: "invalid-request" });
 
     // ---- more daemon problems found while writing the document
     const garbage = await api(d, "POST", "/v1/sessions", JSON.stringify({ spec: cableSpec() }) + " trailing");
@@ -829,7 +878,9 @@ test("security requirements, limits and the viewer's files against a daemon with
         assert.equal(v.status, 403, `${o.method} ${url} with a viewer token`);
         assert.equal(v.json.type, "/problems/forbidden");
       } else {
-        assert.ok(v.status < 400 || (o.template === "/readyz" && v.status === 503), `${o.method} ${url} with a viewer token: ${v.status} ${v.text.slice(0, 200)}`);
+        // (a stream without the WebSocket upgrade is 426 for anyone let in)
+        assert.ok(v.status < 400 || (o.template === "/readyz" && v.status === 503) || (o.op.operationId === "openStream" && v.status === 426),
+          `${o.method} ${url} with a viewer token: ${v.status} ${v.text.slice(0, 200)}`);
       }
     }
     await call(d, "DELETE", `/v1/sessions/${id}`, { headers: view, expect: 403, type: "forbidden" });
@@ -858,6 +909,8 @@ test("security requirements, limits and the viewer's files against a daemon with
     await h.ready;
     h.close();
     await assert.rejects(openStream(d.wsUrl(`/v1/sessions/${id}/stream`)).ready, "no credentials, no stream");
+    await wsCall(d, `/v1/sessions/${id}/stream`, { expect: 401, type: "unauthorized" });
+    await wsCall(d, `/v1/sessions/${id}/stream`, { headers: view, expect: 101 });
     await call(d, "DELETE", `/v1/sessions/${id}`, { headers: op, expect: 204 });
     await call(d, "GET", "/readyz", { expect: 200 });
   } finally {

@@ -1,6 +1,7 @@
-"""Through the TLS proxy only: REST over https, the stream over the announced wss:// URL
-(frames arrive and advance), a recording downloaded; the certificate checked against the
-test's own CA file (no verification turned off)."""
+"""Through the TLS proxy only, whose one upstream is the daemon's REST port: REST over https,
+the stream over the announced wss:// URL (frames arrive and advance), a cross-site page's
+handshake refused as on the daemon itself, a recording downloaded; the certificate checked
+against the test's own CA file (no verification turned off)."""
 import json
 import os
 import ssl
@@ -9,6 +10,7 @@ import sys
 top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(top, "clients", "python", "src"))
 import rodd  # noqa: E402
+from rodd._websocket import WebSocket, WebSocketError  # noqa: E402
 
 url, cafile = sys.argv[1], sys.argv[2]
 ctx = ssl.create_default_context(cafile=cafile)
@@ -28,6 +30,16 @@ with s.stream(rate=60, binary=True) as st:
             break
 assert len(ts) >= 3 and ts == sorted(ts) and ts[-1] > ts[0], ts
 print(f"ok   {len(ts)} binary frames through wss, t = {ts[0]:.3f} .. {ts[-1]:.3f} s")
+with s.stream() as st:  # JSON, the default: hello and description first
+    f = next(iter(st))
+    assert st.hello and st.description and st.description["session"]["id"] == s.id, st.description
+print(f"ok   a JSON stream through wss: hello, description, a frame at t = {f.t:.3f} s")
+try:
+    WebSocket(s.info["stream_url"], headers={"Origin": "https://evil.example"}, ssl_context=ctx)
+    raise SystemExit("FAIL a cross-site page opened a stream through the proxy")
+except WebSocketError as e:
+    assert e.status == 403, e
+    print("ok   a cross-site page's handshake is refused through the proxy (403)")
 raw = s.recording("ndjson")
 lines = [json.loads(x) for x in raw.splitlines()]
 assert len(lines) == 11 and abs(lines[-1]["t"] - 0.5) < 1e-9, len(lines)

@@ -70,3 +70,12 @@ export function createApi(getToken, base = "") {
 export function sessionPath(id, suffix = "") {
   return `/v1/sessions/${encodeURIComponent(id)}${suffix}`;
 }
+
+/**
+ * The stream URL the page may open: an https page cannot open a ws:// socket (mixed content),
+ * and a daemon behind a TLS proxy that does not say so (no X-Forwarded-Proto) announces ws://
+ * for what the proxy serves as wss://, on the same host and port.
+ */
+export function streamUrlForPage(url, pageProtocol) {
+  return pageProtocol === "https:" && url.startsWith("ws://") ? `wss://${url.slice(5)}` : url;
+}

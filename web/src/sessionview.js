@@ -3,7 +3,7 @@
 // GET /v1/sessions/{id} every second for what the stream does not carry (the real-time factor,
 // the inputs' current values).
 
-import { sessionPath } from "./api.js";
+import { sessionPath, streamUrlForPage } from "./api.js";
 import { el, fmtTime } from "./dom.js";
 import { History } from "./history.js";
 import { poller } from "./poller.js";
@@ -125,14 +125,17 @@ export class SessionView {
 
   // ---- the stream ----
 
+  // The daemon's stream_url: its REST port's stream path at the address this page came from
+  // (so a port mapping, a tunnel or a proxy in between changes nothing), or what its operator
+  // configured.
   async #streamUrl(id) {
     const info = await this.api.get("/v1");
     const s = await this.api.get(sessionPath(id));
-    if (!info.auth) return s.stream_url;
+    if (!info.auth) return streamUrlForPage(s.stream_url, location.protocol);
     // a single-use ticket, since a browser cannot put a bearer header on a WebSocket
     // ?session= lets a router in front of several daemons send this to the session's owner
     const ticket = await this.api.post(`/v1/stream-tickets?session=${encodeURIComponent(id)}`, { session: id });
-    return ticket.stream_url;
+    return streamUrlForPage(ticket.stream_url, location.protocol);
   }
 
   #frame(f) {

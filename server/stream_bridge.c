@@ -1,0 +1,316 @@
+#include "stream_bridge.h"
+
+#include "clock.h"
+#include "log.h"
+#include "origin.h"
+#include "splice.h"
+#include "stream.h"
+#include "stream_handshake.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The stream server answers from its own thread at once; this bounds a stalled one. The
+ * client's side of the handshake is bounded by http_guard's request_timeout. */
+#define HANDSHAKE_TIMEOUT 5.0
+#define MAX_REQUEST 16384   /* the forwarded request: the stream server takes 4 KiB of headers */
+#define MAX_ANSWER 16384    /* the stream server's header, and the first frames after it */
+#define MAX_REFUSAL 4096    /* a refusal's body */
+
+struct stream_bridge {
+    daemon_ctx *d;
+    splice_pool *pump;
+};
+
+struct bridge_conn {
+    stream_bridge *b;
+    int fd;            /* our end of the socketpair */
+    char *early;       /* what the stream server sent after its 101 (the hello, ...) */
+    size_t nearly;
+    int *upgraded;     /* the REST connection's flag: set when the upgrade handler takes this */
+    struct MHD_UpgradeResponseHandle *urh;
+};
+
+stream_bridge *bridge_start(daemon_ctx *d, char *err, size_t errlen)
+{
+    stream_bridge *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    b->d = d;
+    b->pump = splice_start(err, errlen);
+    if (!b->pump) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void bridge_stop(stream_bridge *b, double grace)
+{
+    if (b) splice_stop(b->pump, grace);
+}
+
+void bridge_free(stream_bridge *b)
+{
+    if (!b) return;
+    splice_free(b->pump);
+    free(b);
+}
+
+int bridge_count(stream_bridge *b)
+{
+    return b ? splice_count(b->pump) : 0;
+}
+
+/* Is `token` one of the comma-separated tokens of `list`? */
+static int has_token(const char *list, const char *token)
+{
+    const size_t n = strlen(token);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        const char *end = p;
+        while (*end && *end != ',') end++;
+        const char *last = end;
+        while (last > p && (last[-1] == ' ' || last[-1] == '\t')) last--;
+        if ((size_t)(last - p) == n && strncasecmp(p, token, n) == 0) return 1;
+        p = end;
+    }
+    return 0;
+}
+
+int bridge_wants_upgrade(struct MHD_Connection *conn, const char *method)
+{
+    if (strcmp(method, "GET") != 0) return 0;
+    return has_token(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Upgrade"), "websocket");
+}
+
+static const char *header_of(void *ctx, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, MHD_HEADER_KIND, name);
+}
+
+static void peer_of(struct MHD_Connection *conn, char *out, size_t len)
+{
+    snprintf(out, len, "unknown");
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *a = ci ? ci->client_addr : NULL;
+    if (a && a->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, out, (socklen_t)len);
+    else if (a && a->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, out, (socklen_t)len);
+}
+
+/* Waits for fd to be ready for `events` until the deadline: 1 ready, 0 timed out, -1 error. */
+static int wait_for(int fd, short events, double deadline)
+{
+    for (;;) {
+        const double left = deadline - mono_now();
+        if (left <= 0) return 0;
+        struct pollfd p = {.fd = fd, .events = events};
+        const int n = poll(&p, 1, (int)(left * 1000) + 1);
+        if (n > 0) return 1;
+        if (n == 0) return 0;
+        if (errno != EINTR) return -1;
+    }
+}
+
+static int send_all(int fd, const char *b, size_t n, double deadline)
+{
+    while (n) {
+        if (wait_for(fd, POLLOUT, deadline) != 1) return -1;
+        const ssize_t k = send(fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+        if (k <= 0) return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Reads more into buf[*got, cap): 1 read some, 0 end of stream or timed out, -1 error. */
+static int read_more(int fd, char *buf, size_t cap, size_t *got, double deadline)
+{
+    for (;;) {
+        const int w = wait_for(fd, POLLIN, deadline);
+        if (w != 1) return w;
+        const ssize_t k = recv(fd, buf + *got, cap - *got, MSG_DONTWAIT);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+        if (k < 0) return -1;
+        if (k == 0) return 0;
+        *got += (size_t)k;
+        return 1;
+    }
+}
+
+static void no_answer(http_response *rs, const char *why)
+{
+    log_event(LOG_WARN, "stream_refused", "reason=%s port=rest", log_q(why));
+    reply_problem(rs, 503, "not-ready", "The stream server did not take the stream", why, NULL);
+    snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+}
+
+/* After the 101 went out: the bytes flow through the pump until either side ends. */
+static void pumped(void *cls)
+{
+    bridge_conn *c = cls;
+    close(c->fd);
+    MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE); /* libmicrohttpd closes the client's socket */
+    free(c->early);
+    free(c);
+}
+
+static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
+                       size_t extra_in_size, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)conn;
+    (void)con_cls;
+    bridge_conn *c = cls;
+    *c->upgraded = 1; /* from here on c is ours, not the REST connection's */
+    c->upgraded = NULL;
+    c->urh = urh;
+    /* frames go out as they come, as the stream port sends them (lws sets TCP_NODELAY there):
+     * libmicrohttpd may leave the socket corked after its 101, and Nagle's wait for an ACK
+     * behind a delayed ACK held frames back by milliseconds */
+    MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CORK_OFF);
+    const int one = 1;
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    char *early = c->early;
+    const size_t nearly = c->nearly;
+    c->early = NULL;
+    /* the client's bytes that came with its request go to the stream server, the stream
+     * server's that came with its 101 to the client; the pump copies both and may finish c at
+     * once, so c is not touched after */
+    if (splice_add(c->b->pump, sock, c->fd, early, nearly, extra_in, extra_in_size, pumped, c) != 0) pumped(c);
+    free(early);
+}
+
+void bridge_discard(bridge_conn *c)
+{
+    if (!c) return;
+    close(c->fd);
+    free(c->early);
+    free(c);
+}
+
+/* The stream server's refusal, with its status and its reason, as the REST port says things:
+ * a problem (the stream port answers the same status with a page). */
+static void repeat_refusal(struct MHD_Connection *conn, const server_config *cfg, int fd, char *buf, size_t got,
+                           const handshake_answer *a, double deadline, http_response *rs)
+{
+    const size_t want = a->header_len + (a->content_length >= 0 && a->content_length < MAX_REFUSAL
+                                             ? (size_t)a->content_length : MAX_REFUSAL);
+    while (got < want && read_more(fd, buf, want, &got, deadline) == 1) continue;
+    const size_t n = (got < want ? got : want) - a->header_len;
+    /* libwebsockets' page: <html>...<h1>STATUS</h1>REASON</body></html> */
+    char page[MAX_REFUSAL + 1], reason[512] = "";
+    memcpy(page, buf + a->header_len, n);
+    page[n] = '\0';
+    const char *from = strstr(page, "</h1>"), *to = from ? strstr(from, "</body>") : NULL;
+    if (from && to) snprintf(reason, sizeof reason, "%.*s", (int)(to - from - 5), from + 5);
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+    const int st = a->status;
+    const char *type = st == 401   ? "unauthorized"
+                       : st == 403 ? (host_allowed(cfg, host) ? "origin-not-allowed" : "host-not-allowed")
+                       : st == 404 ? "not-found"
+                       : st == 503 ? "busy"
+                       : st < 500  ? "invalid-request"
+                                   : "not-ready";
+    const char *title = st == 401   ? "A viewer token or ticket is needed"
+                        : st == 403 ? "The stream's host or page is not allowed"
+                        : st == 404 ? "No such stream"
+                        : st == 503 ? "Too many streams"
+                                    : "The stream was refused";
+    reply_problem(rs, st, type, title, reason[0] ? reason : NULL, NULL);
+    if (st == 503) snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+}
+
+int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *target, int *upgraded,
+                     struct MHD_Response **upgrade, bridge_conn **state, http_response *rs)
+{
+    *upgrade = NULL;
+    *state = NULL;
+    char peer[INET6_ADDRSTRLEN + 8];
+    peer_of(conn, peer, sizeof peer);
+    char *req = malloc(MAX_REQUEST), *buf = malloc(MAX_ANSWER + MAX_REFUSAL);
+    if (!req || !buf) {
+        free(req);
+        free(buf);
+        reply_problem(rs, 503, "busy", "Out of memory", NULL, NULL);
+        return 0;
+    }
+    const long n = handshake_request(req, MAX_REQUEST, target, header_of, conn, peer);
+    int sv[2] = {-1, -1};
+    if (n < 0) {
+        reply_problem(rs, 400, "invalid-request", "The stream request cannot be passed on",
+                      "its target or a header holds control characters, or its headers are over 16 KiB", NULL);
+        goto out;
+    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+        no_answer(rs, strerror(errno));
+        goto out;
+    }
+    if (stream_adopt(b->d->streams, sv[1]) != 0) {
+        close(sv[1]);
+        no_answer(rs, "the streams are stopping");
+        goto out;
+    }
+    const double deadline = mono_now() + HANDSHAKE_TIMEOUT;
+    if (send_all(sv[0], req, (size_t)n, deadline) != 0) {
+        no_answer(rs, "the stream server did not read the request");
+        goto out;
+    }
+    size_t got = 0;
+    handshake_answer a;
+    int parsed = 0;
+    while (parsed == 0 && got < MAX_ANSWER && read_more(sv[0], buf, MAX_ANSWER, &got, deadline) == 1)
+        parsed = handshake_parse_answer(buf, got, &a);
+    if (parsed != 1) {
+        no_answer(rs, parsed < 0 ? "the stream server's answer is not HTTP" : "the stream server did not answer");
+        goto out;
+    }
+    if (a.status != 101) {
+        repeat_refusal(conn, &b->d->cfg, sv[0], buf, got, &a, deadline, rs);
+        goto out;
+    }
+    bridge_conn *c = calloc(1, sizeof *c);
+    const size_t nearly = got - a.header_len;
+    char *early = nearly ? malloc(nearly) : NULL;
+    struct MHD_Response *r = c && (early || !nearly) ? MHD_create_response_for_upgrade(on_upgrade, c) : NULL;
+    if (!r) {
+        free(c);
+        free(early);
+        no_answer(rs, "out of memory");
+        goto out;
+    }
+    if (nearly) memcpy(early, buf + a.header_len, nearly);
+    c->b = b;
+    c->fd = sv[0];
+    c->upgraded = upgraded;
+    c->early = early;
+    c->nearly = nearly;
+    MHD_add_response_header(r, "Upgrade", "websocket");
+    MHD_add_response_header(r, "Connection", "Upgrade");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "Sec-WebSocket-Accept", a.accept);
+    if (a.protocol[0]) MHD_add_response_header(r, "Sec-WebSocket-Protocol", a.protocol);
+    if (a.extensions[0]) MHD_add_response_header(r, "Sec-WebSocket-Extensions", a.extensions);
+    *upgrade = r;
+    *state = c;
+    sv[0] = -1;
+out:
+    if (sv[0] >= 0) close(sv[0]);
+    free(req);
+    free(buf);
+    return *upgrade != NULL;
+}
