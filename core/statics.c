@@ -47,6 +47,7 @@ static int loads(statics_ctx *c, const double *u, double *Q, double *cm)
     else
         kin_forward(m, u, c->st->g, c->st->J);
     base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
+    base_free_apply(m, u, NULL, c->st->g, c->st->J, m->ns, NULL, NULL);
     if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
     if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
     if (m->con) constraints_statics_terms(m, c->st, u, u + m->n, c->t, c->factor, Q, cm);
@@ -135,11 +136,18 @@ static void kin_error(int code, const char *module, const char *function, char *
     state_set_error(c->st, "KINSOL %s: %s", function, msg);
 }
 
-/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. */
+/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. A
+ * free base's rows are the net moment and force on the rod (no stiffness of their own):
+ * scaled by 1/EI and L/EI they read in 1/m as a strain row's residual does. */
 static void residual_scale(const statics_ctx *c, double *fs)
 {
-    const int n = c->m->n;
-    memcpy(fs, c->m->Kdiag_inv, (size_t)n * sizeof *fs);
+    const rod_model *m = c->m;
+    const int n = m->n;
+    memcpy(fs, m->Kdiag_inv, (size_t)n * sizeof *fs);
+    if (m->base_col >= 0) {
+        const double EI = m->E * fmax(m->sec[0].I11, m->sec[0].I22);
+        for (int a = 0; a < 6; a++) fs[m->base_col + a] = (a < 3 ? 1.0 : m->L) / (EI > 0 ? EI : 1.0);
+    }
     for (int i = n; i < c->N; i++) fs[i] = constraints_row_scale(c->m, i - n);
 }
 
@@ -226,7 +234,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     const int n = m->n, N = n + constraints_nmult(m);
     memset(res, 0, sizeof *res);
     st->err[0] = '\0';
-    if (base_refuse_statics(m, st) != 0) return ROD_EINVAL; /* free base: no equilibrium */
+    if (constraints_check_base(m, st, st->q) != 0) return ROD_EINVAL; /* free base: held? */
     if (constraints_check_rank(m, st, st->q) != 0) return ROD_EINVAL;
     SUNContext ctx = NULL;
     if (SUNContext_Create(NULL, &ctx) != 0) {
