@@ -9,7 +9,7 @@
 
 struct cJSON;
 
-#define SPEC_MAX_DEGREE 30 /* highest Legendre degree of a strain component */
+#define SPEC_MAX_DEGREE 160 /* highest Legendre degree of a strain component */
 #define SPEC_MAX_PIECES 50 /* most Hermite pieces */
 
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */

@@ -4,6 +4,7 @@
 #include "base.h"
 #include "bodies.h"
 #include "constraints.h"
+#include "dense.h"
 #include "forces.h"
 #include "kinematics.h"
 #include "state.h"
@@ -164,6 +165,50 @@ static double scaled_residual(statics_ctx *c, const double *u, double *R, double
     return r;
 }
 
+/* The multipliers that best balance the equilibrium rows at u's q: least squares of
+ * A^T lambda = K q - Q(q), by the normal equations (A A^T) lambda = A (K q - Q). A guessed
+ * shape (solver.guess, or the last solution) then starts Newton with the reactions that go
+ * with it instead of zero, which the first step would have to find from a residual as large
+ * as the whole load. Left as they are where A A^T is singular. */
+static void guess_multipliers(statics_ctx *c, double *u)
+{
+    const rod_model *m = c->m;
+    const int n = m->n, nm = c->N - n;
+    if (nm <= 0) return;
+    double *lam = u + n;
+    memset(lam, 0, (size_t)nm * sizeof *lam);
+    if (loads(c, u, c->Q, c->cm) != 0) return;
+    double *r = c->Q2, *A = calloc((size_t)nm * n + (size_t)nm * nm, sizeof *A);
+    if (!A) return;
+    double *G = A + (size_t)nm * n;
+    for (int i = 0; i < n; i++) {
+        double v = -c->Q[i];
+        for (int j = 0; j < n; j++) v += m->K[i + (size_t)n * j] * u[j];
+        r[i] = v;
+    }
+    for (int a = 0; a < nm; a++) constraints_mult_column(m, c->st, a, A + (size_t)a * n);
+    for (int a = 0; a < nm; a++) {
+        const double *Aa = A + (size_t)a * n;
+        double b = 0;
+        for (int j = 0; j < n; j++) b += Aa[j] * r[j];
+        lam[a] = b;
+        for (int e = 0; e <= a; e++) {
+            const double *Ae = A + (size_t)e * n;
+            double g = 0;
+            for (int j = 0; j < n; j++) g += Aa[j] * Ae[j];
+            G[a + (size_t)nm * e] = G[e + (size_t)nm * a] = g;
+        }
+    }
+    if (dense_cholesky(G, nm) == 0)
+        dense_cholesky_solve(G, nm, lam);
+    else
+        memset(lam, 0, (size_t)nm * sizeof *lam);
+    for (int a = 0; a < nm; a++)
+        if (!isfinite(lam[a])) memset(lam, 0, (size_t)nm * sizeof *lam);
+    free(A);
+    c->have_last = 0;
+}
+
 /* One Newton solve at a given load factor from q (updated in place on success). */
 static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters, double *R)
 {
@@ -257,6 +302,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     c.last_u = R + 2 * N;
     c.last_R = c.last_u + N;
     memcpy(q, st->q, (size_t)n * sizeof *q);
+    guess_multipliers(&c, q);
 
     int rc = ROD_OK, steps = 1;
     if (solve_at(&c, ctx, q, &res->iterations, R) != 0 && !c.failed) {
