@@ -1,11 +1,9 @@
-/* Equations of motion (Eqs. 55-56, App. D) and the integrator that advances them. */
+/* Equations of motion (Eqs. 55-56, App. D); the integrator that advances them is
+ * integrator.h's. */
 #ifndef ROD_DYNAMICS_H
 #define ROD_DYNAMICS_H
 
 #include "state.h"
-
-struct dyn_solver;
-void dyn_solver_free(struct dyn_solver *d);
 
 /* q_ddot from (t, q, q_dot): assembles M_xi = int J^T M-bar J, the Coriolis/centrifugal
  * terms J^T (M-bar J_dot q_dot + M-bar_dot eta + ad*_eta M-bar eta), water loads, gravity,
