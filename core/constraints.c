@@ -648,6 +648,16 @@ int constraints_accel(const rod_model *m, rod_state *st, double t, const double 
     return 0;
 }
 
+void constraints_force(const rod_model *m, const rod_state *st, double *Q)
+{
+    if (!m->con) return;
+    const int n = m->n;
+    for (int r = 0; r < m->con->nrows; r++) {
+        const double *Ar = st->con->A + (size_t)r * n, l = st->con->lam[r];
+        for (int j = 0; j < n; j++) Q[j] += Ar[j] * l;
+    }
+}
+
 void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v)
 {
     if (!m->con || m->con->nmult == m->con->nrows) return;

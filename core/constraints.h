@@ -54,6 +54,9 @@ int constraints_check_base(const rod_model *m, rod_state *st, const double *q);
  * 0, or -1 with the state's error set. */
 int constraints_accel(const rod_model *m, rod_state *st, double t, const double *q,
                       const double *qd, double *qdd);
+/* Q (n) += A^T lambda over every row at the last constraints_accel: the multipliers' and
+ * the penalties' generalized force. */
+void constraints_force(const rod_model *m, const rod_state *st, double *Q);
 /* v (n) -= the penalty rows' k A^T A e_j (rate 0) or d A^T A e_j (rate 1) at the last
  * constraints_accel: the penalties' part of the stiff Jacobian (before M^{-1}). */
 void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v);

@@ -13,6 +13,12 @@
 int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
               double *qdd);
 
+/* The generalized forces at the state's (t, q, q_dot) by kind (forces.h's QFRC_*): out gets
+ * QFRC_KINDS vectors of n, kind after kind; total (n) gets M q_ddot, which they sum to (the
+ * xi rows with M_xi, the rho rows with M_rho). Uses the state's scratch; 0, or -1 with the
+ * state's error set. */
+int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total);
+
 /* The rod's own kinetic energy, (1/2) int eta^T M-bar eta ds + (1/2) q_dot_rho^T M_rho
  * q_dot_rho (the fluid's added mass excluded). g, eta: scratch for every station. */
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
