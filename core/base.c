@@ -169,12 +169,3 @@ void base_free_rechart(const rod_model *m, double *q, double *qd)
     memcpy(x, y, sizeof y);
     memcpy(xd, b, sizeof b);
 }
-
-int base_refuse_statics(const rod_model *m, rod_state *st)
-{
-    if (m->base_col < 0) return 0;
-    state_set_error(st, "statics with a \"free\" base: a rod without supports has no equilibrium, "
-                    "and statics does not solve for the base's pose when constraints hold it (use "
-                    "dynamics, with damping to settle)");
-    return ROD_EINVAL;
-}

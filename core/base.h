@@ -42,7 +42,5 @@ void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_
                      int n, double *eta, double *bias);
 void base_free_rechart(const rod_model *m, double *q, double *qd);
 double base_free_chart_root(const rod_model *m, const double *q);
-/* ROD_EINVAL with the state's error set for a free base (statics has no supports). */
-int base_refuse_statics(const rod_model *m, rod_state *st);
 
 #endif

@@ -48,7 +48,7 @@ static void weight(const rod_model *m, const spec_body *b, const lie_pose *g, do
                          g->R[3 * i + 2] * m->grav[2]);
 }
 
-void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double *Q)
+void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double *Qload, double *Qinertia)
 {
     const int nx = m->n_xi;
     double Jc[MODEL_MAX_XI][6];
@@ -61,16 +61,18 @@ void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double 
         to_com(bd->offset, st->bias + 6 * k, a);
         mass_apply(bd, eta, Me);
         lie_coad_apply(eta, Me, cad);
-        weight(m, bd, &st->g[k], W);
-        double Ma[6];
+        double Wg[6], Ma[6];
+        weight(m, bd, &st->g[k], Wg);
         mass_apply(bd, a, Ma);
-        for (int i = 0; i < 6; i++) W[i] -= Ma[i] + cad[i];
+        const int split = Qload != Qinertia;
+        for (int i = 0; i < 6; i++) W[i] = (split ? 0.0 : Wg[i]) - Ma[i] - cad[i];
         for (int j = 0; j < nx; j++) to_com(bd->offset, Jk + 6 * j, Jc[j]);
         for (int i = 0; i < nx; i++) {
             double MJ[6];
             mass_apply(bd, Jc[i], MJ);
-            Q[i] += Jc[i][0] * W[0] + Jc[i][1] * W[1] + Jc[i][2] * W[2] + Jc[i][3] * W[3] +
-                    Jc[i][4] * W[4] + Jc[i][5] * W[5];
+            Qinertia[i] += Jc[i][0] * W[0] + Jc[i][1] * W[1] + Jc[i][2] * W[2] + Jc[i][3] * W[3] +
+                           Jc[i][4] * W[4] + Jc[i][5] * W[5];
+            if (split) Qload[i] += Jc[i][3] * Wg[3] + Jc[i][4] * Wg[4] + Jc[i][5] * Wg[5];
             for (int j = i; j < nx; j++)
                 M[j + (size_t)nx * i] += MJ[0] * Jc[j][0] + MJ[1] * Jc[j][1] + MJ[2] * Jc[j][2] +
                                          MJ[3] * Jc[j][3] + MJ[4] * Jc[j][4] + MJ[5] * Jc[j][5];

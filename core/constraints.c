@@ -23,6 +23,7 @@ struct con_layout {
     con_row *rows;
     int *mult_row;    /* nmult: the row of each multiplier */
     int *station;     /* per constraint: the station of a pose's point */
+    int *station_rel; /* per constraint: the station of the point it is relative to (or 0) */
     double *vol0;     /* per row: the reference volume of a volume row's scope */
     int *first_row;   /* per constraint: its first row; its rows are contiguous */
     int *nrow;        /* per constraint: its row count */
@@ -35,14 +36,19 @@ struct con_work {
     double *lam;               /* per row: multiplier or penalty force */
     double *viol;              /* per row: c at the last record */
     double *B, *S, *mu, *tmp;  /* scratch */
+    double *Jwa, *Jwb;         /* scratch: 6 x n_xi world Jacobians of a pose's two points */
+    double *Rb;                /* per constraint x 9: the frame a relative pose was last held in */
 };
 
-int constraints_nbreakpoints(const rod_spec *sp) { return sp->ncons; }
+int constraints_nbreakpoints(const rod_spec *sp) { return 2 * sp->ncons; }
 
 void constraints_breakpoints(const rod_spec *sp, double *bp, int *nb)
 {
     for (int i = 0; i < sp->ncons; i++)
-        if (sp->cons[i].type == CON_POSE) bp[(*nb)++] = sp->cons[i].s;
+        if (sp->cons[i].type == CON_POSE) {
+            bp[(*nb)++] = sp->cons[i].s;
+            if (sp->cons[i].relative) bp[(*nb)++] = sp->cons[i].s_rel;
+        }
 }
 
 int constraints_count(const rod_model *m) { return m->spec->ncons; }
@@ -58,6 +64,7 @@ void constraints_model_free(rod_model *m)
     free(L->rows);
     free(L->mult_row);
     free(L->station);
+    free(L->station_rel);
     free(L->vol0);
     free(L->first_row);
     free(L->nrow);
@@ -74,6 +81,14 @@ static int piece_of(const rod_model *m, int k)
     return p < 0 ? 0 : p >= P ? P - 1 : p;
 }
 
+static int nearest_station(const rod_model *m, double s)
+{
+    int best = 0;
+    for (int j = 0; j < m->ns; j++)
+        if (fabs(m->s[j] - s) < fabs(m->s[best] - s)) best = j;
+    return best;
+}
+
 int constraints_compile(rod_model *m)
 {
     const rod_spec *sp = m->spec;
@@ -83,10 +98,11 @@ int constraints_compile(rod_model *m)
     m->con = L;
     const int nc = sp->ncons;
     L->station = calloc((size_t)nc, sizeof *L->station);
+    L->station_rel = calloc((size_t)nc, sizeof *L->station_rel);
     L->first_row = calloc((size_t)nc, sizeof *L->first_row);
     L->nrow = calloc((size_t)nc, sizeof *L->nrow);
     L->target = malloc((size_t)nc * 4 * sizeof *L->target);
-    if (!L->station || !L->first_row || !L->nrow || !L->target) return -1;
+    if (!L->station || !L->station_rel || !L->first_row || !L->nrow || !L->target) return -1;
     for (int i = 0; i < 4 * nc; i++) L->target[i] = -1;
     for (int i = 0; i < m->ninputs; i++)
         if (m->inputs[i].kind == INPUT_TARGET) L->target[4 * m->inputs[i].index + m->inputs[i].comp] = i;
@@ -107,10 +123,8 @@ int constraints_compile(rod_model *m)
     for (int i = 0; i < nc; i++) {
         const spec_constraint *k = &sp->cons[i];
         if (k->type == CON_POSE) {
-            int best = 0;
-            for (int j = 0; j < m->ns; j++)
-                if (fabs(m->s[j] - k->s) < fabs(m->s[best] - k->s)) best = j;
-            L->station[i] = best;
+            L->station[i] = nearest_station(m, k->s);
+            L->station_rel[i] = k->relative ? nearest_station(m, k->s_rel) : 0;
         }
         for (int a = 0; a < (k->type == CON_POSE ? 6 : L->nrow[i]); a++) {
             if (k->type == CON_POSE && !k->held[a]) continue;
@@ -148,8 +162,11 @@ int constraints_state_init(rod_state *st)
     w->S = calloc(nm * nm, sizeof *w->S);
     w->mu = calloc(nm, sizeof *w->mu);
     w->tmp = calloc(n, sizeof *w->tmp);
+    w->Jwa = calloc((size_t)6 * (m->n_xi ? m->n_xi : 1), sizeof *w->Jwa);
+    w->Jwb = calloc((size_t)6 * (m->n_xi ? m->n_xi : 1), sizeof *w->Jwb);
+    w->Rb = calloc((size_t)9 * m->spec->ncons, sizeof *w->Rb);
     if (!w->c || !w->cd || !w->A || !w->bias || !w->lam || !w->viol || !w->B || !w->S || !w->mu ||
-        !w->tmp)
+        !w->tmp || !w->Jwa || !w->Jwb || !w->Rb)
         return -1;
     return 0;
 }
@@ -168,6 +185,9 @@ void constraints_state_free(rod_state *st)
     free(w->S);
     free(w->mu);
     free(w->tmp);
+    free(w->Jwa);
+    free(w->Jwb);
+    free(w->Rb);
     free(w);
     st->con = NULL;
 }
@@ -247,6 +267,187 @@ static void volume_rates(const rod_model *m, const spec_constraint *k, int r0, c
     }
 }
 
+/* A point's motion in the world: Jw (6 x n_xi, column-major, angular rows first) maps q_dot to
+ * its world twist; with velocities (st->eta, st->bias at q_dot), vel = its world angular and
+ * linear velocity and acc = their rates at q_ddot = 0. */
+typedef struct {
+    const lie_pose *g;
+    double vel[6], acc[6];
+} point_motion;
+
+static void world_jacobian(const rod_model *m, const rod_state *st, int ks, double *Jw)
+{
+    const lie_pose *g = &st->g[ks];
+    const double *Jk = st->J + (size_t)ks * 6 * m->n_xi;
+    for (int j = 0; j < m->n_xi; j++)
+        for (int h = 0; h < 6; h += 3)
+            for (int a = 0; a < 3; a++) {
+                const double *Jj = Jk + 6 * j + h;
+                Jw[6 * j + h + a] = g->R[a] * Jj[0] + g->R[a + 3] * Jj[1] + g->R[a + 6] * Jj[2];
+            }
+}
+
+static void motion_of(const rod_state *st, int ks, int with_rates, point_motion *pm)
+{
+    const lie_pose *g = &st->g[ks];
+    pm->g = g;
+    memset(pm->vel, 0, sizeof pm->vel);
+    memset(pm->acc, 0, sizeof pm->acc);
+    if (!with_rates) return;
+    /* body twist eta = (w; v), body bias b = J_dot q_dot; the world acceleration of the point
+     * at q_ddot = 0 is R (b_v + w x v), its angular acceleration R b_w. The twist is the whole
+     * body twist (a moving base's share included), not only J q_dot. */
+    const double *eta = st->eta + 6 * ks, *bs = st->bias + 6 * ks;
+    double body[6];
+    for (int a = 0; a < 3; a++) body[a] = bs[a];
+    body[3] = bs[3] + eta[1] * eta[5] - eta[2] * eta[4];
+    body[4] = bs[4] + eta[2] * eta[3] - eta[0] * eta[5];
+    body[5] = bs[5] + eta[0] * eta[4] - eta[1] * eta[3];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            pm->vel[a] += g->R[a + 3 * b] * eta[b];
+            pm->vel[3 + a] += g->R[a + 3 * b] * eta[3 + b];
+            pm->acc[a] += g->R[a + 3 * b] * body[b];
+            pm->acc[3 + a] += g->R[a + 3 * b] * body[3 + b];
+        }
+}
+
+static void cross(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* y = R^T x */
+static void rot_t(const double R[9], const double x[3], double y[3])
+{
+    for (int a = 0; a < 3; a++) y[a] = R[3 * a] * x[0] + R[3 * a + 1] * x[1] + R[3 * a + 2] * x[2];
+}
+
+/* The rows of pose constraint i. In the world: c = r_a - p(t) and e = log(R_a R_t(t)^T), their
+ * rates the point's world velocity and angular velocity less the target's. Relative to the
+ * point b (frame R_b, all in b's frame): with d = r_a - r_b,
+ *   c = R_b^T d - p,          c_dot = R_b^T (v_a - v_b - w_b x d) - p_dot,
+ *   c_ddot|q_ddot=0 = R_b^T (a_a - a_b - alpha_b x d - 2 w_b x (v_a - v_b) + w_b x (w_b x d)),
+ *   e = log(R_b^T R_a R_t^T), e_dot = R_b^T (w_a - w_b) - the target's,
+ *   e_ddot|q_ddot=0 = R_b^T (alpha_a - alpha_b - w_b x w_a),
+ * so the gradient rows are R_b^T (Jw_a,v - Jw_b,v + d~ Jw_b,w) and R_b^T (Jw_a,w - Jw_b,w).
+ * These functions of the relative pose alone do not change under a rigid motion of the whole
+ * rod, so their reactions are self-equilibrated and conserve the momenta of a free rod. */
+static void pose_rows(const rod_model *m, rod_state *st, int i, const double *qd, double t,
+                      double factor)
+{
+    const spec_constraint *k = &m->spec->cons[i];
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nx = m->n_xi, rel = k->relative;
+    double tgt[3][3], ang[3], e[3] = {0};
+    const int *in = L->target + 4 * i; /* commands may have replaced the spec's profiles */
+    for (int a = 0; a < 3; a++) {
+        if (in[a] >= 0) state_input_value_derivs(st, in[a], t, tgt[a]); /* a command's ramp included */
+        else profile_value_derivs(&k->position[a], st->ev, t, tgt[a]);
+        const double ref = a == 2 ? k->s - (rel ? k->s_rel : 0.0) : 0.0;
+        tgt[a][0] = ref + factor * (tgt[a][0] - ref);
+        tgt[a][1] *= factor;
+        tgt[a][2] *= factor;
+    }
+    if (in[3] >= 0) state_input_value_derivs(st, in[3], t, ang);
+    else profile_value_derivs(&k->angle, st->ev, t, ang);
+    point_motion pa, pb;
+    motion_of(st, L->station[i], qd != NULL, &pa);
+    world_jacobian(m, st, L->station[i], w->Jwa);
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double *Rb = I3;
+    double d[3] = {0}, pos[3], vrel[6] = {0}, arel[6] = {0};
+    if (rel) {
+        motion_of(st, L->station_rel[i], qd != NULL, &pb);
+        world_jacobian(m, st, L->station_rel[i], w->Jwb);
+        Rb = pb.g->R;
+        for (int a = 0; a < 3; a++) d[a] = pa.g->r[a] - pb.g->r[a];
+        rot_t(Rb, d, pos);
+        if (qd) {
+            /* world rates of the relative position and rotation, then into b's frame */
+            double wd[3], wwd[3], av[3], ad[3], ww[3], tmp[6];
+            const double *wb = pb.vel, *ab = pb.acc;
+            double dv[3];
+            for (int a = 0; a < 3; a++) dv[a] = pa.vel[3 + a] - pb.vel[3 + a];
+            cross(wb, d, wd);
+            cross(wb, wd, wwd);
+            cross(wb, dv, av);
+            cross(ab, d, ad);
+            cross(wb, pa.vel, ww);
+            for (int a = 0; a < 3; a++) {
+                tmp[a] = pa.vel[a] - wb[a];
+                tmp[3 + a] = dv[a] - wd[a];
+            }
+            rot_t(Rb, tmp, vrel);
+            rot_t(Rb, tmp + 3, vrel + 3);
+            for (int a = 0; a < 3; a++) {
+                tmp[a] = pa.acc[a] - ab[a] - ww[a];
+                tmp[3 + a] = pa.acc[3 + a] - ab[3 + a] - ad[a] - 2 * av[a] + wwd[a];
+            }
+            rot_t(Rb, tmp, arel);
+            rot_t(Rb, tmp + 3, arel + 3);
+        }
+    } else {
+        memcpy(pos, pa.g->r, sizeof pos);
+        memcpy(vrel, pa.vel, sizeof vrel);
+        memcpy(arel, pa.acc, sizeof arel);
+    }
+    if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
+        double Rt[9], E[9], Rr[9];
+        lie_rotation_about(k->axis, factor * ang[0], Rt);
+        for (int a = 0; a < 3; a++) /* Rr = R_b^T R_a */
+            for (int b = 0; b < 3; b++) {
+                double s = 0;
+                for (int l = 0; l < 3; l++) s += Rb[l + 3 * a] * pa.g->R[l + 3 * b];
+                Rr[a + 3 * b] = s;
+            }
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                double s = 0;
+                for (int l = 0; l < 3; l++) s += Rr[a + 3 * l] * Rt[b + 3 * l]; /* Rr Rt^T */
+                E[a + 3 * b] = s;
+            }
+        so3_log(E, e);
+    }
+    int r = L->first_row[i];
+    for (int a = 0; a < 6; a++) {
+        if (!k->held[a]) continue;
+        const int lin = a < 3, ax = lin ? a : a - 3, h = lin ? 3 : 0;
+        double *Ar = w->A + (size_t)r * n;
+        memset(Ar, 0, (size_t)n * sizeof *Ar);
+        /* row ax of R_b^T times the world rows */
+        const double rb0 = Rb[3 * ax], rb1 = Rb[3 * ax + 1], rb2 = Rb[3 * ax + 2];
+        for (int j = 0; j < nx; j++) {
+            const double *Ja = w->Jwa + 6 * j + h;
+            double x = Ja[0], y = Ja[1], z = Ja[2];
+            if (rel) {
+                const double *Jb = w->Jwb + 6 * j;
+                x -= Jb[h];
+                y -= Jb[h + 1];
+                z -= Jb[h + 2];
+                if (lin) { /* + d x Jw_b,w */
+                    x += d[1] * Jb[2] - d[2] * Jb[1];
+                    y += d[2] * Jb[0] - d[0] * Jb[2];
+                    z += d[0] * Jb[1] - d[1] * Jb[0];
+                }
+            }
+            Ar[j] = rb0 * x + rb1 * y + rb2 * z;
+        }
+        w->c[r] = lin ? pos[ax] - tgt[ax][0] : e[ax];
+        if (qd) {
+            const double vt = lin ? tgt[ax][1] : factor * ang[1] * k->axis[ax];
+            const double at = lin ? tgt[ax][2] : factor * ang[2] * k->axis[ax];
+            w->cd[r] = vrel[h + ax] - vt;
+            w->bias[r] = arel[h + ax] - at;
+        }
+        r++;
+    }
+    if (rel) memcpy(w->Rb + 9 * i, Rb, 9 * sizeof *Rb);
+}
+
 /* Every row's c and A at q (st->g, st->J computed there); with qd, also c_dot and the bias
  * A_dot q_dot - (target acceleration), which need st->eta and st->bias at (q, qd). */
 static void eval_rows(const rod_model *m, rod_state *st, const double *q, const double *qd,
@@ -255,7 +456,7 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
     const rod_spec *sp = m->spec;
     const struct con_layout *L = m->con;
     struct con_work *w = st->con;
-    const int n = m->n, nx = m->n_xi;
+    const int n = m->n;
     for (int i = 0; i < sp->ncons; i++) {
         const spec_constraint *k = &sp->cons[i];
         const int r0 = L->first_row[i];
@@ -266,69 +467,7 @@ static void eval_rows(const rod_model *m, rod_state *st, const double *q, const 
             volume_rates(m, k, r0, q, qd, w->cd + r0, w->bias + r0);
             continue;
         }
-        const int ks = L->station[i];
-        const lie_pose *g = &st->g[ks];
-        const double *Jk = st->J + (size_t)ks * 6 * nx;
-        double tgt[3][3], ang[3], e[3] = {0};
-        const int *in = L->target + 4 * i; /* commands may have replaced the spec's profiles */
-        for (int a = 0; a < 3; a++) {
-            if (in[a] >= 0) state_input_value_derivs(st, in[a], t, tgt[a]);
-            else profile_value_derivs(&k->position[a], st->ev, t, tgt[a]);
-            const double ref = a == 2 ? k->s : 0.0;
-            tgt[a][0] = ref + factor * (tgt[a][0] - ref);
-            tgt[a][1] *= factor;
-            tgt[a][2] *= factor;
-        }
-        if (in[3] >= 0) state_input_value_derivs(st, in[3], t, ang);
-        else profile_value_derivs(&k->angle, st->ev, t, ang);
-        if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
-            double Rt[9], E[9];
-            lie_rotation_about(k->axis, factor * ang[0], Rt);
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) {
-                    double s = 0;
-                    for (int l = 0; l < 3; l++) s += g->R[a + 3 * l] * Rt[b + 3 * l]; /* R Rt^T */
-                    E[a + 3 * b] = s;
-                }
-            so3_log(E, e);
-        }
-        double accb[6] = {0};
-        if (qd) {
-            const double *eta = st->eta + 6 * ks, *bs = st->bias + 6 * ks;
-            double body[6];
-            for (int a = 0; a < 3; a++) body[a] = bs[a];
-            body[3] = bs[3] + eta[1] * eta[5] - eta[2] * eta[4];
-            body[4] = bs[4] + eta[2] * eta[3] - eta[0] * eta[5];
-            body[5] = bs[5] + eta[0] * eta[4] - eta[1] * eta[3];
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) {
-                    accb[a] += g->R[a + 3 * b] * body[b];
-                    accb[3 + a] += g->R[a + 3 * b] * body[3 + b];
-                }
-        }
-        int r = r0;
-        for (int a = 0; a < 6; a++) {
-            if (!k->held[a]) continue;
-            const int lin = a < 3, ax = lin ? a : a - 3;
-            double *Ar = w->A + (size_t)r * n;
-            memset(Ar, 0, (size_t)n * sizeof *Ar);
-            for (int j = 0; j < nx; j++) {
-                const double *Jj = Jk + 6 * j + (lin ? 3 : 0);
-                Ar[j] = g->R[ax] * Jj[0] + g->R[ax + 3] * Jj[1] + g->R[ax + 6] * Jj[2];
-            }
-            w->c[r] = lin ? g->r[ax] - tgt[ax][0] : e[ax];
-            if (qd) {
-                /* the point's world velocity from its whole body twist (a moving base's
-                 * share included), not only A q_dot */
-                const double *eta = st->eta + 6 * ks + (lin ? 3 : 0);
-                const double s = g->R[ax] * eta[0] + g->R[ax + 3] * eta[1] + g->R[ax + 6] * eta[2];
-                const double vt = lin ? tgt[ax][1] : factor * ang[1] * k->axis[ax];
-                const double at = lin ? tgt[ax][2] : factor * ang[2] * k->axis[ax];
-                w->cd[r] = s - vt;
-                w->bias[r] = (lin ? accb[3 + ax] : accb[ax]) - at;
-            }
-            r++;
-        }
+        pose_rows(m, st, i, qd, t, factor);
     }
 }
 
@@ -402,6 +541,45 @@ int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
     return 0;
 }
 
+int constraints_check_base(const rod_model *m, rod_state *st, const double *q)
+{
+    if (!base_free(m)) return 0;
+    int rank = 0;
+    if (m->con) {
+        kin_forward(m, q, st->g, st->J);
+        base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
+        eval_rows(m, st, q, NULL, st->t, 1.0);
+        /* the rows' base columns (rotations per L, so both halves are in metres or radians),
+         * orthogonalized one by one: the rigid motions they hold */
+        double basis[6][6];
+        for (int r = 0; r < m->con->nrows && rank < 6; r++) {
+            double v[6];
+            const double *Ar = st->con->A + (size_t)r * m->n + m->base_col;
+            for (int a = 0; a < 6; a++) v[a] = Ar[a] / (a < 3 ? m->L : 1.0);
+            double n0 = 0;
+            for (int a = 0; a < 6; a++) n0 += v[a] * v[a];
+            if (!(n0 > 0)) continue;
+            for (int pass = 0; pass < 2; pass++)
+                for (int b = 0; b < rank; b++) {
+                    double d = 0;
+                    for (int a = 0; a < 6; a++) d += v[a] * basis[b][a];
+                    for (int a = 0; a < 6; a++) v[a] -= d * basis[b][a];
+                }
+            double n1 = 0;
+            for (int a = 0; a < 6; a++) n1 += v[a] * v[a];
+            if (n1 <= 1e-16 * n0) continue;
+            for (int a = 0; a < 6; a++) basis[rank][a] = v[a] / sqrt(n1);
+            rank++;
+        }
+    }
+    if (rank == 6) return 0;
+    state_set_error(st, "statics with a \"free\" base: the constraints hold %d of the base's six "
+                    "rigid motions, so the rod has no unique equilibrium (hold a point of it in "
+                    "the world: a pose constraint's position and rotation, or use dynamics with "
+                    "damping to settle)", rank);
+    return -1;
+}
+
 /* y <- M^{-1} y, with M_xi's factor in st->Mxi and M_rho's in the model. */
 static void apply_Minv(const rod_model *m, const rod_state *st, double *y)
 {
@@ -470,6 +648,16 @@ int constraints_accel(const rod_model *m, rod_state *st, double t, const double 
         for (int j = 0; j < n; j++) qdd[j] += Ba[j] * w->mu[a];
     }
     return 0;
+}
+
+void constraints_force(const rod_model *m, const rod_state *st, double *Q)
+{
+    if (!m->con) return;
+    const int n = m->n;
+    for (int r = 0; r < m->con->nrows; r++) {
+        const double *Ar = st->con->A + (size_t)r * n, l = st->con->lam[r];
+        for (int j = 0; j < n; j++) Q[j] += Ar[j] * l;
+    }
 }
 
 void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v)
@@ -610,14 +798,48 @@ void constraints_reaction(const rod_state *st, int i, double force[3], double mo
             moment[a - 3] = w->lam[r];
     }
     if (k->type == CON_VOLUME && vtot > 0) *pressure /= vtot;
+    if (k->type == CON_POSE && k->relative) {
+        /* the multipliers are components in b's frame: into the world */
+        const double *Rb = w->Rb + 9 * i;
+        double f[3], mo[3];
+        for (int a = 0; a < 3; a++) {
+            f[a] = Rb[a] * force[0] + Rb[a + 3] * force[1] + Rb[a + 6] * force[2];
+            mo[a] = Rb[a] * moment[0] + Rb[a + 3] * moment[1] + Rb[a + 6] * moment[2];
+        }
+        memcpy(force, f, sizeof f);
+        memcpy(moment, mo, sizeof mo);
+    }
 }
 
-void constraints_target_position(const rod_state *st, int i, const double point[3], double out[3])
+void constraints_target_position(const rod_state *st, int i, const double point[3],
+                                 const lie_pose *gb, double out[3])
 {
     const rod_model *m = st->m;
     const spec_constraint *k = &m->spec->cons[i];
     const int *in = m->con->target + 4 * i;
+    double own[3];
+    if (k->relative) { /* the point in b's frame, the held components' targets there, back */
+        double d[3];
+        for (int a = 0; a < 3; a++) d[a] = point[a] - gb->r[a];
+        rot_t(gb->R, d, own);
+    } else {
+        memcpy(own, point, sizeof own);
+    }
+    double loc[3];
     for (int a = 0; a < 3; a++)
-        out[a] = k->held[a] ? (in[a] >= 0 ? state_input_raw(st, in[a], st->t, 0.0) : profile_value(&k->position[a], st->ev, st->t, 0.0))
-                            : point[a];
+        loc[a] = k->held[a] ? (in[a] >= 0 ? state_input_raw(st, in[a], st->t, 0.0)
+                                           : profile_value(&k->position[a], st->ev, st->t, 0.0))
+                            : own[a];
+    if (!k->relative) {
+        memcpy(out, loc, sizeof loc);
+        return;
+    }
+    for (int a = 0; a < 3; a++)
+        out[a] = gb->r[a] + gb->R[a] * loc[0] + gb->R[a + 3] * loc[1] + gb->R[a + 6] * loc[2];
+}
+
+double constraints_relative_s(const rod_model *m, int i)
+{
+    const spec_constraint *k = &m->spec->cons[i];
+    return k->type == CON_POSE && k->relative ? k->s_rel : -1.0;
 }

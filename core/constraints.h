@@ -44,12 +44,19 @@ double constraints_row_scale(const rod_model *m, int r);
 /* Statics: rows A_m that vanish (a component the strains in use cannot move) at q; 0 or -1
  * with the state's error naming the constraint and component. */
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q);
+/* Statics with a free base: 0 when the constraints' rows hold all six rigid motions of the rod
+ * at q (relative poses hold none: they move with the rod), else -1 with the state's error
+ * saying how many they hold. 0 unless the base is free. */
+int constraints_check_base(const rod_model *m, rod_state *st, const double *q);
 
 /* Dynamics (the end of dyn_accel): with st->g, J, eta, bias at (q, q_dot) and st->Mxi the
  * Cholesky factor of M_xi, adds the penalty forces and the multipliers' correction to qdd.
  * 0, or -1 with the state's error set. */
 int constraints_accel(const rod_model *m, rod_state *st, double t, const double *q,
                       const double *qd, double *qdd);
+/* Q (n) += A^T lambda over every row at the last constraints_accel: the multipliers' and
+ * the penalties' generalized force. */
+void constraints_force(const rod_model *m, const rod_state *st, double *Q);
 /* v (n) -= the penalty rows' k A^T A e_j (rate 0) or d A^T A e_j (rate 1) at the last
  * constraints_accel: the penalties' part of the stiff Jacobian (before M^{-1}). */
 void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v);
@@ -68,13 +75,18 @@ void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
 int constraints_count(const rod_model *m);
 const char *constraints_name(const rod_model *m, int i);
 int constraints_is_volume(const rod_model *m, int i);
-/* force[3], moment[3] (N, N m, world, on the rod), violation (m or rad: the largest held
+/* force[3], moment[3] (N, N m, world, on the rod at the constrained point; a relative pose puts
+ * the opposite force, and the opposite moment less d x force, on the point it is relative to), violation (m or rad: the largest held
  * component; relative for volume), pressure (Pa, volume only). */
 void constraints_reaction(const rod_state *st, int i, double force[3], double moment[3],
                           double *violation, double *pressure);
 
-/* Pose constraint i's target position at the state's time: the held components' targets, the
- * point's own (point, m) elsewhere. */
-void constraints_target_position(const rod_state *st, int i, const double point[3], double out[3]);
+/* Pose constraint i's target position (world) at the state's time: the held components'
+ * targets, the point's own (point, m) elsewhere; for a relative pose those components are in
+ * the frame gb of the point it is relative to. */
+void constraints_target_position(const rod_state *st, int i, const double point[3],
+                                 const lie_pose *gb, double out[3]);
+/* The point a relative pose is relative to (m from the base), or -1 for a world pose. */
+double constraints_relative_s(const rod_model *m, int i);
 
 #endif

@@ -44,20 +44,28 @@ static void rho_at(const rod_model *m, int k, const double *q, const double *qd,
     }
 }
 
-int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
-              double *qdd)
+/* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
+ * damping and constraints into its kind's vector of Qk (forces.h), at (t, q, q_dot): the
+ * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
+ * drag and lift. One vector for all kinds (the equations of motion) costs nothing over
+ * summing them. 0, or -1 with the state's error set. */
+static int assemble(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                    double *const *Qk)
 {
     const rod_spec *sp = m->spec;
-    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const int nx = m->n_xi, nr = m->n_rho;
     kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
     base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
     st->vel_eta = st->eta;
-    const int frc = forces_static(m, st, q, t, 1.0, st->Q);
+    const int frc = forces_by_kind(m, st, q, t, 1.0, Qk);
     st->vel_eta = NULL;
     if (frc != 0) return -1;
-    double *Q = st->Q, *M = st->Mxi;
+    double *Qi = Qk[QFRC_INERTIA], *Qf = Qk[QFRC_FLUID], *M = st->Mxi;
+    if (Qi != Qf && Qi != Qk[QFRC_ACTUATOR] && Qi != Qk[QFRC_LOAD] && Qi != Qk[QFRC_CONTACT])
+        memset(Qi, 0, (size_t)m->n * sizeof *Qi);
+    const int split = Qi != Qf; /* the fluid's wrench projected apart from the inertial one */
     memset(M, 0, (size_t)nx * nx * sizeof *M);
     const double fr = m->fluid_rho;
     for (int k = 0; k < m->ns; k++) {
@@ -69,7 +77,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
         section_inertia(m, c, rho, rhod, Mb, Mdot);
         memcpy(Mt, Mb, sizeof Mt);
         const double *eta = st->eta + 6 * k, *a = st->bias + 6 * k;
-        double W[6] = {0};
+        double W[6] = {0}, Wf[6] = {0};
         if (sp->has_fluid) {
             /* added mass f_a = -M_a u_dot (Eq. 33) on the inflated section: into the mass
              * matrix and, through J_dot q_dot, the bias */
@@ -80,8 +88,9 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
             const double *u = eta + 3;
             const double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
             const double cd = rho * c->z * fr * un;
-            W[3] = -cd * (sp->drag * u[0] - sp->lift * u[1]);
-            W[4] = -cd * (sp->lift * u[0] + sp->drag * u[1]);
+            double *Wd = split ? Wf : W;
+            Wd[3] = -cd * (sp->drag * u[0] - sp->lift * u[1]);
+            Wd[4] = -cd * (sp->lift * u[0] + sp->drag * u[1]);
         }
         /* minus the inertial bias: M_t J_dot q_dot + M_dot eta + ad*_eta (M_b eta) (Eq. 49) */
         double Me[6], cad[6];
@@ -91,8 +100,9 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
         const double *Jk = st->J + (size_t)k * 6 * nx;
         for (int i = 0; i < nx; i++) {
             const double *Ji = Jk + 6 * i;
-            Q[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
-                         Ji[5] * W[5]);
+            Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
+                          Ji[5] * W[5]);
+            if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
             double MJ[6];
             for (int r = 0; r < 6; r++) MJ[r] = w * Mt[r] * Ji[r];
             for (int j = i; j < nx; j++) {
@@ -105,10 +115,18 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
             /* the centrifugal term of Eq. 28: rho0 rho (I11 (w2^2 + w3^2) + I22 (w1^2 + w3^2)) */
             const double w1 = eta[0], w2 = eta[1], w3 = eta[2];
             const double cf = m->rho0 * rho * (c->I11 * (w2 * w2 + w3 * w3) + c->I22 * (w1 * w1 + w3 * w3));
-            for (int j = 0; j < nr; j++) Q[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
+            for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
-    if (sp->nbodies) bodies_dynamics(m, st, M, Q);
+    if (sp->nbodies) bodies_dynamics(m, st, M, Qk[QFRC_LOAD], Qi);
+    return 0;
+}
+
+/* q_ddot = M^{-1} (Q - K q - D q_dot): both blocks solved, M_xi's factor left in st->Mxi. */
+static int solve_accel(const rod_model *m, rod_state *st, double t, const double *Q, const double *q,
+                       const double *qd, double *qdd)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
     /* internal forces: stiffness and Kelvin-Voigt damping (Eqs. 50-52) */
     for (int i = 0; i < n; i++) {
         double s = Q[i];
@@ -121,15 +139,62 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
             return -1;
         }
     if (nx) {
-        int bad = dense_cholesky(M, nx);
+        int bad = dense_cholesky(st->Mxi, nx);
         if (bad) {
             state_set_error(st, "the mass matrix is not positive definite (column %d) at t = %g", bad, t);
             return -1;
         }
-        dense_cholesky_solve(M, nx, qdd);
+        dense_cholesky_solve(st->Mxi, nx, qdd);
     }
     if (nr) dense_cholesky_solve(m->Mrho_chol, nr, qdd + nx);
+    return 0;
+}
+
+int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd)
+{
+    double *Q = st->Q;
+    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
+    if (assemble(m, st, t, q, qd, all) != 0 || solve_accel(m, st, t, Q, q, qd, qdd) != 0) return -1;
     return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
+}
+
+int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    double *Qk[QFRC_KINDS];
+    for (int k = 0; k < QFRC_KINDS; k++) Qk[k] = out + (size_t)k * n;
+    /* the accelerations first: they leave the constraints' multipliers and M's factor */
+    if (dyn_accel(m, st, st->t, st->q, st->qd, total) != 0) return -1;
+    memset(Qk[QFRC_CONSTRAINT], 0, (size_t)n * sizeof *out);
+    if (m->con) constraints_force(m, st, Qk[QFRC_CONSTRAINT]);
+    /* M q_ddot with the factor L L^T of M_xi and M_rho */
+    for (int blk = 0; blk < 2; blk++) {
+        const int nn = blk ? nr : nx;
+        const double *F = blk ? m->Mrho_chol : st->Mxi;
+        double *x = blk ? total + nx : total;
+        for (int i = 0; i < nn; i++) {
+            double s = 0;
+            for (int k = i; k < nn; k++) s += F[k + (size_t)nn * i] * x[k];
+            x[i] = s;
+        }
+        for (int i = nn - 1; i >= 0; i--) {
+            double s = 0;
+            for (int k = 0; k <= i; k++) s += F[i + (size_t)nn * k] * x[k];
+            x[i] = s;
+        }
+    }
+    if (assemble(m, st, st->t, st->q, st->qd, Qk) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        double e = 0, d = 0;
+        for (int j = 0; j < n; j++) {
+            e -= m->K[i + (size_t)n * j] * st->q[j];
+            d -= m->D[i + (size_t)n * j] * st->qd[j];
+        }
+        Qk[QFRC_ELASTIC][i] = e;
+        Qk[QFRC_DAMPING][i] = d;
+    }
+    return 0;
 }
 
 double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
@@ -162,4 +227,18 @@ double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *
         }
     }
     return 0.5 * e;
+}
+
+const char *rod_qfrc_name(int kind)
+{
+    static const char *const names[QFRC_KINDS] = {"elastic", "damping", "actuator", "load",
+                                                  "contact", "fluid", "inertia", "constraint"};
+    return kind >= 0 && kind < QFRC_KINDS ? names[kind] : NULL;
+}
+
+int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total)
+{
+    st->err[0] = '\0';
+    double *tot = total ? total : st->vec_n;
+    return dyn_forces_by_kind(m, st, out, tot) == 0 ? ROD_OK : ROD_ESOLVER;
 }

@@ -1,14 +1,9 @@
-/* Equations of motion (Eqs. 55-56, App. D) and the integrator that advances them. */
+/* Equations of motion (Eqs. 55-56, App. D); the integrator that advances them is
+ * integrator.h's. */
 #ifndef ROD_DYNAMICS_H
 #define ROD_DYNAMICS_H
 
 #include "state.h"
-
-struct dyn_solver;
-void dyn_solver_free(struct dyn_solver *d);
-/* Whether the integrator keeps a history that a change of input can continue from (CVODE
- * running, no restart pending), and then in *t the time up to which it has integrated. */
-int dyn_step_boundary(const rod_state *st, double *t);
 
 /* q_ddot from (t, q, q_dot): assembles M_xi = int J^T M-bar J, the Coriolis/centrifugal
  * terms J^T (M-bar J_dot q_dot + M-bar_dot eta + ad*_eta M-bar eta), water loads, gravity,
@@ -17,6 +12,12 @@ int dyn_step_boundary(const rod_state *st, double *t);
  * the state's error set. */
 int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
               double *qdd);
+
+/* The generalized forces at the state's (t, q, q_dot) by kind (forces.h's QFRC_*): out gets
+ * QFRC_KINDS vectors of n, kind after kind; total (n) gets M q_ddot, which they sum to (the
+ * xi rows with M_xi, the rho rows with M_rho). Uses the state's scratch; 0, or -1 with the
+ * state's error set. */
+int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total);
 
 /* The rod's own kinetic energy, (1/2) int eta^T M-bar eta ds + (1/2) q_dot_rho^T M_rho
  * q_dot_rho (the fluid's added mass excluded). g, eta: scratch for every station. */

@@ -58,9 +58,22 @@ static void rot_t(const double R[9], const double v[3], double out[3])
 int forces_static(const rod_model *m, rod_state *st, const double *q, double t, double factor,
                   double *Q)
 {
+    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
+    return forces_by_kind(m, st, q, t, factor, all);
+}
+
+int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t, double factor,
+                   double *const *Qk)
+{
     const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
-    memset(Q, 0, (size_t)m->n * sizeof *Q);
+    static const int mine[4] = {QFRC_ACTUATOR, QFRC_LOAD, QFRC_CONTACT, QFRC_FLUID};
+    for (int i = 0; i < 4; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= Qk[mine[j]] == Qk[mine[i]];
+        if (!seen) memset(Qk[mine[i]], 0, (size_t)m->n * sizeof *Qk[mine[i]]);
+    }
+    double *Q = Qk[QFRC_LOAD];
 
     /* gravity and buoyancy, f_b = (rho0 - rho_a) A G (Sec. 3.3); the mass per unit length is
      * rho0 A0, or rho0 rho^2 A0 under the paper's inertia */
@@ -81,9 +94,10 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
         const model_input *in = &m->inputs[i];
         if (in->kind == INPUT_TARGET) continue; /* a constraint's, not a force */
         if (in->kind == INPUT_MUSCLE_BETA) {
-            if (in->comp == 0 && muscle_forces(m, st, in->index, t, factor, Q) != 0) return -1;
+            if (in->comp == 0 && muscle_forces(m, st, in->index, t, factor, Qk[QFRC_ACTUATOR]) != 0) return -1;
             continue;
         }
+        Q = in->kind == INPUT_LOAD ? Qk[QFRC_LOAD] : Qk[QFRC_ACTUATOR];
         if (in->kind == INPUT_LOAD) {
             const spec_load *l = &sp->loads[in->index];
             const double sc = state_input_value(st, i, t, l->s / m->L);
@@ -161,7 +175,7 @@ int forces_static(const rod_model *m, rod_state *st, const double *q, double t, 
     }
     /* the environment: contacts (their damping and friction only with velocities) and
      * low-Reynolds drag */
-    if (contact_forces(m, st, q, st->vel_eta, t, factor, Q, NULL, 0, NULL) != 0) return -1;
-    if (sp->fluid_slender && st->vel_eta) flow_slender_body(m, st, q, st->vel_eta, factor, Q);
+    if (contact_forces(m, st, q, st->vel_eta, t, factor, Qk[QFRC_CONTACT], NULL, 0, NULL) != 0) return -1;
+    if (sp->fluid_slender && st->vel_eta) flow_slender_body(m, st, q, st->vel_eta, factor, Qk[QFRC_FLUID]);
     return 0;
 }

@@ -117,7 +117,9 @@ static int frame_constraints(const rod_model *m, const rod_state *st, const doub
         constraints_reaction(st, i, c->force, c->moment, &c->violation, &c->pressure);
         if (c->volume) continue;
         memcpy(c->point, pose_at(sall, g, nall, m->spec->cons[i].s)->r, sizeof c->point);
-        constraints_target_position(st, i, c->point, c->target);
+        const double sb = constraints_relative_s(m, i);
+        constraints_target_position(st, i, c->point, sb >= 0 ? pose_at(sall, g, nall, sb) : NULL,
+                                    c->target);
     }
     for (int b = 0; b < nb; b++) {
         snprintf(f->bodies[b].name, sizeof f->bodies[b].name, "%s", m->spec->bodies[b].name);

@@ -1,5 +1,6 @@
 #include "galpha.h"
 
+#include "base.h"
 #include "dense.h"
 #include "dynamics.h"
 
@@ -234,6 +235,16 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
     const int n = g->n;
     const size_t nb = (size_t)n * sizeof(double);
     while (g->t < t_end) {
+        if (base_free(m) && base_free_chart_root(m, g->q) < 0) {
+            /* a free base's rotation coordinates past 3 pi / 2 (base.h): the same pose and
+             * twist in the chart |rotation| <= pi, and the method restarted from there with
+             * the true acceleration (its pseudo-acceleration is the old chart's) */
+            memcpy(st->q, g->q, nb);
+            memcpy(st->qd, g->v, nb);
+            st->t = g->t;
+            base_free_rechart(m, st->q, st->qd);
+            if (galpha_restart(g, m, st) != ROD_OK) return ROD_ESOLVER;
+        }
         double h = g->h;
         int rc, halvings = 0;
         while ((rc = try_step(g, m, st, h)) == 1) {

@@ -9,7 +9,7 @@
  * keeps the input and its first two time derivatives continuous (a held point's acceleration
  * too). Commands that follow each other within tau chain: input = p_0 + sum_j w_j (p_j - p_j-1),
  * the profiles in force before each command and the newest one last. */
-#include "dynamics.h"
+#include "integrator.h"
 #include "state.h"
 
 #include <math.h>

@@ -1,5 +1,7 @@
 /* The stepping API: CVODE's BDF (the counterpart of ode15s) with its dense direct solver on
- * y = [q; q_dot]. One integrator per state, with its own SUNDIALS context. */
+ * y = [q; q_dot]. One integrator per state, with its own SUNDIALS context (integrator.h). */
+#include "integrator.h"
+
 #include "dynamics.h"
 
 #include "base.h"
@@ -30,7 +32,7 @@ struct dyn_solver {
     galpha *ga;              /* solver.integrator "generalized-alpha": used instead of CVODE */
 };
 
-void dyn_solver_free(struct dyn_solver *d)
+void integrator_free(struct dyn_solver *d)
 {
     if (!d) return;
     galpha_free(d->ga);
@@ -45,11 +47,6 @@ void dyn_solver_free(struct dyn_solver *d)
 static int interrupted(rod_state *st)
 {
     return atomic_load_explicit(&st->interrupt, memory_order_relaxed) != 0;
-}
-
-void rod_state_interrupt(rod_state *st)
-{
-    atomic_store(&st->interrupt, 1);
 }
 
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
@@ -231,6 +228,7 @@ static int dyn_restart(const rod_model *m, rod_state *st)
                             "\"bdf\" or penalty constraints");
             return ROD_EINVAL;
         }
+        base_free_rechart(m, st->q, st->qd); /* free base: |rotation coordinates| <= pi */
         int rc = galpha_restart(d->ga, m, st);
         if (rc == ROD_OK) st->need_reinit = 0;
         return rc;
@@ -296,7 +294,7 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
         if (d->LS && m->spec->integrator == INTEGRATOR_GALPHA) d->ga = galpha_create(m);
         if (!d->LS || (m->spec->integrator == INTEGRATOR_GALPHA && !d->ga)) {
             /* nothing half-built stays attached: the next start tries again from scratch */
-            dyn_solver_free(d);
+            integrator_free(d);
             state_set_error(st, "out of memory creating the integrator");
             return ROD_ENOMEM;
         }
@@ -416,9 +414,4 @@ int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out)
     if (CVodeGetLastStep(st->dyn->mem, &h) == CV_SUCCESS) out->last_step = h;
     if (CVodeGetLastOrder(st->dyn->mem, &q) == CV_SUCCESS) out->last_order = q;
     return ROD_OK;
-}
-
-void rod_state_mark_restart(rod_state *st)
-{
-    st->need_reinit = 1;
 }

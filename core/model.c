@@ -347,7 +347,7 @@ static int build_matrices(rod_model *m)
             if (sp->degree[k] > maxdeg) maxdeg = sp->degree[k];
         const int nq = (maxdeg + 3 > 5 ? maxdeg + 3 : 5) + 1;
         const int pieces = sp->pieces > 0 ? sp->pieces : 1;
-        double xq[64], wq[64];
+        double xq[SPEC_MAX_DEGREE + 4], wq[SPEC_MAX_DEGREE + 4]; /* nq <= maxdeg + 4 */
         for (int e = 0; e < pieces; e++) {
             quad_gauss_legendre(nq, m->L * e / pieces, m->L * (e + 1) / pieces, xq, wq);
             for (int g = 0; g < nq; g++) add_matrix_node(m, xq[g], wq[g]);

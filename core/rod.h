@@ -167,6 +167,22 @@ void rod_state_mark_restart(rod_state *st);
  * state while another thread uses it. */
 void rod_state_interrupt(rod_state *st);
 
+/* ---- generalized forces by kind ---- */
+/* What the equations of motion M q_ddot = sum of the kinds balance, kept apart (MuJoCo's
+ * qfrc_passive, qfrc_actuator, qfrc_constraint): stiffness -K q, Kelvin-Voigt damping -D q_dot,
+ * actuators (cables, transverse and muscle couples), loads (gravity and buoyancy, point and tip
+ * wrenches, the bodies' weight), contact, fluid (drag and lift, slender-body drag; the added
+ * mass is in M and its bias in the inertial kind), the inertial bias (Coriolis, centrifugal,
+ * the sections' breathing) and the constraints (A^T lambda, the penalties). */
+enum { ROD_QFRC_ELASTIC, ROD_QFRC_DAMPING, ROD_QFRC_ACTUATOR, ROD_QFRC_LOAD, ROD_QFRC_CONTACT,
+       ROD_QFRC_FLUID, ROD_QFRC_INERTIA, ROD_QFRC_CONSTRAINT, ROD_QFRC_COUNT };
+/* "elastic", "damping", "actuator", "load", "contact", "fluid", "inertia", "constraint". */
+const char *rod_qfrc_name(int kind);
+/* At the state's (t, q, q_dot): out (ROD_QFRC_COUNT x ndof, kind after kind) gets each kind,
+ * total (ndof, may be NULL) M q_ddot. Uses the state's scratch (not while it advances). 0, or
+ * an error code with rod_state_error set. */
+int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total);
+
 /* ---- checkpoints ---- */
 /* The state as JSON (t, q, q_dot, the inputs commands have set); malloc'd. The current time
  * becomes a restart point, so this state and one loaded from the text continue alike. */

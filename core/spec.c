@@ -1068,12 +1068,6 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     parse_solver(&c, member(root, "solver"));
     static const char *const inits[] = {"rest", "static", NULL};
     s->initial_static = get_enum(&c, root, "initial", "", OPTIONAL, inits, 0) == 1;
-    if (s->base_free && s->initial_static)
-        bad(&c, "/initial", "cannot be \"static\" with a \"free\" base: a rod without supports "
-            "has no equilibrium");
-    if (s->base_free && s->integrator == INTEGRATOR_GALPHA)
-        bad(&c, "/solver/integrator", "\"generalized-alpha\" is not available with a \"free\" base: "
-            "use \"bdf\"");
     parse_authors_code(&c, member(root, "authors_code"));
     if (c.nbad) {
         spec_free(s);

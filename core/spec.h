@@ -9,7 +9,7 @@
 
 struct cJSON;
 
-#define SPEC_MAX_DEGREE 30 /* highest Legendre degree of a strain component */
+#define SPEC_MAX_DEGREE 160 /* highest Legendre degree of a strain component */
 #define SPEC_MAX_PIECES 50 /* most Hermite pieces */
 /* s over which a command's new input ramps in (solver.command_ramp): short beside the rods'
  * own times (the reaching arm's fastest mode has a period near 0.1 s), long enough that BDF
@@ -78,9 +78,14 @@ typedef struct {
     char *name;
     spec_con_type type;
     double s;            /* CON_POSE: the point held (m from the base) */
+    int relative;        /* CON_POSE: 1 when held relative to the point s_rel of the rod: its
+                          * position and rotation, components and targets are in s_rel's frame */
+    double s_rel;        /* CON_POSE, relative: that point (m from the base, may be 0) */
     int held[6];         /* CON_POSE: which components of CON_X..CON_RZ are held */
-    profile position[3]; /* target position (m), world frame; default the reference (0, 0, s) */
-    double axis[3];      /* target rotation: angle(t) about this unit axis (world) */
+    profile position[3]; /* target position (m), world frame (relative: s_rel's frame); default
+                          * the reference, (0, 0, s) (relative: (0, 0, s - s_rel)) */
+    double axis[3];      /* target rotation: angle(t) about this unit axis (world; relative:
+                          * s_rel's frame) */
     profile angle;
     int pieces;          /* CON_VOLUME: 1 for one constraint per Hermite piece, 0 for the total */
     int penalty;         /* 0: Lagrange multiplier, 1: penalty */

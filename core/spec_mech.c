@@ -10,7 +10,8 @@
 #define MAX_CONSTRAINTS 64
 
 static const char *const keys_con[] = {"name", "type", "s", "position", "rotation", "components",
-    "scope", "method", "stiffness", "damping", NULL};
+    "scope", "method", "stiffness", "damping", "relative_to", NULL};
+static const char *const keys_relative[] = {"s", NULL};
 static const char *const keys_rotation[] = {"axis", "angle", NULL};
 static const char *const comp_names[] = {"x", "y", "z", "rx", "ry", "rz", NULL};
 
@@ -92,6 +93,31 @@ static void parse_components(pctx *c, const cJSON *con, const char *base, int he
     }
 }
 
+/* "relative_to": {"s": s_rel}: the pose held is the point's relative to the frame of another
+ * point of the rod (a ring closed on itself, a rod's two ends twisted against each other). */
+static void parse_relative(pctx *c, const cJSON *con, const char *base, spec_constraint *k)
+{
+    const rod_spec *s = c->s;
+    const cJSON *r = spec_member(con, "relative_to");
+    if (!r) return;
+    char p[320], ps[340];
+    spec_join(p, sizeof p, base, "relative_to");
+    if (!spec_check_object(c, r, p, keys_relative)) return;
+    if (!spec_get_number(c, r, "s", p, REQUIRED, R_NONNEG, &k->s_rel)) return;
+    spec_join(ps, sizeof ps, p, "s");
+    if (s->length > 0 && !(k->s_rel <= s->length * (1 + 1e-12))) {
+        spec_bad(c, ps, "must be in [0, length] (m from the base)");
+        return;
+    }
+    if (k->s_rel > s->length) k->s_rel = s->length;
+    if (fabs(k->s_rel - k->s) <= 1e-12 * s->length) {
+        spec_bad(c, ps, "must differ from the constrained point's s (%g): a point is always where "
+                 "it is relative to itself", k->s);
+        return;
+    }
+    k->relative = 1;
+}
+
 static void parse_pose(pctx *c, const cJSON *con, const char *base, spec_constraint *k)
 {
     rod_spec *s = c->s;
@@ -103,10 +129,11 @@ static void parse_pose(pctx *c, const cJSON *con, const char *base, spec_constra
         spec_bad(c, p, "must be in (0, length]: the base (s = 0) is clamped");
     }
     if (k->s > s->length) k->s = s->length;
+    parse_relative(c, con, base, k);
     for (int i = 0; i < 3; i++) {
         k->position[i].kind = PROFILE_CONST;
         k->position[i].v.expr = -1;
-        k->position[i].v.value = i == 2 ? k->s : 0.0;
+        k->position[i].v.value = i == 2 ? k->s - (k->relative ? k->s_rel : 0.0) : 0.0;
     }
     k->axis[2] = 1.0;
     k->angle.kind = PROFILE_CONST;
@@ -210,6 +237,7 @@ static void parse_constraints(pctx *c, const cJSON *cons)
         not_allowed(c, con, base, "position", why);
         not_allowed(c, con, base, "rotation", why);
         not_allowed(c, con, base, "components", why);
+        not_allowed(c, con, base, "relative_to", why);
     }
 }
 

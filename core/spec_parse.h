@@ -45,7 +45,8 @@ void spec_free_mechanics(rod_spec *s);
     "/constraints/*/s", "/constraints/*/position", "/constraints/*/rotation", \
     "/constraints/*/rotation/axis", "/constraints/*/rotation/angle", \
     "/constraints/*/components", "/constraints/*/scope", "/constraints/*/method", \
-    "/constraints/*/stiffness", "/constraints/*/damping", \
+    "/constraints/*/stiffness", "/constraints/*/damping", "/constraints/*/relative_to", \
+    "/constraints/*/relative_to/s", \
     "/bodies", "/bodies/*", "/bodies/*/name", "/bodies/*/s", "/bodies/*/mass", \
     "/bodies/*/inertia", "/bodies/*/offset", "/bodies/*/volume", \
     "/base", "/base/type", "/base/position", "/base/rotation", "/base/rotation/axis", \

@@ -2,7 +2,7 @@
 
 #include "constraints.h"
 #include "contact.h"
-#include "dynamics.h"
+#include "integrator.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -78,7 +78,7 @@ nomem:
 void rod_state_free(rod_state *st)
 {
     if (!st) return;
-    dyn_solver_free(st->dyn);
+    integrator_free(st->dyn);
     profile_eval_free(st->ev);
     free(st->q);
     free(st->qd);
@@ -101,6 +101,10 @@ void rod_state_free(rod_state *st)
 }
 
 const char *rod_state_error(const rod_state *st) { return st->err; }
+
+void rod_state_interrupt(rod_state *st) { atomic_store(&st->interrupt, 1); }
+
+void rod_state_mark_restart(rod_state *st) { st->need_reinit = 1; }
 double rod_state_time(const rod_state *st) { return st->t; }
 const double *rod_state_q(const rod_state *st) { return st->q; }
 

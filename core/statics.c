@@ -4,6 +4,7 @@
 #include "base.h"
 #include "bodies.h"
 #include "constraints.h"
+#include "dense.h"
 #include "forces.h"
 #include "kinematics.h"
 #include "state.h"
@@ -47,6 +48,7 @@ static int loads(statics_ctx *c, const double *u, double *Q, double *cm)
     else
         kin_forward(m, u, c->st->g, c->st->J);
     base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
+    base_free_apply(m, u, NULL, c->st->g, c->st->J, m->ns, NULL, NULL);
     if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
     if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
     if (m->con) constraints_statics_terms(m, c->st, u, u + m->n, c->t, c->factor, Q, cm);
@@ -135,11 +137,18 @@ static void kin_error(int code, const char *module, const char *function, char *
     state_set_error(c->st, "KINSOL %s: %s", function, msg);
 }
 
-/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. */
+/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. A
+ * free base's rows are the net moment and force on the rod (no stiffness of their own):
+ * scaled by 1/EI and L/EI they read in 1/m as a strain row's residual does. */
 static void residual_scale(const statics_ctx *c, double *fs)
 {
-    const int n = c->m->n;
-    memcpy(fs, c->m->Kdiag_inv, (size_t)n * sizeof *fs);
+    const rod_model *m = c->m;
+    const int n = m->n;
+    memcpy(fs, m->Kdiag_inv, (size_t)n * sizeof *fs);
+    if (m->base_col >= 0) {
+        const double EI = m->E * fmax(m->sec[0].I11, m->sec[0].I22);
+        for (int a = 0; a < 6; a++) fs[m->base_col + a] = (a < 3 ? 1.0 : m->L) / (EI > 0 ? EI : 1.0);
+    }
     for (int i = n; i < c->N; i++) fs[i] = constraints_row_scale(c->m, i - n);
 }
 
@@ -154,6 +163,50 @@ static double scaled_residual(statics_ctx *c, const double *u, double *R, double
         if (!(v <= r)) r = v; /* NaN propagates as the worst */
     }
     return r;
+}
+
+/* The multipliers that best balance the equilibrium rows at u's q: least squares of
+ * A^T lambda = K q - Q(q), by the normal equations (A A^T) lambda = A (K q - Q). A guessed
+ * shape (solver.guess, or the last solution) then starts Newton with the reactions that go
+ * with it instead of zero, which the first step would have to find from a residual as large
+ * as the whole load. Left as they are where A A^T is singular. */
+static void guess_multipliers(statics_ctx *c, double *u)
+{
+    const rod_model *m = c->m;
+    const int n = m->n, nm = c->N - n;
+    if (nm <= 0) return;
+    double *lam = u + n;
+    memset(lam, 0, (size_t)nm * sizeof *lam);
+    if (loads(c, u, c->Q, c->cm) != 0) return;
+    double *r = c->Q2, *A = calloc((size_t)nm * n + (size_t)nm * nm, sizeof *A);
+    if (!A) return;
+    double *G = A + (size_t)nm * n;
+    for (int i = 0; i < n; i++) {
+        double v = -c->Q[i];
+        for (int j = 0; j < n; j++) v += m->K[i + (size_t)n * j] * u[j];
+        r[i] = v;
+    }
+    for (int a = 0; a < nm; a++) constraints_mult_column(m, c->st, a, A + (size_t)a * n);
+    for (int a = 0; a < nm; a++) {
+        const double *Aa = A + (size_t)a * n;
+        double b = 0;
+        for (int j = 0; j < n; j++) b += Aa[j] * r[j];
+        lam[a] = b;
+        for (int e = 0; e <= a; e++) {
+            const double *Ae = A + (size_t)e * n;
+            double g = 0;
+            for (int j = 0; j < n; j++) g += Aa[j] * Ae[j];
+            G[a + (size_t)nm * e] = G[e + (size_t)nm * a] = g;
+        }
+    }
+    if (dense_cholesky(G, nm) == 0)
+        dense_cholesky_solve(G, nm, lam);
+    else
+        memset(lam, 0, (size_t)nm * sizeof *lam);
+    for (int a = 0; a < nm; a++)
+        if (!isfinite(lam[a])) memset(lam, 0, (size_t)nm * sizeof *lam);
+    free(A);
+    c->have_last = 0;
 }
 
 /* One Newton solve at a given load factor from q (updated in place on success). */
@@ -226,7 +279,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     const int n = m->n, N = n + constraints_nmult(m);
     memset(res, 0, sizeof *res);
     st->err[0] = '\0';
-    if (base_refuse_statics(m, st) != 0) return ROD_EINVAL; /* free base: no equilibrium */
+    if (constraints_check_base(m, st, st->q) != 0) return ROD_EINVAL; /* free base: held? */
     if (constraints_check_rank(m, st, st->q) != 0) return ROD_EINVAL;
     SUNContext ctx = NULL;
     if (SUNContext_Create(NULL, &ctx) != 0) {
@@ -249,6 +302,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     c.last_u = R + 2 * N;
     c.last_R = c.last_u + N;
     memcpy(q, st->q, (size_t)n * sizeof *q);
+    guess_multipliers(&c, q);
 
     int rc = ROD_OK, steps = 1;
     if (solve_at(&c, ctx, q, &res->iterations, R) != 0 && !c.failed) {

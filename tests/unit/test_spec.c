@@ -64,7 +64,7 @@ Test(spec, out_of_range)
            "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.3}, \"strains\": {\"bend2\": 3}}",
            "/rod/length: must be > 0");
     expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 300}}",
-           "/strains/bend2: must be an integer in [0, 30]");
+           "/strains/bend2: must be an integer in [0, 160]");
     expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"actuators\": "
            "[{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, \"tension\": -1}]}",
            "/actuators/0/tension: must be >= 0");

@@ -46,6 +46,16 @@ Test(spec_constraints, bad_constraints_are_named_by_path)
     expect(with("classic", "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"x\"]}, "
                            "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"y\"]}"),
            "/constraints/1/name: duplicate name \"a\"");
+    expect(with("classic", "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"x\"], \"relative_to\": {}}"),
+           "/constraints/0/relative_to/s: is required");
+    expect(with("classic", "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"x\"], \"relative_to\": {\"s\": 0.5}}"),
+           "/constraints/0/relative_to/s: must differ from the constrained point's s");
+    expect(with("classic", "{\"name\": \"a\", \"type\": \"pose\", \"s\": 0.2, \"components\": [\"x\"], \"relative_to\": {\"s\": 0.6}}"),
+           "/constraints/0/relative_to/s: must be in [0, length]");
+    expect(with("classic", "{\"name\": \"a\", \"type\": \"pose\", \"components\": [\"x\"], \"relative_to\": {\"s\": 0, \"frame\": 1}}"),
+           "/constraints/0/relative_to/frame:");
+    expect(with("extended", "{\"name\": \"v\", \"type\": \"volume\", \"relative_to\": {\"s\": 0}}"),
+           "/constraints/0/relative_to: not allowed for a volume constraint");
 }
 
 static const char *with_bodies(const char *bodies)

@@ -1,0 +1,18 @@
+/* The time integrator behind rod_dynamics_start / _advance / _get_stats (rod.h): CVODE's BDF on
+ * [q; q_dot] with dynamics.h's accelerations, projected onto the multiplier constraints after
+ * every step (constraints.h), or the generalized-alpha method (galpha.h). Its solver memory
+ * hangs off the state (st->dyn), created by the first rod_dynamics_start; the state frees it
+ * here and never looks inside. The state's own flags (need_reinit, interrupt: state.h) are how
+ * the rest of the engine asks it to restart or to stop. */
+#ifndef ROD_INTEGRATOR_H
+#define ROD_INTEGRATOR_H
+
+#include "state.h"
+
+struct dyn_solver;
+void integrator_free(struct dyn_solver *d);
+/* Whether the integrator keeps a history that a change of input can continue from (CVODE
+ * running, no restart pending), and then in *t the time up to which it has integrated. */
+int dyn_step_boundary(const rod_state *st, double *t);
+
+#endif
