@@ -1,6 +1,6 @@
 /* Forward kinematics along the rod (Eqs. 43-46, App. C): pose g and geometric Jacobian J at
- * every station of the model, one 4th-order Zanna/Magnus step from each station to the
- * next. */
+ * every station of the model, `substeps` Magnus steps (magnus.h: 4th-order Zanna or 6th
+ * order, the model's rule) from each station to the next. */
 #ifndef ROD_KINEMATICS_H
 #define ROD_KINEMATICS_H
 
@@ -15,14 +15,14 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
  * station k; q holds q_xi first. */
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J);
 
-/* The same with one Zanna step per station interval whatever the model's substeps: still 4th
+/* The same with one step per station interval whatever the model's substeps: the same
  * order, on the Gauss points' spacing. For Newton matrices, where the kinematics' error only
  * slows the convergence, never moves the solution (the residuals use kin_forward). */
 void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J);
 
 /* With velocities as well: eta[k] = J[k] q_dot (body twist, Eq. 45) and bias[k] = J_dot[k]
  * q_dot (the acceleration twist of Eq. 47 when q_ddot = 0), each 6 per station, by the
- * recursion of App. C differentiated in time: per Zanna step,
+ * recursion of App. C differentiated in time: per Magnus step,
  *   eta'  = Ad^{-1} (eta + T Omega_dot),
  *   bias' = Ad^{-1} (bias + ad_eta T Omega_dot + T_dot Omega_dot + T Phi_Omega_dot q_dot). */
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,

@@ -145,7 +145,8 @@ typedef struct {
     spec_actuator *acts;
     /* discretization (0: chosen from the bases) and solvers */
     int points;
-    int substeps;         /* Zanna steps per interval between stations (0: default) */
+    int substeps;         /* Magnus steps per interval between stations (0: default) */
+    int magnus_order;     /* the kinematic steps' order, 4 (Zanna) or 6 (0: default) */
     double tolerance;     /* statics: scaled residual */
     int max_iterations;
     int max_load_steps;

@@ -60,9 +60,10 @@ Test(discretization, doubling_barely_moves_the_tip_of_a_bent_cantilever)
 Test(discretization, doubling_moves_the_tip_of_a_cable_bent_tapered_arm_little)
 {
     /* The octopus arm's geometry bent by one cable on its base half (kappa_max L ~ 1.1).
-     * Here the default falls short of 1e-9 L: the 4th-order Zanna steps integrate the
-     * degree-10 strain with an h^4 error (1.0e-7 L measured); raise discretization.points
-     * or .substeps for more. This bounds it so a regression shows. */
+     * Here the default falls short of 1e-9 L: the 32 6th-order Magnus steps integrate the
+     * degree-10 strain with an h^6 error (2.5e-8 L measured; 96 Zanna steps left 1.0e-7 L);
+     * raise discretization.points or .substeps for more. This bounds it so a regression
+     * shows. */
     const char *json =
         "{\"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": {\"base\": 0.015, \"tip\": 0.004}, "
         "\"density\": 1000, \"youngs_modulus\": 2000, \"poisson_ratio\": 0.499}, "
