@@ -132,13 +132,6 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
     return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
 }
 
-double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
-                          double *eta_all)
-{
-    kin_forward_twist(m, q, qd, g, eta_all);
-    return dyn_kinetic_energy_of(m, q, qd, eta_all);
-}
-
 double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,
                              const double *eta_all)
 {

@@ -302,20 +302,9 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     }
 }
 
-void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g)
+void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *h,
+                    int nsteps, lie_pose *g)
 {
-    double beta[MAGNUS_MAX_POINTS * MODEL_MAX_XI];
-    lie_pose_identity(&g[0]);
-    for (int k = 1; k < n; k++) {
-        g[k] = g[k - 1];
-        const double gap = s[k] - s[k - 1];
-        if (gap <= 0) continue;
-        int sub = (int)ceil(gap / m->h_kin * (1 - 1e-12));
-        if (sub < 1) sub = 1;
-        const double h = gap / sub;
-        for (int j = 0; j < sub; j++) {
-            model_step_beta(m, s[k - 1] + j * h, h, beta);
-            pose_step(m, q, beta, h, &g[k], NULL);
-        }
-    }
+    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    for (int j = 0; j < nsteps; j++) pose_step(m, q, beta + (size_t)j * bsz, h[j], g, NULL);
 }

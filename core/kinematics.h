@@ -32,8 +32,10 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta);
 
-/* The same recursion on an arbitrary ascending list of points s[0..n-1] with s[0] = 0,
- * evaluating the bases on the fly (for output frames). Poses only. */
-void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g);
+/* g <- g exp(Omega_1) ... exp(Omega_nsteps): nsteps steps of the model's rule with the beta
+ * rows beta (nsteps x npts x n_xi, model_step_beta's) and lengths h (output frames between
+ * stations, frame_table.h). */
+void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *h,
+                    int nsteps, lie_pose *g);
 
 #endif

@@ -6,6 +6,7 @@
 #include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
+#include "frame_table.h"
 #include "issues.h"
 #include "quad.h"
 
@@ -485,6 +486,8 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         return NULL;
     }
     /* the authors' code steps with Zanna's rule */
+    m->frame_cache = frame_cache_create();
+    if (!m->frame_cache) goto nomem;
     m->mag = magnus_rule_of(sp->magnus_order ? sp->magnus_order : sp->authors.global_quadrature ? 4 : 6);
     if (build_stations(m)) goto nomem;
     if ((long)(m->ns - 1) * m->substeps > MAX_KIN_STEPS) {
@@ -581,6 +584,7 @@ rod_model *rod_model_load(const char *path, const char *const *overrides, int n_
 void rod_model_free(rod_model *m)
 {
     if (!m) return;
+    frame_cache_free(m->frame_cache);
     spec_free(m->spec);
     free(m->spec_json);
     free(m->cols);

@@ -91,6 +91,8 @@ struct rod_model {
     int *load_station;           /* per load: its station index */
     struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */
+    struct frame_cache *frame_cache; /* output frames' basis tables (frame_table.h), filled on
+                                      * first use: mutable behind its own lock */
 };
 
 /* Legendre values of every xi column at X = s/L (out: n_xi). */
