@@ -92,30 +92,53 @@ static void Ad_blocks(const lie_pose *g, const blk6 *T, blk6 *G)
 static void step_alphas(const rod_model *m, const double *beta, double h, const double *q,
                         double a[][6])
 {
-    const int np = m->mag->npts, nx = m->n_xi;
-    for (int i = 0; i < np; i++) {
-        const double *b = beta + (size_t)i * nx;
-        for (int k = 0; k < 6; k++) {
-            double x = 0.0;
-            for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) x += b[j] * q[j];
-            a[i][k] = x;
+    const int nx = m->n_xi;
+    const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
+    const int three = m->mag->npts == 3;
+    for (int k = 0; k < 6; k++) {
+        double x0 = 0, x1 = 0, x2 = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x0 += b0[j] * q[j];
+            x1 += b1[j] * q[j];
+            if (three) x2 += b2[j] * q[j];
         }
+        a[0][k] = x0;
+        a[1][k] = x1;
+        if (three) a[2][k] = x2;
     }
     a[0][5] += h; /* xi* of the straight, unstretched reference */
 }
 
-/* Their time derivatives along q_dot (xi* is constant). */
-static void step_alpha_rates(const rod_model *m, const double *beta, const double *qd, double ad[][6])
+/* The alphas and their time derivatives along q_dot (xi* is constant) in one pass over the
+ * beta rows. */
+static void step_alphas_rates(const rod_model *m, const double *beta, double h, const double *q,
+                              const double *qd, double a[][6], double ad[][6])
 {
-    const int np = m->mag->npts, nx = m->n_xi;
-    for (int i = 0; i < np; i++) {
-        const double *b = beta + (size_t)i * nx;
-        for (int k = 0; k < 6; k++) {
-            double x = 0.0;
-            for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) x += b[j] * qd[j];
-            ad[i][k] = x;
+    const int nx = m->n_xi;
+    const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
+    const int three = m->mag->npts == 3;
+    for (int k = 0; k < 6; k++) {
+        double x0 = 0, x1 = 0, x2 = 0, v0 = 0, v1 = 0, v2 = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x0 += b0[j] * q[j];
+            v0 += b0[j] * qd[j];
+            x1 += b1[j] * q[j];
+            v1 += b1[j] * qd[j];
+            if (three) {
+                x2 += b2[j] * q[j];
+                v2 += b2[j] * qd[j];
+            }
+        }
+        a[0][k] = x0;
+        a[1][k] = x1;
+        ad[0][k] = v0;
+        ad[1][k] = v1;
+        if (three) {
+            a[2][k] = x2;
+            ad[2][k] = v2;
         }
     }
+    a[0][5] += h; /* xi* of the straight, unstretched reference */
 }
 
 /* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
@@ -134,10 +157,9 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     Ad_blocks(g, T, &G);
     for (int c = 0; c < 6; c++) {
         if (!m->comp_used[c]) continue;
-        double ec[6] = {0}, v[6];
-        ec[c] = 1.0;
+        double v[6];
         for (int i = 0; i < np; i++) {
-            magnus_slot(ms, i, ec, v);
+            magnus_slot(ms, i, c, v);
             blk_apply(&G, v, w[c][i]);
         }
     }
@@ -155,10 +177,24 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     }
 }
 
-/* J = Ad_g^{-1} J_s, column by column */
+/* J = Ad_g^{-1} J_s, column by column: [R^T w; R^T (v - r x w)] with R^T read once */
 static void body_from_base(const rod_model *m, const lie_pose *g, const double *Js, double *J)
 {
-    for (int j = 0; j < m->n_xi; j++) lie_Ad_inv_apply(g, Js + 6 * j, J + 6 * j);
+    const double *R = g->R, *r = g->r;
+    const double a00 = R[0], a01 = R[1], a02 = R[2], a10 = R[3], a11 = R[4], a12 = R[5], a20 = R[6],
+                 a21 = R[7], a22 = R[8]; /* row i of R^T is column i of R */
+    for (int j = 0; j < m->n_xi; j++) {
+        const double *x = Js + 6 * j;
+        double *o = J + 6 * j;
+        const double v0 = x[3] - (r[1] * x[2] - r[2] * x[1]), v1 = x[4] - (r[2] * x[0] - r[0] * x[2]),
+                     v2 = x[5] - (r[0] * x[1] - r[1] * x[0]);
+        o[0] = a00 * x[0] + a01 * x[1] + a02 * x[2];
+        o[1] = a10 * x[0] + a11 * x[1] + a12 * x[2];
+        o[2] = a20 * x[0] + a21 * x[1] + a22 * x[2];
+        o[3] = a00 * v0 + a01 * v1 + a02 * v2;
+        o[4] = a10 * v0 + a11 * v1 + a12 * v2;
+        o[5] = a20 * v0 + a21 * v1 + a22 * v2;
+    }
 }
 
 /* One Magnus step of length h with the beta rows beta: g <- g exp(Omega), and the base-frame
@@ -220,8 +256,7 @@ static void step_rates(const rod_model *m, const double *q, const double *qd, co
 {
     double ad[MAGNUS_MAX_POINTS][6];
     magnus_tangent t;
-    step_alphas(m, beta, h, q, ms->a);
-    step_alpha_rates(m, beta, qd, ad);
+    step_alphas_rates(m, beta, h, q, qd, ms->a, ad);
     magnus_eval(ms, Omega);
     magnus_dir(ms, (const double(*)[6])ad, Od, Pd ? &t : NULL);
     if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);

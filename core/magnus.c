@@ -120,17 +120,53 @@ void magnus_second(const magnus_step *s, const double da[][6], const magnus_tang
     for (int i = 0; i < 6; i++) d2Omega[i] = (u[i] + 2.0 * v[i] + w[i]) / 240.0;
 }
 
-/* magnus_dir with one alpha moving: the brackets with a zero argument left out. */
-void magnus_slot(const magnus_step *s, int slot, const double e[6], double out[6])
+/* ad_{e_c} y for the unit twist e_c: [u x y_k; u x y_n] for an angular c (u its axis),
+ * [0; u x y_k] for a linear one. */
+static void ad_unit(int c, const double y[6], double out[6])
+{
+    const int lin = c >= 3, a = c % 3;
+    const double *yk = y, *yn = lin ? y : y + 3;
+    double o[6] = {0};
+    double *ok = lin ? o + 3 : o, *on = o + 3;
+    /* u_a x v: (0, -v2, v1), (v2, 0, -v0), (-v1, v0, 0) */
+    if (a == 0) {
+        ok[1] = -yk[2];
+        ok[2] = yk[1];
+    } else if (a == 1) {
+        ok[0] = yk[2];
+        ok[2] = -yk[0];
+    } else {
+        ok[0] = -yk[1];
+        ok[1] = yk[0];
+    }
+    if (!lin) {
+        if (a == 0) {
+            on[1] = -yn[2];
+            on[2] = yn[1];
+        } else if (a == 1) {
+            on[0] = yn[2];
+            on[2] = -yn[0];
+        } else {
+            on[0] = -yn[1];
+            on[1] = yn[0];
+        }
+    }
+    memcpy(out, o, sizeof o);
+}
+
+/* magnus_dir with one alpha moving along the unit twist e_c: the brackets with a zero argument
+ * left out, those with e_c taken by ad_unit (br(e, y) = -ad_e y, br(y, e) = ad_e y). */
+void magnus_slot(const magnus_step *s, int slot, int c, double out[6])
 {
     const double *a1 = s->a[0], *a2 = s->a[1];
     double u[6], v[6];
     if (s->rule->order == 4) {
         if (slot == 0) {
-            br(e, a2, u);
-            for (int i = 0; i < 6; i++) out[i] = e[i] - u[i] / 12.0;
+            ad_unit(c, a2, u);
+            for (int i = 0; i < 6; i++) out[i] = u[i] / 12.0;
+            out[c] += 1.0;
         } else {
-            br(a1, e, u);
+            ad_unit(c, a1, u);
             for (int i = 0; i < 6; i++) out[i] = -u[i] / 12.0;
         }
         return;
@@ -138,33 +174,39 @@ void magnus_slot(const magnus_step *s, int slot, const double e[6], double out[6
     double C1d[6], C2d[6], Xd[6], Yd[6];
     if (slot == 0) {
         double z[6];
-        br(e, a2, C1d);
-        for (int i = 0; i < 6; i++) z[i] = 2.0 * s->a[2][i] + s->C1[i];
-        br(e, z, u);
+        ad_unit(c, a2, C1d);
+        for (int i = 0; i < 6; i++) {
+            C1d[i] = -C1d[i];
+            z[i] = 2.0 * s->a[2][i] + s->C1[i];
+        }
+        ad_unit(c, z, u); /* -br(e, z) */
         br(a1, C1d, v);
         for (int i = 0; i < 6; i++) {
-            C2d[i] = -(u[i] + v[i]) / 60.0;
-            Xd[i] = -20.0 * e[i] + C1d[i];
+            C2d[i] = (u[i] - v[i]) / 60.0;
+            Xd[i] = C1d[i];
             Yd[i] = C2d[i];
         }
+        Xd[c] -= 20.0;
     } else if (slot == 1) {
-        br(a1, e, C1d);
+        ad_unit(c, a1, C1d);
         br(a1, C1d, v);
         for (int i = 0; i < 6; i++) {
             C2d[i] = -v[i] / 60.0;
             Xd[i] = C1d[i];
-            Yd[i] = e[i] + C2d[i];
-        }
-    } else {
-        br(a1, e, v);
-        for (int i = 0; i < 6; i++) {
-            C2d[i] = -v[i] / 30.0;
-            Xd[i] = -e[i];
             Yd[i] = C2d[i];
         }
+        Yd[c] += 1.0;
+    } else {
+        ad_unit(c, a1, v);
+        for (int i = 0; i < 6; i++) {
+            C2d[i] = -v[i] / 30.0;
+            Xd[i] = 0.0;
+            Yd[i] = C2d[i];
+        }
+        Xd[c] = -1.0;
     }
     br(Xd, s->Y, u);
     br(s->X, Yd, v);
-    const double lin = slot == 0 ? 1.0 : slot == 2 ? 1.0 / 12.0 : 0.0;
-    for (int i = 0; i < 6; i++) out[i] = lin * e[i] + (u[i] + v[i]) / 240.0;
+    for (int i = 0; i < 6; i++) out[i] = (u[i] + v[i]) / 240.0;
+    out[c] += slot == 0 ? 1.0 : slot == 2 ? 1.0 / 12.0 : 0.0;
 }

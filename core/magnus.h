@@ -39,7 +39,8 @@ void magnus_dir(const magnus_step *s, const double da[][6], double dOmega[6], ma
 /* d2Omega along the straight line alpha + t da (its second derivative is zero, as for
  * q_ddot = 0), given magnus_dir's t for the same da. */
 void magnus_second(const magnus_step *s, const double da[][6], const magnus_tangent *t, double d2Omega[6]);
-/* dOmega when only alpha_slot moves, along e: what a Jacobian column needs. */
-void magnus_slot(const magnus_step *s, int slot, const double e[6], double out[6]);
+/* dOmega when only alpha_slot moves, along the unit twist e_c (c = 0..5): what a Jacobian
+ * column of component c needs. */
+void magnus_slot(const magnus_step *s, int slot, int c, double out[6]);
 
 #endif
