@@ -17,7 +17,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 #define MAX_DEGREE SPEC_MAX_DEGREE
 #define MAX_PIECES SPEC_MAX_PIECES
 #define MAX_POINTS 5000
-#define MAX_INPUTS 64
+#define MAX_INPUTS SPEC_MAX_INPUTS
 #define MAX_NAME 64
 
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */

@@ -11,6 +11,7 @@ struct cJSON;
 
 #define SPEC_MAX_DEGREE 30 /* highest Legendre degree of a strain component */
 #define SPEC_MAX_PIECES 50 /* most Hermite pieces */
+#define SPEC_MAX_INPUTS 64   /* loads, actuators, obstacles: each at most this many */
 
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
 enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };
