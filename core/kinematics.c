@@ -178,11 +178,13 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
 }
 
 /* J = Ad_g^{-1} J_s, column by column: [R^T w; R^T (v - r x w)] with R^T read once */
-static void body_from_base(const rod_model *m, const lie_pose *g, const double *Js, double *J)
+static void body_from_base(const rod_model *m, const lie_pose *g, const double *restrict Js,
+                           double *restrict J)
 {
-    const double *R = g->R, *r = g->r;
+    const double *R = g->R;
     const double a00 = R[0], a01 = R[1], a02 = R[2], a10 = R[3], a11 = R[4], a12 = R[5], a20 = R[6],
                  a21 = R[7], a22 = R[8]; /* row i of R^T is column i of R */
+    const double r[3] = {g->r[0], g->r[1], g->r[2]};
     for (int j = 0; j < m->n_xi; j++) {
         const double *x = Js + 6 * j;
         double *o = J + 6 * j;
