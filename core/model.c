@@ -102,18 +102,31 @@ static int default_gauss_points(const rod_spec *sp)
     return n;
 }
 
-/* Magnus steps per station interval when the spec does not fix them. The integrals converge
- * spectrally in the Gauss points, the kinematics only as h^order: they get their own
- * resolution, at least KIN_STEPS4 4th-order (Zanna) or KIN_STEPS6 6th-order steps along the
- * rod. 32 sixth-order steps leave a smaller kinematic error than 96 Zanna steps did
- * (tests/validation/test_kinematics_coarse.c measures both). */
+/* The kinematic rule and its steps per station interval when the spec does not fix them.
+ * The integrals converge spectrally in the Gauss points, the kinematics only as h^order: they
+ * get their own resolution, at least KIN_STEPS4 4th-order (Zanna) or KIN_STEPS6 6th-order
+ * steps along the rod; 32 sixth-order steps leave a smaller kinematic error than 96 Zanna steps
+ * (tests/validation/test_kinematics_coarse.c). A sixth-order step costs about 1.4 Zanna steps,
+ * so the sixth order is the default only where it saves steps: with KIN_STEPS4 station
+ * intervals or more (contact points make many), one Zanna step per interval is the cheaper way
+ * to the same accuracy. The authors' code steps with Zanna's rule. */
 #define KIN_STEPS4 96
 #define KIN_STEPS6 32
-static int default_substeps(const rod_model *m, int intervals)
+static void choose_kinematics(rod_model *m, int intervals)
 {
-    const int steps = m->mag->order == 6 ? KIN_STEPS6 : KIN_STEPS4;
-    int sub = (steps + intervals - 1) / intervals;
-    return sub < 1 ? 1 : sub;
+    const rod_spec *sp = m->spec;
+    int order = sp->magnus_order;
+    if (!order) order = sp->authors.global_quadrature || intervals >= KIN_STEPS4 ? 4 : 6;
+    m->mag = magnus_rule_of(order);
+    if (sp->substeps > 0) {
+        m->substeps = sp->substeps;
+    } else if (sp->authors.global_quadrature) {
+        m->substeps = 1; /* their one Zanna step from station to station */
+    } else {
+        const int steps = order == 6 ? KIN_STEPS6 : KIN_STEPS4;
+        const int sub = (steps + intervals - 1) / intervals;
+        m->substeps = sub < 1 ? 1 : sub;
+    }
 }
 
 static int assign_load_stations(rod_model *m)
@@ -191,7 +204,7 @@ static int build_stations(rod_model *m)
     if (sp->authors.global_quadrature) {
         /* their one Zanna step from station to station */
         if (authors_stations(m) || add_contact_stations(m)) return -1;
-        m->substeps = sp->substeps > 0 ? sp->substeps : 1;
+        choose_kinematics(m, m->ns - 1);
         return assign_load_stations(m);
     }
     int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads + constraints_nbreakpoints(sp) +
@@ -252,7 +265,7 @@ static int build_stations(rod_model *m)
         free(ng);
         return -1;
     }
-    m->substeps = sp->substeps > 0 ? sp->substeps : default_substeps(m, m->ns - 1);
+    choose_kinematics(m, m->ns - 1);
     free(bp);
     free(ng);
     return assign_load_stations(m);
@@ -485,10 +498,8 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
-    /* the authors' code steps with Zanna's rule */
     m->frame_cache = frame_cache_create();
     if (!m->frame_cache) goto nomem;
-    m->mag = magnus_rule_of(sp->magnus_order ? sp->magnus_order : sp->authors.global_quadrature ? 4 : 6);
     if (build_stations(m)) goto nomem;
     if ((long)(m->ns - 1) * m->substeps > MAX_KIN_STEPS) {
         issues_add(iss, "/discretization", "%d Gauss points with %d substeps make %ld Magnus steps, "
@@ -618,6 +629,8 @@ double rod_model_duration(const rod_model *m) { return m->spec->duration; }
 int rod_model_is_extended(const rod_model *m) { return m->extended; }
 int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
 int rod_model_substeps(const rod_model *m) { return m->substeps; }
+int rod_model_magnus_order(const rod_model *m) { return m->mag->order; }
+int rod_model_stations(const rod_model *m) { return m->ns; }
 void rod_model_gravity(const rod_model *m, double g[3])
 {
     for (int i = 0; i < 3; i++) g[i] = m->grav[i];

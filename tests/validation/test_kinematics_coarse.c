@@ -101,3 +101,56 @@ static void check_order(int order)
 
 Test(kinematics_coarse, zanna_steps_are_fourth_order) { check_order(4); }
 Test(kinematics_coarse, sixth_order_steps_are_sixth_order) { check_order(6); }
+
+/* The default kinematics: 6th-order steps, at least 32 along the rod, where the station
+ * intervals are fewer than 96; Zanna's, one per interval, where they are 96 or more (contact
+ * points make many). Each must be at least as accurate as the 96 Zanna steps that were the
+ * default before the 6th-order rule: here against 32 sixth-order steps per interval. */
+static double tip_error_of(const char *spec, const char *const *sets, int nsets, const rod_model *ref,
+                           const lie_pose *gref, const double *q)
+{
+    rod_model *m = tu_model_set(spec, sets, nsets);
+    cr_assert_eq(m->ns, ref->ns);
+    lie_pose *g = calloc((size_t)m->ns, sizeof *g);
+    kin_forward(m, q, g, NULL);
+    const double e = tip_distance(&g[m->ns - 1], &gref[ref->ns - 1]);
+    free(g);
+    rod_model_free(m);
+    return e;
+}
+
+Test(kinematics_coarse, the_default_is_at_least_as_accurate_as_96_zanna_steps)
+{
+    rod_model *m = tu_model(SPEC);
+    const int intervals = m->ns - 1;
+    cr_assert_lt(intervals, 96);
+    cr_assert_eq(m->mag->order, 6);
+    cr_assert_eq(m->substeps, (32 + intervals - 1) / intervals);
+    const char *sref[] = {"discretization.magnus_order=6", "discretization.substeps=32"};
+    rod_model *ref = tu_model_set(SPEC, sref, 2);
+    double *q = calloc((size_t)m->n, sizeof *q);
+    lie_pose *gr = calloc((size_t)ref->ns, sizeof *gr);
+    bent_q(m, q);
+    kin_forward(ref, q, gr, NULL);
+    char sub4[64];
+    snprintf(sub4, sizeof sub4, "discretization.substeps=%d", (96 + intervals - 1) / intervals);
+    const char *s4[] = {"discretization.magnus_order=4", sub4};
+    const double e_default = tip_error_of(SPEC, NULL, 0, ref, gr, q), e_zanna = tip_error_of(SPEC, s4, 2, ref, gr, q);
+    cr_log_info("tip error: default (%d sixth-order steps) %.3e m, %d Zanna steps %.3e m", m->substeps * intervals,
+                e_default, (96 + intervals - 1) / intervals * intervals, e_zanna);
+    cr_assert_leq(e_default, e_zanna);
+    free(q);
+    free(gr);
+    rod_model_free(m);
+    rod_model_free(ref);
+    /* a rod with contact points: one Zanna step per interval */
+    rod_model *c = tu_model("{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.002, "
+                            "\"density\": 1000, \"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, "
+                            "\"strains\": {\"bend2\": 3}, \"environment\": {\"obstacles\": [{\"name\": "
+                            "\"floor\", \"type\": \"plane\", \"point\": [0, 0, -0.1], \"normal\": [0, 0, 1], "
+                            "\"stiffness\": 1e5}]}}");
+    cr_assert_geq(c->ns - 1, 96);
+    cr_assert_eq(c->mag->order, 4);
+    cr_assert_eq(c->substeps, 1);
+    rod_model_free(c);
+}
