@@ -185,11 +185,13 @@ test("a slow reader drops frames while the session keeps real time", async () =>
   }
 });
 
-// A legitimate but heavy model (six strains of degree 14, 93 coordinates, on 1990 Gauss
-// points): its first 10 ms piece (a difference Jacobian, 188 evaluations) takes about 25 s
-// here, so the tests below see it still running after several seconds on a faster machine.
+// A legitimate but heavy model (six strains of degree 20, 130 coordinates, on 1990 Gauss
+// points): its first 10 ms piece (a difference Jacobian, 260 evaluations) takes about 8.5 s of
+// CPU here, so the tests below see it still running after several seconds on a faster
+// machine. (Degree 14 took 5.5 s before issue 12's speed-ups and 4.6 s after: too close to the
+// 3 to 7 s the pause test waits.)
 const heavySpec = () => {
-  const deg = 14;
+  const deg = 20;
   return cableSpec({
     strains: { bend1: deg, bend2: deg, twist: deg, stretch: deg, shear1: deg, shear2: deg },
     discretization: { points: 1990, substeps: 10 },
