@@ -58,7 +58,7 @@ struct rod_model {
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
-     * station with one Zanna step each. */
+     * station, `substeps` Magnus steps each. */
     int ns, ngauss;
     double *s, *w;
     section *sec;                /* ns */

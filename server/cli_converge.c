@@ -2,7 +2,7 @@
  * result is from the converged answer. The spec runs as given (level 0), then as refined
  * copies, each level from the one before:
  *   every strain's Legendre degree d -> min(2 d + 1, 30), the inflation's pieces doubled (at
- *   most 50), the Gauss points doubled (at most 5000) with as many Zanna steps per station,
+ *   most 50), the Gauss points doubled (at most 5000) with as many Magnus steps per station,
  *   CVODE's rtol and atol divided by 10;
  * up to K levels (default 2) while the next level's predicted wall time fits the budget
  * (default 600 s). The results are compared at every output time (statics: the one pose) and

@@ -1,7 +1,7 @@
 /* Times rodd's static solve of a spec: compile once, then solve from the straight rod R times
  * and print the median CPU and wall time with the solver's counters, and the accuracy held:
- * the tip against a tight solve of the same spec (Gauss points doubled, 4 Zanna steps per
- * station interval, tolerance 1e-13, plus any --tight-set overrides, e.g. a higher strain
+ * the tip against a tight solve of the same spec (Gauss points doubled, 4 sixth-order Magnus
+ * steps per station interval, tolerance 1e-13, plus any --tight-set overrides, e.g. a higher strain
  * degree for the converged elastica).
  *
  * usage: bench_statics SPEC [REPEATS] [--tight-set PATH=VALUE]... */
