@@ -109,14 +109,15 @@ static int default_gauss_points(const rod_spec *sp)
  * (tests/validation/test_kinematics_coarse.c). A sixth-order step costs about 1.4 Zanna steps,
  * so the sixth order is the default only where it saves steps: with KIN_STEPS4 station
  * intervals or more (contact points make many), one Zanna step per interval is the cheaper way
- * to the same accuracy. The authors' code steps with Zanna's rule. */
+ * to the same accuracy, and a spec that fixes its substeps (without a magnus_order) keeps the
+ * Zanna steps it always had. The authors' code steps with Zanna's rule. */
 #define KIN_STEPS4 96
 #define KIN_STEPS6 32
 static void choose_kinematics(rod_model *m, int intervals)
 {
     const rod_spec *sp = m->spec;
     int order = sp->magnus_order;
-    if (!order) order = sp->authors.global_quadrature || intervals >= KIN_STEPS4 ? 4 : 6;
+    if (!order) order = sp->authors.global_quadrature || sp->substeps > 0 || intervals >= KIN_STEPS4 ? 4 : 6;
     m->mag = magnus_rule_of(order);
     if (sp->substeps > 0) {
         m->substeps = sp->substeps;

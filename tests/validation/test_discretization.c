@@ -22,13 +22,14 @@ static void check_doubling(const char *json, double bound)
     rod_model *m = tu_model(json);
     double a[3], b[3];
     tip(m, a);
-    char pts[64], sub[64];
+    char pts[64], sub[64], ord[64];
     snprintf(pts, sizeof pts, "discretization.points=%d", 2 * m->ngauss);
     snprintf(sub, sizeof sub, "discretization.substeps=%d", m->substeps);
+    snprintf(ord, sizeof ord, "discretization.magnus_order=%d", m->mag->order);
     const double L = m->L;
     rod_model_free(m);
-    const char *sets[] = {pts, sub};
-    rod_model *m2 = tu_model_set(json, sets, 2);
+    const char *sets[] = {pts, sub, ord};
+    rod_model *m2 = tu_model_set(json, sets, 3);
     tip(m2, b);
     rod_model_free(m2);
     const double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +

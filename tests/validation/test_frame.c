@@ -42,10 +42,11 @@ static double dist(const double *a, const double *b)
 Test(frame, points_between_stations_are_as_accurate_as_the_stations)
 {
     rod_model *m = tu_model(SPEC);
-    char sub[64];
+    char sub[64], ord[64];
     snprintf(sub, sizeof sub, "discretization.substeps=%d", 16 * m->substeps);
-    const char *sets[] = {sub};
-    rod_model *fine = tu_model_set(SPEC, sets, 1);
+    snprintf(ord, sizeof ord, "discretization.magnus_order=%d", m->mag->order);
+    const char *sets[] = {sub, ord};
+    rod_model *fine = tu_model_set(SPEC, sets, 2);
     cr_assert_eq(m->ns, fine->ns);
     rod_state *st = bent_state(m), *sf = bent_state(fine);
     lie_pose *g = calloc((size_t)m->ns, sizeof *g), *gf = calloc((size_t)m->ns, sizeof *gf);
