@@ -44,6 +44,15 @@ static void rho_at(const rod_model *m, int k, const double *q, const double *qd,
     }
 }
 
+/* col[j] += sum_r a_r Jt[r][j] for j = i..nx-1: the lower part of one column of M */
+static void mass_column_add(double *restrict col, int i, int nx, const double a[6],
+                            const double (*restrict Jt)[MODEL_MAX_XI])
+{
+    const double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4], a5 = a[5];
+    for (int j = i; j < nx; j++)
+        col[j] += a0 * Jt[0][j] + a1 * Jt[1][j] + a2 * Jt[2][j] + a3 * Jt[3][j] + a4 * Jt[4][j] + a5 * Jt[5][j];
+}
+
 /* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
  * damping and constraints into its kind's vector of Qk (forces.h), at (t, q, q_dot): the
  * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
@@ -98,18 +107,20 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         lie_coad_apply(eta, Me, cad);
         for (int i = 0; i < 6; i++) W[i] -= Mt[i] * a[i] + Mdot[i] * eta[i] + cad[i];
         const double *Jk = st->J + (size_t)k * 6 * nx;
+        /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
+         * element-wise loop over j, which the compiler vectorizes */
+        double Jt[6][MODEL_MAX_XI];
         for (int i = 0; i < nx; i++) {
             const double *Ji = Jk + 6 * i;
             Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
                           Ji[5] * W[5]);
             if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
-            double MJ[6];
-            for (int r = 0; r < 6; r++) MJ[r] = w * Mt[r] * Ji[r];
-            for (int j = i; j < nx; j++) {
-                const double *Jj = Jk + 6 * j;
-                M[j + (size_t)nx * i] += MJ[0] * Jj[0] + MJ[1] * Jj[1] + MJ[2] * Jj[2] + MJ[3] * Jj[3] +
-                                         MJ[4] * Jj[4] + MJ[5] * Jj[5];
-            }
+            for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
+        }
+        for (int i = 0; i < nx; i++) {
+            double a[6];
+            for (int r = 0; r < 6; r++) a[r] = w * Mt[r] * Jt[r][i];
+            mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
         }
         if (nr) {
             /* the centrifugal term of Eq. 28: rho0 rho (I11 (w2^2 + w3^2) + I22 (w1^2 + w3^2)) */
@@ -195,13 +206,6 @@ int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *t
         Qk[QFRC_DAMPING][i] = d;
     }
     return 0;
-}
-
-double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
-                          double *eta_all)
-{
-    kin_forward_twist(m, q, qd, g, eta_all);
-    return dyn_kinetic_energy_of(m, q, qd, eta_all);
 }
 
 double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,

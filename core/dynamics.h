@@ -20,12 +20,8 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total);
 
 /* The rod's own kinetic energy, (1/2) int eta^T M-bar eta ds + (1/2) q_dot_rho^T M_rho
- * q_dot_rho (the fluid's added mass excluded). g, eta: scratch for every station. */
-double dyn_kinetic_energy(const rod_model *m, const double *q, const double *qd, lie_pose *g,
-                          double *eta);
-
-/* The same from every station's body twist eta_all (when the twists carry more than the
- * rod's own motion: a moving base). */
+ * q_dot_rho (the fluid's added mass excluded), from every station's body twist eta_all
+ * (kin_forward_twist's, with a moving base's motion added where there is one). */
 double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,
                              const double *eta_all);
 

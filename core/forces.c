@@ -55,6 +55,98 @@ static void rot_t(const double R[9], const double v[3], double out[3])
     for (int i = 0; i < 3; i++) out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
 }
 
+/* Cables and transverse pressures (Eqs. 29, 53), station by station: rho, rho' and xi once per
+ * station for all of them, and one update of Q per station with their summed wrench (a
+ * cable's generalized force is Phi_xi^T of its wrench on the section) and their summed weights
+ * on Phi_rho and Phi_rho'. Each profile's time-only parts once per call. */
+static int actuator_forces(const rod_model *m, rod_state *st, const double *q, double t,
+                           double factor, double *Q)
+{
+    const rod_spec *sp = m->spec;
+    const int nx = m->n_xi, nr = m->n_rho;
+    struct {
+        const spec_actuator *a;
+        input_at_t pt;
+    } act[SPEC_MAX_INPUTS];
+    int na = 0;
+    for (int i = 0; i < m->ninputs && na < SPEC_MAX_INPUTS; i++) {
+        if (m->inputs[i].kind != INPUT_ACTUATOR) continue;
+        act[na].a = &sp->acts[m->inputs[i].index];
+        state_input_fix_t(st, i, t, &act[na].pt); /* a command's ramp included */
+        na++;
+    }
+    if (!na) return 0;
+    const int cable_work_on_rho = nr && !sp->authors.no_cable_work_on_inflation;
+    for (int k = 0; k < m->ns; k++) {
+        const double s = m->s[k];
+        if (m->w[k] == 0) continue;
+        double rho = 1.0, drho = 0.0, xi[6];
+        for (int j = 0; j < nr; j++) {
+            rho += m->phr[(size_t)k * nr + j] * q[nx + j];
+            drho += m->dphr[(size_t)k * nr + j] * q[nx + j];
+        }
+        int have_xi = 0, cables = 0;
+        /* W: the cables' wrench; on Phi_rho: the pressures' r and the cables' t.(kappa x d + d')
+         * terms; on Phi_rho': the cables' t.d, each times minus its tension */
+        double W[6] = {0}, on_phi = 0.0, on_dphi = 0.0;
+        for (int i = 0; i < na; i++) {
+            const spec_actuator *a = act[i].a;
+            if (s < a->span[0] || s > a->span[1]) continue;
+            const double val = state_actuator_value(state_input_at_X(&act[i].pt, st->ev, s / m->L));
+            if (!isfinite(val)) {
+                state_set_error(st, "actuator %s: value is not finite at t = %g, s = %g", a->name, t, s);
+                return -1;
+            }
+            if (val == 0) continue;
+            if (a->type == ACT_TRANSVERSE) {
+                /* r = 2 pi z^2 f0 with f0 = -p (Eq. 29): Q_rho += Phi_rho^T r */
+                on_phi += -2.0 * M_PI * m->sec[k].z * m->sec[k].z * val;
+                continue;
+            }
+            if (!have_xi) {
+                model_xi(m, m->leg + (size_t)k * nx, q, xi);
+                have_xi = 1;
+            }
+            /* cable: tangent of r_c = r + rho R d in the body frame,
+             * t ~ nu + kappa x (rho d) + rho' d + rho d' (Sec. 3.2) */
+            double d[3], dd[3], rd[3], c[3], tv[3];
+            forces_cable_route(m, a, s, d, dd);
+            for (int i3 = 0; i3 < 3; i3++) rd[i3] = rho * d[i3];
+            cross3(xi, rd, c);
+            for (int i3 = 0; i3 < 3; i3++) tv[i3] = xi[3 + i3] + c[i3] + drho * d[i3] + rho * dd[i3];
+            const double tn = sqrt(tv[0] * tv[0] + tv[1] * tv[1] + tv[2] * tv[2]);
+            if (!(tn > 0)) continue;
+            for (int i3 = 0; i3 < 3; i3++) tv[i3] /= tn;
+            /* Phi_a u with u = -T (Eq. 53): the cable's wrench on the section */
+            double Wc[3];
+            cross3(rd, tv, Wc);
+            for (int i3 = 0; i3 < 3; i3++) {
+                W[i3] -= val * Wc[i3];
+                W[3 + i3] -= val * tv[i3];
+            }
+            cables = 1;
+            if (!cable_work_on_rho) continue;
+            /* The cable's work on the inflation: its route r + rho R d moves with rho and rho',
+             * so -T dl/dq_rho = -T int [Phi_rho t.(kappa x d + d') + Phi_rho' t.d] ds. The paper
+             * leaves this out of Eq. 56; without it a pulled cable is not conservative and a
+             * damped rod can flutter instead of settling. */
+            double kd[3];
+            cross3(xi, d, kd);
+            on_phi -= val * (tv[0] * (kd[0] + dd[0]) + tv[1] * (kd[1] + dd[1]) + tv[2] * (kd[2] + dd[2]));
+            on_dphi -= val * (tv[0] * d[0] + tv[1] * d[1] + tv[2] * d[2]);
+        }
+        const double wk = factor * m->w[k];
+        if (cables) {
+            const double *leg = m->leg + (size_t)k * nx;
+            for (int j = 0; j < nx; j++) Q[j] += wk * leg[j] * W[m->cols[j].comp];
+        }
+        if (on_phi != 0.0 || on_dphi != 0.0)
+            for (int j = 0; j < nr; j++)
+                Q[nx + j] += wk * (m->phr[(size_t)k * nr + j] * on_phi + m->dphr[(size_t)k * nr + j] * on_dphi);
+    }
+    return 0;
+}
+
 int forces_static(const rod_model *m, rod_state *st, const double *q, double t, double factor,
                   double *Q)
 {
@@ -116,63 +208,8 @@ int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t,
             add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor, Q);
             continue;
         }
-        const spec_actuator *a = &sp->acts[in->index];
-        /* the profile's time-only parts once per call, not once per station */
-        input_at_t pt;
-        state_input_fix_t(st, i, t, &pt);
-        for (int k = 0; k < m->ns; k++) {
-            const double s = m->s[k];
-            if (m->w[k] == 0 || s < a->span[0] || s > a->span[1]) continue;
-            const double val = state_actuator_value(state_input_at_X(&pt, st->ev, s / m->L));
-            if (!isfinite(val)) {
-                state_set_error(st, "actuator %s: value is not finite at t = %g, s = %g",
-                                a->name, t, s);
-                return -1;
-            }
-            if (val == 0) continue;
-            double rho = 1.0, drho = 0.0;
-            for (int j = 0; j < nr; j++) {
-                rho += m->phr[(size_t)k * nr + j] * q[nx + j];
-                drho += m->dphr[(size_t)k * nr + j] * q[nx + j];
-            }
-            if (a->type == ACT_TRANSVERSE) {
-                /* r = 2 pi z^2 f0 with f0 = -p (Eq. 29): Q_rho += Phi_rho^T r */
-                const double r = -2.0 * M_PI * m->sec[k].z * m->sec[k].z * val;
-                for (int j = 0; j < nr; j++)
-                    Q[nx + j] += factor * m->w[k] * m->phr[(size_t)k * nr + j] * r;
-                continue;
-            }
-            /* cable: tangent of r_c = r + rho R d in the body frame,
-             * t ~ nu + kappa x (rho d) + rho' d + rho d' (Sec. 3.2) */
-            double xi[6], d[3], dd[3], rd[3], c[3], tv[3];
-            model_xi(m, m->leg + (size_t)k * nx, q, xi);
-            forces_cable_route(m, a, s, d, dd);
-            for (int i3 = 0; i3 < 3; i3++) rd[i3] = rho * d[i3];
-            cross3(xi, rd, c);
-            for (int i3 = 0; i3 < 3; i3++) tv[i3] = xi[3 + i3] + c[i3] + drho * d[i3] + rho * dd[i3];
-            const double tn = sqrt(tv[0] * tv[0] + tv[1] * tv[1] + tv[2] * tv[2]);
-            if (!(tn > 0)) continue;
-            for (int i3 = 0; i3 < 3; i3++) tv[i3] /= tn;
-            /* Phi_a u with u = -T (Eq. 53): the cable's wrench on the section */
-            double W[6];
-            cross3(rd, tv, W);
-            memcpy(W + 3, tv, sizeof tv);
-            const double u = -val * factor * m->w[k];
-            const double *leg = m->leg + (size_t)k * nx;
-            for (int j = 0; j < nx; j++) Q[j] += u * leg[j] * W[m->cols[j].comp];
-            if (!nr || sp->authors.no_cable_work_on_inflation) continue;
-            /* The cable's work on the inflation: its route r + rho R d moves with rho and rho',
-             * so -T dl/dq_rho = -T int [Phi_rho t.(kappa x d + d') + Phi_rho' t.d] ds. The paper
-             * leaves this out of Eq. 56; without it a pulled cable is not conservative and a
-             * damped rod can flutter instead of settling. */
-            double kd[3];
-            cross3(xi, d, kd);
-            const double t_rho = tv[0] * (kd[0] + dd[0]) + tv[1] * (kd[1] + dd[1]) + tv[2] * (kd[2] + dd[2]);
-            const double t_drho = tv[0] * d[0] + tv[1] * d[1] + tv[2] * d[2];
-            for (int j = 0; j < nr; j++)
-                Q[nx + j] += u * (m->phr[(size_t)k * nr + j] * t_rho + m->dphr[(size_t)k * nr + j] * t_drho);
-        }
     }
+    if (actuator_forces(m, st, q, t, factor, Qk[QFRC_ACTUATOR]) != 0) return -1;
     /* the environment: contacts (their damping and friction only with velocities) and
      * low-Reynolds drag */
     if (contact_forces(m, st, q, st->vel_eta, t, factor, Qk[QFRC_CONTACT], NULL, 0, NULL) != 0) return -1;

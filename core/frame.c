@@ -4,6 +4,7 @@
 #include "constraints.h"
 #include "contact.h"
 #include "dynamics.h"
+#include "frame_table.h"
 #include "kinematics.h"
 #include "state.h"
 
@@ -12,12 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 void rod_frame_free(rod_frame *f)
 {
@@ -37,8 +32,33 @@ void rod_frame_free(rod_frame *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Energies and volume by the model's quadrature, with the state's q. */
-static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g, rod_frame *f)
+/* The stations' poses (world frame) and, when anything moves, their body twists: one
+ * kinematic pass for the shape, the energies and the constraints. *eta_out: NULL when still. */
+static int station_poses(const rod_model *m, const rod_state *st, lie_pose *g, double **eta_out)
+{
+    const double *q = st->q;
+    int moving = base_moving(m);
+    for (int i = 0; i < m->n; i++) moving |= st->qd[i] != 0.0;
+    *eta_out = NULL;
+    if (!moving) {
+        kin_forward(m, q, g, NULL);
+        base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
+        base_free_apply(m, q, NULL, g, NULL, m->ns, NULL, NULL);
+        return 0;
+    }
+    double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
+    if (!eta) return -1;
+    kin_forward_twist(m, q, st->qd, g, eta);
+    base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
+    base_free_apply(m, q, st->qd, g, NULL, m->ns, eta, NULL);
+    *eta_out = eta;
+    return 0;
+}
+
+/* Energies and volume by the model's quadrature, with the state's q and the stations' poses g
+ * and twists eta (NULL: at rest). */
+static void frame_integrals(const rod_model *m, const rod_state *st, const lie_pose *g,
+                            const double *eta, rod_frame *f)
 {
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;
     const double *q = st->q;
@@ -47,29 +67,12 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
     f->e_elastic = 0.5 * e;
-    /* the kinetic energy's pass computes the poses as well: one pass per frame, not two */
     f->e_kinetic = 0.0;
-    int moving = base_moving(m);
-    for (int i = 0; i < n; i++) moving |= st->qd[i] != 0.0;
-    if (moving) {
-        double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
-        if (!eta) return -1;
-        if (base_moving(m) || base_free(m)) {
-            kin_forward_twist(m, q, st->qd, g, eta);
-            base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
-            base_free_apply(m, q, st->qd, g, NULL, m->ns, eta, NULL);
-            f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
-        } else {
-            f->e_kinetic = dyn_kinetic_energy(m, q, st->qd, g, eta);
-        }
+    if (eta) {
         double bk, bg;
+        f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
         bodies_energy(m, g, eta, &bk, &bg);
         f->e_kinetic += bk;
-        free(eta);
-    } else {
-        kin_forward(m, q, g, NULL);
-        base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
-        base_free_apply(m, q, NULL, g, NULL, m->ns, NULL, NULL);
     }
     double vg = 0, vol = 0, vol0 = 0;
     for (int k = 0; k < m->ns; k++) {
@@ -89,20 +92,18 @@ static int frame_integrals(const rod_model *m, const rod_state *st, lie_pose *g,
     bodies_energy(m, g, NULL, &bk, &bg);
     f->e_gravity = vg + bg;
     f->volume_change = vol / vol0 - 1.0;
-    return 0;
 }
 
-/* The pose at s among the frame's poses g at the sorted points sall (stations are among them). */
-static const lie_pose *pose_at(const double *sall, const lie_pose *g, int nall, double s)
+/* The station nearest s (constraint points and bodies are stations: their s are breakpoints). */
+static const lie_pose *pose_at(const rod_model *m, const lie_pose *g, double s)
 {
     int best = 0;
-    for (int j = 1; j < nall; j++)
-        if (fabs(sall[j] - s) < fabs(sall[best] - s)) best = j;
+    for (int j = 1; j < m->ns; j++)
+        if (fabs(m->s[j] - s) < fabs(m->s[best] - s)) best = j;
     return &g[best];
 }
 
-static int frame_constraints(const rod_model *m, const rod_state *st, const double *sall,
-                             const lie_pose *g, int nall, rod_frame *f)
+static int frame_constraints(const rod_model *m, const rod_state *st, const lie_pose *g, rod_frame *f)
 {
     const int nc = constraints_count(m), nb = m->spec->nbodies;
     f->cons = nc ? calloc((size_t)nc, sizeof *f->cons) : NULL;
@@ -116,14 +117,13 @@ static int frame_constraints(const rod_model *m, const rod_state *st, const doub
         c->volume = constraints_is_volume(m, i);
         constraints_reaction(st, i, c->force, c->moment, &c->violation, &c->pressure);
         if (c->volume) continue;
-        memcpy(c->point, pose_at(sall, g, nall, m->spec->cons[i].s)->r, sizeof c->point);
-        const double sb = constraints_relative_s(m, i);
-        constraints_target_position(st, i, c->point, sb >= 0 ? pose_at(sall, g, nall, sb) : NULL,
-                                    c->target);
+        memcpy(c->point, pose_at(m, g, m->spec->cons[i].s)->r, sizeof c->point);
+        const double sb = constraints_relative_s(m, i); /* a breakpoint too: a station */
+        constraints_target_position(st, i, c->point, sb >= 0 ? pose_at(m, g, sb) : NULL, c->target);
     }
     for (int b = 0; b < nb; b++) {
         snprintf(f->bodies[b].name, sizeof f->bodies[b].name, "%s", m->spec->bodies[b].name);
-        bodies_position(m, b, pose_at(sall, g, nall, m->spec->bodies[b].s), f->bodies[b].position);
+        bodies_position(m, b, pose_at(m, g, m->spec->bodies[b].s), f->bodies[b].position);
     }
     return 0;
 }
@@ -213,28 +213,18 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
     f->radius = malloc((size_t)n * sizeof *f->radius);
     f->kappa = malloc((size_t)3 * n * sizeof *f->kappa);
     f->nu = malloc((size_t)3 * n * sizeof *f->nu);
-    /* the poses are integrated over the model's stations and the output points together, so
-     * the frame is at least as accurate as the solver's own kinematics */
-    const int nall = n + m->ns;
-    double *sall = malloc((size_t)nall * sizeof *sall);
-    lie_pose *g = malloc((size_t)(nall > m->ns ? nall : m->ns) * sizeof *g);
-    double *cols = malloc((size_t)(m->n_xi ? m->n_xi : 1) * sizeof *cols);
+    lie_pose *g = malloc((size_t)m->ns * sizeof *g);
+    double *eta = NULL;
+    int own = 0;
+    const frame_table *tab = frame_table_acquire(m, n, &own);
     if (!f->s || !f->position || !f->rotation || !f->rho || !f->radius || !f->kappa || !f->nu ||
-        !sall || !g || !cols) {
-        free(sall);
+        !g || !tab || station_poses(m, st, g, &eta) != 0) {
         free(g);
-        free(cols);
+        frame_table_release(tab, own);
         rod_frame_free(f);
         return ROD_ENOMEM;
     }
-    for (int i = 0; i < n; i++) f->s[i] = m->L * i / (n - 1);
-    f->s[n - 1] = m->L;
-    memcpy(sall, f->s, (size_t)n * sizeof *sall);
-    memcpy(sall + n, m->s, (size_t)m->ns * sizeof *sall);
-    qsort(sall, (size_t)nall, sizeof *sall, cmp_double);
-    kin_poses_at(m, st->q, sall, nall, g);
-    base_apply(m, st->ev, st->t, g, nall, NULL, NULL);
-    base_free_apply(m, st->q, NULL, g, NULL, nall, NULL, NULL);
+    memcpy(f->s, tab->s, (size_t)n * sizeof *f->s);
     if (base_moving(m) || base_free(m)) {
         lie_pose gb;
         if (base_free(m))
@@ -247,30 +237,33 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
             for (int b = 0; b < 3; b++) f->base_rotation[3 * a + b] = gb.R[a + 3 * b];
         }
     }
-    int k = 0;
+    /* each output point's pose from the station at or before it, by the model's own Magnus
+     * steps (no longer than its longest), so the frame is as accurate as the solver's
+     * kinematics; the base's motion is in the stations' poses already (a left factor) */
+    const int nx = m->n_xi, nr = m->n_rho;
+    const size_t bsz = (size_t)m->mag->npts * nx;
     for (int i = 0; i < n; i++) {
-        while (k < nall - 1 && sall[k] < f->s[i]) k++;
-        const lie_pose *p = &g[k];
+        lie_pose p = g[tab->station[i]];
+        const int j0 = tab->first[i];
+        kin_pose_steps(m, st->q, tab->beta + (size_t)j0 * bsz, tab->h + j0, tab->first[i + 1] - j0, &p);
         for (int a = 0; a < 3; a++) {
-            f->position[3 * i + a] = p->r[a];
-            for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p->R[a + 3 * b];
+            f->position[3 * i + a] = p.r[a];
+            for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p.R[a + 3 * b];
         }
-        double xi[6], rho, drho;
-        model_eval_xi_columns(m, f->s[i], cols);
-        model_xi(m, cols, st->q, xi);
-        model_rho(m, f->s[i], st->q, &rho, &drho);
-        section c = model_section(m, f->s[i]);
+        double xi[6], rho = 1.0;
+        model_xi(m, tab->cols + (size_t)i * nx, st->q, xi);
+        for (int j = 0; j < nr; j++) rho += tab->phi[(size_t)i * nr + j] * st->q[nx + j];
         f->rho[i] = rho;
-        f->radius[i] = rho * c.z;
+        f->radius[i] = rho * tab->z[i];
         memcpy(f->kappa + 3 * i, xi, 3 * sizeof *xi);
         memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
     }
-    int rc = frame_constraints(m, st, sall, g, nall, f);
-    if (rc == 0) rc = frame_integrals(m, st, g, f);
+    frame_table_release(tab, own);
+    int rc = frame_constraints(m, st, g, f);
+    if (rc == 0) frame_integrals(m, st, g, eta, f);
     if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, f);
-    free(sall);
     free(g);
-    free(cols);
+    free(eta);
     if (rc != 0) {
         rod_frame_free(f);
         return ROD_ENOMEM;

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-static const double ZANNA_C = 0.28867513459481287;  /* sqrt(3)/6 */
 static const double MAGNUS_C = 0.14433756729740643; /* sqrt(3)/12 */
 
 void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double Omega[6])
@@ -87,74 +86,146 @@ static void Ad_blocks(const lie_pose *g, const blk6 *T, blk6 *G)
     }
 }
 
+/* The alphas of one step from its beta rows (model_step_beta): alpha_i = sum_j beta_ij q_j
+ * e_comp(j), plus h xi* in alpha_1 (both rules weigh the points of alpha_1 to a sum of one and
+ * those of the others to zero, so a constant xi* enters alpha_1 alone). */
+static void step_alphas(const rod_model *m, const double *beta, double h, const double *q,
+                        double a[][6])
+{
+    const int nx = m->n_xi;
+    const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
+    const int three = m->mag->npts == 3;
+    for (int k = 0; k < 6; k++) {
+        double x0 = 0, x1 = 0, x2 = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x0 += b0[j] * q[j];
+            x1 += b1[j] * q[j];
+            if (three) x2 += b2[j] * q[j];
+        }
+        a[0][k] = x0;
+        a[1][k] = x1;
+        if (three) a[2][k] = x2;
+    }
+    a[0][5] += h; /* xi* of the straight, unstretched reference */
+}
+
+/* The alphas and their time derivatives along q_dot (xi* is constant) in one pass over the
+ * beta rows. */
+static void step_alphas_rates(const rod_model *m, const double *beta, double h, const double *q,
+                              const double *qd, double a[][6], double ad[][6])
+{
+    const int nx = m->n_xi;
+    const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
+    const int three = m->mag->npts == 3;
+    for (int k = 0; k < 6; k++) {
+        double x0 = 0, x1 = 0, x2 = 0, v0 = 0, v1 = 0, v2 = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x0 += b0[j] * q[j];
+            v0 += b0[j] * qd[j];
+            x1 += b1[j] * q[j];
+            v1 += b1[j] * qd[j];
+            if (three) {
+                x2 += b2[j] * q[j];
+                v2 += b2[j] * qd[j];
+            }
+        }
+        a[0][k] = x0;
+        a[1][k] = x1;
+        ad[0][k] = v0;
+        ad[1][k] = v1;
+        if (three) {
+            a[2][k] = x2;
+            ad[2][k] = v2;
+        }
+    }
+    a[0][5] += h; /* xi* of the straight, unstretched reference */
+}
+
 /* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
- * brought back to the body frame only at the stations. In the body frame one Zanna step is
+ * brought back to the body frame only at the stations. In the body frame one step is
  * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), which costs an Ad^{-1} of every
  * column per step; in the base frame it is J_s <- J_s + Ad_g T_Omega Phi_Omega (g: the pose
- * before the step), a sum. Phi_Omega = dOmega/dq = h/2 (Phi1 + Phi2) + sqrt(3) h^2/12
- * (ad_xi1 Phi2 - ad_xi2 Phi1), and a column of Phi_xi is one component c times a scalar, so
- * Ad_g T Phi_Omega's column is a combination of three vectors per component, Ad_g T e_c,
- * Ad_g T ad_xi1 e_c and Ad_g T ad_xi2 e_c, formed once per step. a1, a2: the Phi_xi column
- * values at the two Zanna points. */
-static void step_Js(const rod_model *m, const double *a1, const double *a2, double h,
-                    const double xi1[6], const double xi2[6], const blk6 *T, const lie_pose *g,
-                    double *Js)
+ * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
+ * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
+ * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
+static void step_Js(const rod_model *m, const double *beta, const magnus_step *ms, const blk6 *T,
+                    const lie_pose *g, double *Js)
 {
-    double w0[6][6], w1[6][6], w2[6][6];
+    const int np = ms->rule->npts, nx = m->n_xi;
+    double w[6][MAGNUS_MAX_POINTS][6];
     blk6 G;
     Ad_blocks(g, T, &G);
     for (int c = 0; c < 6; c++) {
         if (!m->comp_used[c]) continue;
-        double ec[6] = {0}, v[6];
-        ec[c] = 1.0;
-        blk_apply(&G, ec, w0[c]);
-        lie_ad_apply(xi1, ec, v);
-        blk_apply(&G, v, w1[c]);
-        lie_ad_apply(xi2, ec, v);
-        blk_apply(&G, v, w2[c]);
+        double v[6];
+        for (int i = 0; i < np; i++) {
+            magnus_slot(ms, i, c, v);
+            blk_apply(&G, v, w[c][i]);
+        }
     }
-    const double cm = MAGNUS_C * h * h;
-    for (int j = 0; j < m->n_xi; j++) {
-        const int c = m->cols[j].comp;
-        const double b0 = 0.5 * h * (a1[j] + a2[j]), b1 = cm * a2[j], b2 = -cm * a1[j];
+    /* the strain columns (a free base's come after them, zero here) */
+    for (int j = 0; j < m->comp_first[6]; j++) {
+        const double(*wc)[6] = w[m->cols[j].comp];
         double *Jj = Js + 6 * j;
-        for (int i = 0; i < 6; i++) Jj[i] += b0 * w0[c][i] + b1 * w1[c][i] + b2 * w2[c][i];
+        if (np == 2) {
+            const double b0 = beta[j], b1 = beta[nx + j];
+            for (int i = 0; i < 6; i++) Jj[i] += b0 * wc[0][i] + b1 * wc[1][i];
+        } else {
+            const double b0 = beta[j], b1 = beta[nx + j], b2 = beta[2 * nx + j];
+            for (int i = 0; i < 6; i++) Jj[i] += b0 * wc[0][i] + b1 * wc[1][i] + b2 * wc[2][i];
+        }
     }
 }
 
-/* J = Ad_g^{-1} J_s, column by column */
-static void body_from_base(const rod_model *m, const lie_pose *g, const double *Js, double *J)
+/* J = Ad_g^{-1} J_s, column by column: [R^T w; R^T (v - r x w)] with R^T read once */
+static void body_from_base(const rod_model *m, const lie_pose *g, const double *restrict Js,
+                           double *restrict J)
 {
-    for (int j = 0; j < m->n_xi; j++) lie_Ad_inv_apply(g, Js + 6 * j, J + 6 * j);
+    const double *R = g->R;
+    const double a00 = R[0], a01 = R[1], a02 = R[2], a10 = R[3], a11 = R[4], a12 = R[5], a20 = R[6],
+                 a21 = R[7], a22 = R[8]; /* row i of R^T is column i of R */
+    const double r[3] = {g->r[0], g->r[1], g->r[2]};
+    for (int j = 0; j < m->n_xi; j++) {
+        const double *x = Js + 6 * j;
+        double *o = J + 6 * j;
+        const double v0 = x[3] - (r[1] * x[2] - r[2] * x[1]), v1 = x[4] - (r[2] * x[0] - r[0] * x[2]),
+                     v2 = x[5] - (r[0] * x[1] - r[1] * x[0]);
+        o[0] = a00 * x[0] + a01 * x[1] + a02 * x[2];
+        o[1] = a10 * x[0] + a11 * x[1] + a12 * x[2];
+        o[2] = a20 * x[0] + a21 * x[1] + a22 * x[2];
+        o[3] = a00 * v0 + a01 * v1 + a02 * v2;
+        o[4] = a10 * v0 + a11 * v1 + a12 * v2;
+        o[5] = a20 * v0 + a21 * v1 + a22 * v2;
+    }
 }
 
-/* One Zanna step of length h: g <- g exp(Omega), and the base-frame Jacobian when Js is not
- * NULL. */
-static void zanna_step(const rod_model *m, const double *q, const double *a1, const double *a2,
-                       double h, lie_pose *g, double *Js)
+/* One Magnus step of length h with the beta rows beta: g <- g exp(Omega), and the base-frame
+ * Jacobian when Js is not NULL. */
+static void pose_step(const rod_model *m, const double *q, const double *beta, double h,
+                      lie_pose *g, double *Js)
 {
-    double xi1[6], xi2[6], Omega[6];
-    model_xi(m, a1, q, xi1);
-    model_xi(m, a2, q, xi2);
-    kin_zanna_omega(xi1, xi2, h, Omega);
+    magnus_step ms = {.rule = m->mag};
+    double Omega[6];
+    step_alphas(m, beta, h, q, ms.a);
+    magnus_eval(&ms, Omega);
     lie_tangent tc;
     lie_tangent_init(Omega, &tc);
     if (Js) {
         blk6 T;
         dexp_blocks(&tc, &T);
-        step_Js(m, a1, a2, h, xi1, xi2, &T, g, Js);
+        step_Js(m, beta, &ms, &T, g, Js);
     }
     lie_pose e;
     lie_exp_tc(&tc, &e);
     lie_pose_mul(g, &e, g);
 }
 
-/* sub Zanna steps per station interval with the Phi_xi values of legz (ns x sub x 2 x n_xi) */
-static void forward_steps(const rod_model *m, const double *q, int sub, const double *legz,
+/* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) */
+static void forward_steps(const rod_model *m, const double *q, int sub, const double *betas,
                           lie_pose *g, double *J)
 {
     const int nx = m->n_xi;
-    const size_t jsz = (size_t)6 * nx;
+    const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
     if (J) {
@@ -164,56 +235,40 @@ static void forward_steps(const rod_model *m, const double *q, int sub, const do
     for (int k = 1; k < m->ns; k++) {
         const double h = (m->s[k] - m->s[k - 1]) / sub;
         g[k] = g[k - 1];
-        for (int j = 0; j < sub; j++) {
-            const double *a1 = legz + ((size_t)k * sub + j) * 2 * nx;
-            zanna_step(m, q, a1, a1 + nx, h, &g[k], J ? Js : NULL);
-        }
+        for (int j = 0; j < sub; j++)
+            pose_step(m, q, betas + ((size_t)k * sub + j) * bsz, h, &g[k], J ? Js : NULL);
         if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
     }
 }
 
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, m->substeps, m->leg_z, g, J);
+    forward_steps(m, q, m->substeps, m->kin_beta, g, J);
 }
 
 void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, 1, m->leg_z1, g, J);
+    forward_steps(m, q, 1, m->kin_beta1, g, J);
 }
 
-/* The strains, their rates, Omega and Omega_dot of one Zanna step: Omega_dot = h/2 (xd1 + xd2)
- * + sqrt(3) h^2/12 (ad_xi1 xd2 + ad_xd1 xi2). */
-static void step_rates(const rod_model *m, const double *q, const double *qd, const double *a1,
-                       const double *a2, double h, double xi1[6], double xi2[6], double xd1[6],
-                       double xd2[6], double Omega[6], double Od[6])
+/* Omega of one step and its rate Omega_dot = dOmega/dalpha . alpha_dot; with Pd, also
+ * Phi_Omega_dot q_dot, Omega's second derivative along q_dot with q_ddot = 0. */
+static void step_rates(const rod_model *m, const double *q, const double *qd, const double *beta,
+                       double h, magnus_step *ms, double Omega[6], double Od[6], double Pd[6])
 {
-    double c1[6], c2[6];
-    model_xi(m, a1, q, xi1);
-    model_xi(m, a2, q, xi2);
-    /* xi_dot = Phi_xi q_dot (no reference part) at both points in one pass, component by
-     * component over the grouped columns (independent sums, no chain of stores) */
-    for (int k = 0; k < 6; k++) {
-        double x1 = 0.0, x2 = 0.0;
-        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
-            x1 += a1[j] * qd[j];
-            x2 += a2[j] * qd[j];
-        }
-        xd1[k] = x1;
-        xd2[k] = x2;
-    }
-    kin_zanna_omega(xi1, xi2, h, Omega);
-    lie_ad_apply(xi1, xd2, c1);
-    lie_ad_apply(xd1, xi2, c2);
-    const double cm = MAGNUS_C * h * h;
-    for (int i = 0; i < 6; i++) Od[i] = 0.5 * h * (xd1[i] + xd2[i]) + cm * (c1[i] + c2[i]);
+    double ad[MAGNUS_MAX_POINTS][6];
+    magnus_tangent t;
+    step_alphas_rates(m, beta, h, q, qd, ms->a, ad);
+    magnus_eval(ms, Omega);
+    magnus_dir(ms, (const double(*)[6])ad, Od, Pd ? &t : NULL);
+    if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
 }
 
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      double *eta, double *bias)
 {
     const int nx = m->n_xi, sub = m->substeps;
-    const size_t jsz = (size_t)6 * nx;
+    const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
     memset(J, 0, jsz * sizeof *J);
@@ -222,21 +277,18 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
     memset(bias, 0, 6 * sizeof *bias);
     for (int k = 1; k < m->ns; k++) {
         const double h = (m->s[k] - m->s[k - 1]) / sub;
-        const double cm = MAGNUS_C * h * h;
         g[k] = g[k - 1];
         double *ek = eta + 6 * k, *bk = bias + 6 * k;
         memcpy(ek, ek - 6, 6 * sizeof *eta);
         memcpy(bk, bk - 6, 6 * sizeof *bias);
         for (int j = 0; j < sub; j++) {
-            const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx, *a2 = a1 + nx;
-            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6];
-            step_rates(m, q, qd, a1, a2, h, xi1, xi2, xd1, xd2, Omega, Od);
+            const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
+            magnus_step ms = {.rule = m->mag};
+            double Omega[6], Od[6], Pd[6];
+            step_rates(m, q, qd, beta, h, &ms, Omega, Od, Pd);
             lie_tangent tc;
             lie_tangent_init(Omega, &tc);
-            /* Phi_Omega_dot q_dot = sqrt(3) h^2/12 (ad_xd1 xd2 - ad_xd2 xd1) = sqrt(3) h^2/6 ad_xd1 xd2 */
-            double Pd[6], TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
-            lie_ad_apply(xd1, xd2, Pd);
-            for (int i = 0; i < 6; i++) Pd[i] *= 2.0 * cm;
+            double TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
             blk6 T;
             dexp_blocks(&tc, &T);
             blk_apply(&T, Od, TOd);
@@ -247,7 +299,7 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
                 e_new[i] = ek[i] + TOd[i];
                 b_new[i] = bk[i] + adeT[i] + TdOd[i] + TPd[i];
             }
-            step_Js(m, a1, a2, h, xi1, xi2, &T, &g[k], Js);
+            step_Js(m, beta, &ms, &T, &g[k], Js);
             lie_pose e;
             lie_exp_tc(&tc, &e);
             lie_Ad_inv_apply(&e, e_new, ek);
@@ -262,6 +314,7 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
                        double *eta)
 {
     const int nx = m->n_xi, sub = m->substeps;
+    const size_t bsz = (size_t)m->mag->npts * nx;
     lie_pose_identity(&g[0]);
     memset(eta, 0, 6 * sizeof *eta);
     for (int k = 1; k < m->ns; k++) {
@@ -270,9 +323,10 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
         double *ek = eta + 6 * k;
         memcpy(ek, ek - 6, 6 * sizeof *eta);
         for (int j = 0; j < sub; j++) {
-            const double *a1 = m->leg_z + ((size_t)k * sub + j) * 2 * nx, *a2 = a1 + nx;
-            double xi1[6], xi2[6], xd1[6], xd2[6], Omega[6], Od[6], TOd[6];
-            step_rates(m, q, qd, a1, a2, h, xi1, xi2, xd1, xd2, Omega, Od);
+            const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
+            magnus_step ms = {.rule = m->mag};
+            double Omega[6], Od[6], TOd[6];
+            step_rates(m, q, qd, beta, h, &ms, Omega, Od, NULL);
             lie_tangent tc;
             lie_tangent_init(Omega, &tc);
             lie_dexp_apply_tc(&tc, Od, TOd);
@@ -285,21 +339,9 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     }
 }
 
-void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g)
+void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *h,
+                    int nsteps, lie_pose *g)
 {
-    double a1[MODEL_MAX_XI], a2[MODEL_MAX_XI];
-    lie_pose_identity(&g[0]);
-    for (int k = 1; k < n; k++) {
-        g[k] = g[k - 1];
-        const double gap = s[k] - s[k - 1];
-        if (gap <= 0) continue;
-        const int sub = (int)ceil(gap / m->h_kin * (1 - 1e-12));
-        const double h = gap / (sub > 0 ? sub : 1);
-        for (int j = 0; j < (sub > 0 ? sub : 1); j++) {
-            const double s0 = s[k - 1] + j * h;
-            model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h, a1);
-            model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, a2);
-            zanna_step(m, q, a1, a2, h, &g[k], NULL);
-        }
-    }
+    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    for (int j = 0; j < nsteps; j++) pose_step(m, q, beta + (size_t)j * bsz, h[j], g, NULL);
 }

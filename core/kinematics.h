@@ -1,6 +1,6 @@
 /* Forward kinematics along the rod (Eqs. 43-46, App. C): pose g and geometric Jacobian J at
- * every station of the model, one 4th-order Zanna/Magnus step from each station to the
- * next. */
+ * every station of the model, `substeps` Magnus steps (magnus.h: 4th-order Zanna or 6th
+ * order, the model's rule) from each station to the next. */
 #ifndef ROD_KINEMATICS_H
 #define ROD_KINEMATICS_H
 
@@ -15,14 +15,14 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
  * station k; q holds q_xi first. */
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J);
 
-/* The same with one Zanna step per station interval whatever the model's substeps: still 4th
+/* The same with one step per station interval whatever the model's substeps: the same
  * order, on the Gauss points' spacing. For Newton matrices, where the kinematics' error only
  * slows the convergence, never moves the solution (the residuals use kin_forward). */
 void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J);
 
 /* With velocities as well: eta[k] = J[k] q_dot (body twist, Eq. 45) and bias[k] = J_dot[k]
  * q_dot (the acceleration twist of Eq. 47 when q_ddot = 0), each 6 per station, by the
- * recursion of App. C differentiated in time: per Zanna step,
+ * recursion of App. C differentiated in time: per Magnus step,
  *   eta'  = Ad^{-1} (eta + T Omega_dot),
  *   bias' = Ad^{-1} (bias + ad_eta T Omega_dot + T_dot Omega_dot + T Phi_Omega_dot q_dot). */
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
@@ -32,8 +32,10 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta);
 
-/* The same recursion on an arbitrary ascending list of points s[0..n-1] with s[0] = 0,
- * evaluating the bases on the fly (for output frames). Poses only. */
-void kin_poses_at(const rod_model *m, const double *q, const double *s, int n, lie_pose *g);
+/* g <- g exp(Omega_1) ... exp(Omega_nsteps): nsteps steps of the model's rule with the beta
+ * rows beta (nsteps x npts x n_xi, model_step_beta's) and lengths h (output frames between
+ * stations, frame_table.h). */
+void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *h,
+                    int nsteps, lie_pose *g);
 
 #endif

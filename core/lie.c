@@ -78,12 +78,15 @@ void lie_coeffs_series(double theta, double f[6])
     series_table();
     const double t2 = theta * theta;
     const int K = series_terms(t2);
-    for (int m = 0; m < 6; m++) {
+    for (int m = 4; m < 6; m++) {
         /* Horner on sum_k (-t2)^k / (2k+m)!, from the innermost term out */
         double acc = 0.0;
         for (int k = K; k >= 1; k--) acc = (1.0 - t2 * acc) * series_inv[m][k];
         f[m] = (1.0 - t2 * acc) * inv_fact[m];
     }
+    /* the others from f_m = 1/m! - theta^2 f_(m+2), downward: each step multiplies the error
+     * carried by theta^2 <= 1 and subtracts at most 1/(m+2)! from 1/m!, no cancellation */
+    for (int m = 3; m >= 0; m--) f[m] = inv_fact[m] - t2 * f[m + 2];
 }
 
 void lie_coeffs_deriv(double theta, const double f[6], double h[6])
@@ -141,19 +144,24 @@ void lie_exp(const double Omega[6], lie_pose *g)
 static void exp_from(const double Omega[6], const double f[6], lie_pose *g)
 {
     const double *k = Omega, *n = Omega + 3;
-    double K[9], K2[9];
-    lie_skew(k, K);
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            K2[i + 3 * j] = K[i] * K[3 * j] + K[i + 3] * K[1 + 3 * j] + K[i + 6] * K[2 + 3 * j];
-    /* R = I + f1 K + f2 K^2 (Rodrigues); r = (I + f2 K + f3 K^2) nu */
-    for (int i = 0; i < 9; i++) g->R[i] = f[1] * K[i] + f[2] * K2[i];
-    g->R[0] += 1.0; g->R[4] += 1.0; g->R[8] += 1.0;
-    for (int i = 0; i < 3; i++) {
-        double s = n[i];
-        for (int j = 0; j < 3; j++) s += (f[2] * K[i + 3 * j] + f[3] * K2[i + 3 * j]) * n[j];
-        g->r[i] = s;
-    }
+    /* R = I + f1 K + f2 K^2 (Rodrigues) with K^2 = k k^T - theta^2 I and 1 - f2 theta^2 = f0;
+     * r = (I + f2 K + f3 K^2) nu = nu + f2 k x nu + f3 k x (k x nu) */
+    const double s1 = f[1] * k[0], s2 = f[1] * k[1], s3 = f[1] * k[2];
+    const double p00 = f[2] * k[0] * k[0], p11 = f[2] * k[1] * k[1], p22 = f[2] * k[2] * k[2];
+    const double p01 = f[2] * k[0] * k[1], p02 = f[2] * k[0] * k[2], p12 = f[2] * k[1] * k[2];
+    g->R[0] = f[0] + p00;
+    g->R[1] = p01 + s3;
+    g->R[2] = p02 - s2;
+    g->R[3] = p01 - s3;
+    g->R[4] = f[0] + p11;
+    g->R[5] = p12 + s1;
+    g->R[6] = p02 + s2;
+    g->R[7] = p12 - s1;
+    g->R[8] = f[0] + p22;
+    double a[3], b[3];
+    cross(k, n, a);
+    cross(k, a, b);
+    for (int i = 0; i < 3; i++) g->r[i] = n[i] + f[2] * a[i] + f[3] * b[i];
 }
 
 void lie_ad(const double xi[6], double ad[36])

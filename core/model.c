@@ -6,6 +6,7 @@
 #include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
+#include "frame_table.h"
 #include "issues.h"
 #include "quad.h"
 
@@ -17,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const double ZANNA_C = 0.28867513459481287; /* sqrt(3)/6 */
 #define MAX_KIN_STEPS 20000
 
 section model_section(const rod_model *m, double s)
@@ -42,6 +42,20 @@ void model_eval_xi_columns(const rod_model *m, double s, double *out)
     const int nstrain = m->base_col >= 0 ? m->base_col : m->n_xi;
     for (int j = 0; j < nstrain; j++) out[j] = P[m->cols[j].degree];
     for (int j = nstrain; j < m->n_xi; j++) out[j] = 0.0;
+}
+
+void model_step_beta(const rod_model *m, double s0, double h, double *beta)
+{
+    const magnus_rule *r = m->mag;
+    const int nx = m->n_xi;
+    double v[MAGNUS_MAX_POINTS][MODEL_MAX_XI];
+    for (int p = 0; p < r->npts; p++) model_eval_xi_columns(m, s0 + r->c[p] * h, v[p]);
+    for (int i = 0; i < r->npts; i++)
+        for (int j = 0; j < nx; j++) {
+            double b = 0.0;
+            for (int p = 0; p < r->npts; p++) b += r->w[i][p] * v[p][j];
+            beta[(size_t)i * nx + j] = h * b;
+        }
 }
 
 void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6])
@@ -88,14 +102,32 @@ static int default_gauss_points(const rod_spec *sp)
     return n;
 }
 
-/* Zanna steps per station interval when the spec does not fix them. The integrals converge
- * spectrally in the Gauss points, the 4th-order kinematics only as h^4: the kinematics get
- * their own resolution, at least KIN_STEPS steps along the rod. */
-#define KIN_STEPS 96
-static int default_substeps(int intervals)
+/* The kinematic rule and its steps per station interval when the spec does not fix them.
+ * The integrals converge spectrally in the Gauss points, the kinematics only as h^order: they
+ * get their own resolution, at least KIN_STEPS4 4th-order (Zanna) or KIN_STEPS6 6th-order
+ * steps along the rod; 32 sixth-order steps leave a smaller kinematic error than 96 Zanna steps
+ * (tests/validation/test_kinematics_coarse.c). A sixth-order step costs about 1.4 Zanna steps,
+ * so the sixth order is the default only where it saves steps: with KIN_STEPS4 station
+ * intervals or more (contact points make many), one Zanna step per interval is the cheaper way
+ * to the same accuracy, and a spec that fixes its substeps (without a magnus_order) keeps the
+ * Zanna steps it always had. The authors' code steps with Zanna's rule. */
+#define KIN_STEPS4 96
+#define KIN_STEPS6 32
+static void choose_kinematics(rod_model *m, int intervals)
 {
-    int sub = (KIN_STEPS + intervals - 1) / intervals;
-    return sub < 1 ? 1 : sub;
+    const rod_spec *sp = m->spec;
+    int order = sp->magnus_order;
+    if (!order) order = sp->authors.global_quadrature || sp->substeps > 0 || intervals >= KIN_STEPS4 ? 4 : 6;
+    m->mag = magnus_rule_of(order);
+    if (sp->substeps > 0) {
+        m->substeps = sp->substeps;
+    } else if (sp->authors.global_quadrature) {
+        m->substeps = 1; /* their one Zanna step from station to station */
+    } else {
+        const int steps = order == 6 ? KIN_STEPS6 : KIN_STEPS4;
+        const int sub = (steps + intervals - 1) / intervals;
+        m->substeps = sub < 1 ? 1 : sub;
+    }
 }
 
 static int assign_load_stations(rod_model *m)
@@ -173,7 +205,7 @@ static int build_stations(rod_model *m)
     if (sp->authors.global_quadrature) {
         /* their one Zanna step from station to station */
         if (authors_stations(m) || add_contact_stations(m)) return -1;
-        m->substeps = sp->substeps > 0 ? sp->substeps : 1;
+        choose_kinematics(m, m->ns - 1);
         return assign_load_stations(m);
     }
     int nb_cap = 2 + (sp->pieces + 1) + 2 * sp->nacts + sp->nloads + constraints_nbreakpoints(sp) +
@@ -234,7 +266,7 @@ static int build_stations(rod_model *m)
         free(ng);
         return -1;
     }
-    m->substeps = sp->substeps > 0 ? sp->substeps : default_substeps(m->ns - 1);
+    choose_kinematics(m, m->ns - 1);
     free(bp);
     free(ng);
     return assign_load_stations(m);
@@ -246,27 +278,21 @@ static int build_bases(rod_model *m)
     m->sec = malloc((size_t)ns * sizeof *m->sec);
     m->leg = calloc((size_t)ns * (nx ? nx : 1), sizeof *m->leg);
     const int sub = m->substeps;
-    m->leg_z = calloc((size_t)ns * sub * 2 * (nx ? nx : 1), sizeof *m->leg_z);
-    m->leg_z1 = calloc((size_t)ns * 2 * (nx ? nx : 1), sizeof *m->leg_z1);
+    const size_t bsz = (size_t)m->mag->npts * (nx ? nx : 1);
+    m->kin_beta = calloc((size_t)ns * sub * bsz, sizeof *m->kin_beta);
+    m->kin_beta1 = calloc((size_t)ns * bsz, sizeof *m->kin_beta1);
     m->phr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->phr);
     m->dphr = calloc((size_t)ns * (nr ? nr : 1), sizeof *m->dphr);
-    if (!m->sec || !m->leg || !m->leg_z || !m->leg_z1 || !m->phr || !m->dphr) return -1;
+    if (!m->sec || !m->leg || !m->kin_beta || !m->kin_beta1 || !m->phr || !m->dphr) return -1;
     for (int k = 0; k < ns; k++) {
         m->sec[k] = model_section(m, m->s[k]);
         model_eval_xi_columns(m, m->s[k], m->leg + (size_t)k * nx);
         if (k > 0) {
             const double h = (m->s[k] - m->s[k - 1]) / sub;
             if (h > m->h_kin) m->h_kin = h;
-            for (int j = 0; j < sub; j++) {
-                double *dst = m->leg_z + ((size_t)k * sub + j) * 2 * nx;
-                const double s0 = m->s[k - 1] + j * h;
-                model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h, dst);
-                model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h, dst + nx);
-            }
-            const double s0 = m->s[k - 1], h1 = m->s[k] - s0;
-            double *dst = m->leg_z1 + (size_t)k * 2 * nx;
-            model_eval_xi_columns(m, s0 + (0.5 - ZANNA_C) * h1, dst);
-            model_eval_xi_columns(m, s0 + (0.5 + ZANNA_C) * h1, dst + nx);
+            for (int j = 0; j < sub; j++)
+                model_step_beta(m, m->s[k - 1] + j * h, h, m->kin_beta + ((size_t)k * sub + j) * bsz);
+            model_step_beta(m, m->s[k - 1], m->s[k] - m->s[k - 1], m->kin_beta1 + (size_t)k * bsz);
         }
         if (nr) {
             basis_hermite(m->spec->pieces, m->spec->bc, m->L, m->s[k], m->phr + (size_t)k * nr,
@@ -473,9 +499,11 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
+    m->frame_cache = frame_cache_create();
+    if (!m->frame_cache) goto nomem;
     if (build_stations(m)) goto nomem;
     if ((long)(m->ns - 1) * m->substeps > MAX_KIN_STEPS) {
-        issues_add(iss, "/discretization", "%d Gauss points with %d substeps make %ld Zanna steps, "
+        issues_add(iss, "/discretization", "%d Gauss points with %d substeps make %ld Magnus steps, "
                    "more than the %d allowed", m->ngauss, m->substeps, (long)(m->ns - 1) * m->substeps,
                    MAX_KIN_STEPS);
         rod_model_free(m);
@@ -568,6 +596,7 @@ rod_model *rod_model_load(const char *path, const char *const *overrides, int n_
 void rod_model_free(rod_model *m)
 {
     if (!m) return;
+    frame_cache_free(m->frame_cache);
     spec_free(m->spec);
     free(m->spec_json);
     free(m->cols);
@@ -575,8 +604,8 @@ void rod_model_free(rod_model *m)
     free(m->w);
     free(m->sec);
     free(m->leg);
-    free(m->leg_z);
-    free(m->leg_z1);
+    free(m->kin_beta);
+    free(m->kin_beta1);
     free(m->phr);
     free(m->dphr);
     free(m->K);
@@ -601,6 +630,8 @@ double rod_model_duration(const rod_model *m) { return m->spec->duration; }
 int rod_model_is_extended(const rod_model *m) { return m->extended; }
 int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
 int rod_model_substeps(const rod_model *m) { return m->substeps; }
+int rod_model_magnus_order(const rod_model *m) { return m->mag->order; }
+int rod_model_stations(const rod_model *m) { return m->ns; }
 void rod_model_gravity(const rod_model *m, double g[3])
 {
     for (int i = 0; i < 3; i++) g[i] = m->grav[i];

@@ -3,6 +3,7 @@
 #ifndef ROD_MODEL_H
 #define ROD_MODEL_H
 
+#include "magnus.h"
 #include "profile.h"
 #include "rod.h"
 #include "spec.h"
@@ -57,16 +58,17 @@ struct rod_model {
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
-     * station with one Zanna step each. */
+     * station, `substeps` Magnus steps each. */
     int ns, ngauss;
     double *s, *w;
     section *sec;                /* ns */
     double *leg;                 /* ns x n_xi: Phi_xi column values at each station */
-    int substeps;                /* Zanna steps per station interval */
-    double h_kin;                /* the longest Zanna step */
-    double *leg_z;               /* ns x substeps x 2 x n_xi: Phi_xi at the Zanna points of
-                                  * the substeps of interval k-1..k */
-    double *leg_z1;              /* ns x 2 x n_xi: the same for one Zanna step per interval
+    const magnus_rule *mag;      /* the kinematic step (4th-order Zanna or 6th-order Magnus) */
+    int substeps;                /* Magnus steps per station interval */
+    double h_kin;                /* the longest Magnus step */
+    double *kin_beta;            /* ns x substeps x npts x n_xi: row i of a step holds each
+                                  * column's weight in its alpha_i (model_step_beta) */
+    double *kin_beta1;           /* ns x npts x n_xi: the same for one step per interval
                                   * (the coarser kinematics of Newton matrices) */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
 
@@ -89,10 +91,16 @@ struct rod_model {
     int *load_station;           /* per load: its station index */
     struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */
+    struct frame_cache *frame_cache; /* output frames' basis tables (frame_table.h), filled on
+                                      * first use: mutable behind its own lock */
 };
 
 /* Legendre values of every xi column at X = s/L (out: n_xi). */
 void model_eval_xi_columns(const rod_model *m, double s, double *out);
+/* The weights of every xi column in the alphas of one Magnus step [s0, s0 + h] (m->mag's
+ * rule): beta[i * n_xi + j] = h sum_p w[i][p] Phi_j(s0 + c_p h), so that alpha_i's component
+ * of column j is sum beta q_j (plus h xi* in alpha_1). out: npts x n_xi. */
+void model_step_beta(const rod_model *m, double s0, double h, double *beta);
 /* xi(s) = Phi_xi(s) q_xi + xi* given the column values. */
 void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6]);
 /* rho and rho' at s. */

@@ -68,7 +68,9 @@ double rod_model_length(const rod_model *m);
 double rod_model_duration(const rod_model *m);
 int rod_model_is_extended(const rod_model *m);
 int rod_model_quadrature_points(const rod_model *m); /* Gauss points in use */
-int rod_model_substeps(const rod_model *m);           /* Zanna steps between stations */
+int rod_model_substeps(const rod_model *m);           /* Magnus steps between stations */
+int rod_model_magnus_order(const rod_model *m);       /* their order: 4 (Zanna) or 6 */
+int rod_model_stations(const rod_model *m);           /* stations, so steps = substeps x (stations - 1) */
 void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the world frame */
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
 /* 1 when the model has constraints, bodies or a moving or free base (its frames carry them). */

@@ -17,7 +17,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 #define MAX_DEGREE SPEC_MAX_DEGREE
 #define MAX_PIECES SPEC_MAX_PIECES
 #define MAX_POINTS 5000
-#define MAX_INPUTS 64
+#define MAX_INPUTS SPEC_MAX_INPUTS
 #define MAX_NAME 64
 
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
@@ -37,7 +37,7 @@ static const char *const keys_act[] = {"name", "type", "route", "tension", "pres
     "about", "beta", "wavelength", "period", "phase", NULL};
 static const char *const keys_route[] = {"offset", "helix", "relative_to_radius", NULL};
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
-static const char *const keys_disc[] = {"points", "substeps", NULL};
+static const char *const keys_disc[] = {"points", "substeps", "magnus_order", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
     "rtol", "atol", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
@@ -84,6 +84,7 @@ const char *const spec_known_paths[] = {
     "/actuators/*/span", "/actuators/*/about", "/actuators/*/beta", "/actuators/*/wavelength",
     "/actuators/*/period", "/actuators/*/phase",
     "/discretization", "/discretization/points", "/discretization/substeps",
+    "/discretization/magnus_order",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
     "/solver/integrator", "/solver/step", "/solver/rho_infinity", "/solver/command_ramp",
@@ -1064,6 +1065,13 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     {
         get_int(&c, disc, "points", "/discretization", OPTIONAL, 2, MAX_POINTS, &s->points);
         get_int(&c, disc, "substeps", "/discretization", OPTIONAL, 1, 100, &s->substeps);
+        int order = 0;
+        if (get_int(&c, disc, "magnus_order", "/discretization", OPTIONAL, -1000000, 1000000, &order)) {
+            if (order == 4 || order == 6)
+                s->magnus_order = order;
+            else
+                bad(&c, "/discretization/magnus_order", "must be 4 or 6");
+        }
     }
     parse_solver(&c, member(root, "solver"));
     static const char *const inits[] = {"rest", "static", NULL};

@@ -15,6 +15,7 @@ struct cJSON;
  * own times (the reaching arm's fastest mode has a period near 0.1 s), long enough that BDF
  * takes it in a few steps instead of restarting */
 #define DEFAULT_COMMAND_RAMP 0.01
+#define SPEC_MAX_INPUTS 64   /* loads, actuators, obstacles: each at most this many */
 
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
 enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };
@@ -154,7 +155,8 @@ typedef struct {
     spec_actuator *acts;
     /* discretization (0: chosen from the bases) and solvers */
     int points;
-    int substeps;         /* Zanna steps per interval between stations (0: default) */
+    int substeps;         /* Magnus steps per interval between stations (0: default) */
+    int magnus_order;     /* the kinematic steps' order, 4 (Zanna) or 6 (0: default) */
     double tolerance;     /* statics: scaled residual */
     int max_iterations;
     int max_load_steps;

@@ -91,7 +91,7 @@ static int kin_residual(N_Vector u, N_Vector f, void *data)
 }
 
 /* dR/du: the stiff linear part K exactly, the loads' and constraints' parts by forward
- * differences in q on the coarser kinematics (one Zanna step per station interval: its error
+ * differences in q on the coarser kinematics (one step of the model's rule per station interval: its error
  * only slows Newton's convergence, the residual decides the solution), both ends of every
  * difference on the same kinematics; the multipliers' columns are -A^T exactly. */
 static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
@@ -232,7 +232,7 @@ static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters, doubl
     KINSetScaledStepTol(mem, 1e-15);
     KINSetNumMaxIters(mem, m->spec->max_iterations);
     /* Modified Newton when a Jacobian costs more than a residual: it costs n + 1 coarse
-     * kinematic passes (one Zanna step per interval) against one pass of `substeps` steps
+     * kinematic passes (one step per interval) against one pass of `substeps` steps
      * per interval, and stays good for several iterations near the solution; KINSOL forms a
      * fresh one after at most MAX_SETUP_CALLS iterations or as soon as the line search fails
      * with a stale one. When it costs no more (few coordinates, many substeps: the elastica),

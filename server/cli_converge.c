@@ -2,7 +2,7 @@
  * result is from the converged answer. The spec runs as given (level 0), then as refined
  * copies, each level from the one before:
  *   every strain's Legendre degree d -> min(2 d + 1, 30), the inflation's pieces doubled (at
- *   most 50), the Gauss points doubled (at most 5000) with as many Zanna steps per station,
+ *   most 50), the Gauss points doubled (at most 5000) with as many Magnus steps per station,
  *   CVODE's rtol and atol divided by 10;
  * up to K levels (default 2) while the next level's predicted wall time fits the budget
  * (default 600 s). The results are compared at every output time (statics: the one pose) and
@@ -35,7 +35,7 @@ typedef struct {
 typedef struct {
     int degree[6]; /* -1: component not free */
     int pieces;    /* 0: no inflation */
-    int points, substeps;
+    int points, substeps, magnus_order;
     double rtol, atol;
 } level_disc;
 
@@ -98,6 +98,7 @@ static void base_disc(const rod_model *m, level_disc *d)
     d->pieces = rod_model_is_extended(m) && cJSON_IsNumber(p) ? p->valueint : 0;
     d->points = rod_model_quadrature_points(m);
     d->substeps = rod_model_substeps(m);
+    d->magnus_order = rod_model_magnus_order(m);
     const cJSON *rt = cJSON_GetObjectItemCaseSensitive(solver, "rtol");
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(solver, "atol");
     d->rtol = cJSON_IsNumber(rt) ? rt->valuedouble : 1e-6; /* the parser's defaults */
@@ -129,6 +130,7 @@ static int level_overrides(const cli_common *o, const level_disc *d, int level, 
     if (d->pieces) snprintf(buf[k], 64, "inflation.pieces=%d", d->pieces), out[n++] = buf[k++];
     snprintf(buf[k], 64, "discretization.points=%d", d->points), out[n++] = buf[k++];
     snprintf(buf[k], 64, "discretization.substeps=%d", d->substeps), out[n++] = buf[k++];
+    snprintf(buf[k], 64, "discretization.magnus_order=%d", d->magnus_order), out[n++] = buf[k++];
     snprintf(buf[k], 64, "solver.rtol=%.17g", d->rtol), out[n++] = buf[k++];
     snprintf(buf[k], 64, "solver.atol=%.17g", d->atol), out[n++] = buf[k++];
     return n;

@@ -11,11 +11,21 @@ void frame_retain(published_frame *f)
     atomic_fetch_add(&f->refs, 1);
 }
 
+struct frame_text {
+    pthread_mutex_t mu;
+    char *json;
+    size_t len;
+};
+
 void frame_release(published_frame *f)
 {
     if (!f || atomic_fetch_sub(&f->refs, 1) != 1) return;
     rod_frame_free(&f->f);
-    free(f->json);
+    if (f->text) {
+        pthread_mutex_destroy(&f->text->mu);
+        free(f->text->json);
+        free(f->text);
+    }
     free(f);
 }
 
@@ -23,13 +33,14 @@ published_frame *frame_compute(const rod_model *m, const rod_state *st, int poin
 {
     published_frame *pf = calloc(1, sizeof *pf);
     if (!pf) return NULL;
-    atomic_init(&pf->refs, 1);
-    if (rod_frame_compute(m, st, points, &pf->f) != ROD_OK) {
+    pf->text = calloc(1, sizeof *pf->text);
+    if (!pf->text || pthread_mutex_init(&pf->text->mu, NULL) != 0) {
+        free(pf->text);
         free(pf);
         return NULL;
     }
-    pf->json = rod_frame_to_json(&pf->f);
-    if (!pf->json) {
+    atomic_init(&pf->refs, 1);
+    if (rod_frame_compute(m, st, points, &pf->f) != ROD_OK) {
         frame_release(pf);
         return NULL;
     }
@@ -38,19 +49,27 @@ published_frame *frame_compute(const rod_model *m, const rod_state *st, int poin
     return pf;
 }
 
-int frame_stamp(published_frame *pf, uint64_t seq)
+void frame_stamp(published_frame *pf, uint64_t seq)
 {
     pf->seq = seq;
-    /* {"seq":N,"published":T, + the FRAME's members */
-    char *body = pf->json;
-    const size_t bl = strlen(body);
-    pf->json = malloc(bl + 64);
-    if (!pf->json) {
+}
+
+const char *frame_json(const published_frame *pf, size_t *len)
+{
+    struct frame_text *t = pf->text;
+    pthread_mutex_lock(&t->mu);
+    if (!t->json) {
+        /* {"seq":N,"published":T, + the FRAME's members */
+        char *body = rod_frame_to_json(&pf->f);
+        const size_t bl = body ? strlen(body) : 0;
+        t->json = body ? malloc(bl + 64) : NULL;
+        if (t->json)
+            t->len = (size_t)snprintf(t->json, bl + 64, "{\"seq\":%llu,\"published\":%.6f,%s",
+                                      (unsigned long long)pf->seq, pf->published, body + 1);
         free(body);
-        return -1;
     }
-    pf->json_len = (size_t)snprintf(pf->json, bl + 64, "{\"seq\":%llu,\"published\":%.6f,%s",
-                                    (unsigned long long)pf->seq, pf->published, body + 1);
-    free(body);
-    return 0;
+    const char *j = t->json;
+    if (len) *len = t->len;
+    pthread_mutex_unlock(&t->mu);
+    return j;
 }

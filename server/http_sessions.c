@@ -487,13 +487,18 @@ static void frame(http_request *rq, http_response *rs, session *s)
         frame_release(f);
         return;
     }
+    size_t jl = 0;
+    const char *json = frame_json(f, &jl);
+    rs->body = json ? malloc(jl + 1) : NULL;
+    if (!rs->body) {
+        frame_release(f);
+        reply_problem(rs, 500, "internal", "Out of memory", "the frame could not be printed", NULL);
+        return;
+    }
     rs->status = 200;
     rs->content_type = "application/json";
-    rs->body = malloc(f->json_len + 1);
-    if (rs->body) {
-        memcpy(rs->body, f->json, f->json_len + 1);
-        rs->len = f->json_len;
-    }
+    memcpy(rs->body, json, jl + 1);
+    rs->len = jl;
     frame_release(f);
 }
 

@@ -119,7 +119,8 @@ void h_step(http_request *rq, http_response *rs, session *s)
     else cJSON_AddNullToObject(o, "failure");
     cJSON_AddNumberToObject(o, "t", t_out);
     cJSON_AddNumberToObject(o, "applied_at", t_applied);
-    if (pf) cJSON_AddItemToObject(o, "frame", cJSON_CreateRaw(pf->json));
+    const char *json = pf ? frame_json(pf, NULL) : NULL;
+    if (json) cJSON_AddItemToObject(o, "frame", cJSON_CreateRaw(json));
     else cJSON_AddNullToObject(o, "frame");
     frame_release(pf);
     reply_json(rs, 200, o);

@@ -36,7 +36,8 @@ struct session {
     double until; /* 0: no end */
     int points;
     double t;     /* simulation time, mirrored for readers */
-    double error_indicator; /* rod_error_indicator of the latest frame's q */
+    double error_indicator; /* rod_error_indicator of the latest frame's q (within 0.2 s) */
+    double indicator_wall;  /* when it was computed (monotonic s; 0: never) */
     command *mail_head, *mail_tail;
     published_frame *latest;
     uint64_t seq;

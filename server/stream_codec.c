@@ -133,8 +133,11 @@ int stream_frame_payload(const stream_subscription *c, const published_frame *pf
     const rod_frame *f = &pf->f;
     if (!c->binary && c->fields == F_ALL) {
         /* the published FRAME as is, with the op in front */
+        size_t jl = 0;
+        const char *json = frame_json(pf, &jl);
+        if (!json) return -1;
         bstr(out, "{\"op\":\"frame\",");
-        return bput(out, pf->json + 1, pf->json_len - 1);
+        return bput(out, json + 1, jl - 1);
     }
     if (!c->binary) {
         char head[128];

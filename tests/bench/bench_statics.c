@@ -1,7 +1,7 @@
 /* Times rodd's static solve of a spec: compile once, then solve from the straight rod R times
  * and print the median CPU and wall time with the solver's counters, and the accuracy held:
- * the tip against a tight solve of the same spec (Gauss points doubled, 4 Zanna steps per
- * station interval, tolerance 1e-13, plus any --tight-set overrides, e.g. a higher strain
+ * the tip against a tight solve of the same spec (Gauss points doubled, 4 sixth-order Magnus
+ * steps per station interval, tolerance 1e-13, plus any --tight-set overrides, e.g. a higher strain
  * degree for the converged elastica).
  *
  * usage: bench_statics SPEC [REPEATS] [--tight-set PATH=VALUE]... */
@@ -47,7 +47,7 @@ static int solve_tip(const rod_model *m, double tip[3], double *cpu, double *wal
 
 int main(int argc, char **argv)
 {
-    const char *spec = NULL, *tsets[MAX_SETS + 3];
+    const char *spec = NULL, *tsets[MAX_SETS + 4];
     int reps = 50, nt = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tight-set") && i + 1 < argc && nt < MAX_SETS)
@@ -71,10 +71,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++)
         if (solve_tip(m, tip, &cpu[r], &wall[r], &res) != 0) return 1;
     const double cmed = bench_median(cpu, reps), wmed = bench_median(wall, reps);
-    printf("statics %s: %d coordinates, %d Gauss points; converged %d in %d iterations (%d load "
-           "steps), residual %.2e\n",
-           spec, rod_model_ndof(m), rod_model_quadrature_points(m), res.converged, res.iterations,
-           res.load_steps, res.residual);
+    printf("statics %s: %d coordinates, %d Gauss points, %d order-%d Magnus steps along the rod; converged "
+           "%d in %d iterations (%d load steps), residual %.2e\n",
+           spec, rod_model_ndof(m), rod_model_quadrature_points(m),
+           rod_model_substeps(m) * (rod_model_stations(m) - 1), rod_model_magnus_order(m), res.converged,
+           res.iterations, res.load_steps, res.residual);
     printf("  compile %.3f ms; solve CPU median %.3f ms (min %.3f, max %.3f), wall median %.3f ms, %d runs\n",
            tcompile * 1e3, cmed * 1e3, cpu[0] * 1e3, cpu[reps - 1] * 1e3, wmed * 1e3, reps);
 
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
     snprintf(pts, sizeof pts, "discretization.points=%d", 2 * rod_model_quadrature_points(m));
     tsets[nt++] = pts;
     tsets[nt++] = "discretization.substeps=4";
+    tsets[nt++] = "discretization.magnus_order=6";
     tsets[nt++] = "solver.tolerance=1e-13";
     rod_issues iss;
     rod_issues_init(&iss);
@@ -93,7 +95,7 @@ int main(int argc, char **argv)
         const double d = sqrt((tip[0] - tight[0]) * (tip[0] - tight[0]) + (tip[1] - tight[1]) * (tip[1] - tight[1]) +
                               (tip[2] - tight[2]) * (tip[2] - tight[2]));
         printf("  accuracy: tip %.4g mm from the tight solve", d * 1e3);
-        for (int i = 0; i < nt - 3; i++) printf(" (%s)", tsets[i]);
+        for (int i = 0; i < nt - 4; i++) printf(" (%s)", tsets[i]);
         printf("\n");
     } else {
         printf("  accuracy: the tight solve failed\n");

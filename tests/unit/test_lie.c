@@ -72,6 +72,29 @@ Test(lie, coefficients_continuous_across_the_series_switch)
     }
 }
 
+/* The series branch (f4, f5 summed, f0..f3 by f_m = 1/m! - theta^2 f_(m+2)) against the series
+ * summed term by term in long double (40 terms, its error ~1e-19): to 4 ulp near 0 and up to
+ * the switch, where the recurrence's rounding is a few operations. */
+Test(lie, series_coefficients_match_the_long_double_series_near_zero)
+{
+    const double th[] = {0.0, 1e-12, 1e-8, 1e-4, 1e-2, 0.1, 0.3, 0.5, 0.9, LIE_SERIES_SWITCH * (1 - 1e-12)};
+    for (size_t i = 0; i < sizeof th / sizeof *th; i++) {
+        double f[6];
+        lie_coeffs_series(th[i], f);
+        const long double t2 = (long double)th[i] * th[i];
+        for (int m = 0; m < 6; m++) {
+            long double term = 1.0L, sum = 0.0L;
+            for (int k = 1; k <= m; k++) term /= k; /* 1/m! */
+            for (int k = 0; k < 40; k++) {
+                sum += term;
+                term *= -t2 / ((long double)(2 * k + m + 1) * (2 * k + m + 2));
+            }
+            cr_assert(fabsl(f[m] - sum) <= 4 * 2.220446049250313e-16L * fabsl(sum),
+                      "f%d at %.17g: %.17g vs %.17Lg", m, th[i], f[m], sum);
+        }
+    }
+}
+
 Test(lie, coefficients_at_zero_are_the_taylor_constants)
 {
     double f[6];

@@ -71,6 +71,12 @@ Test(spec, out_of_range)
     expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
            "[{\"name\": \"p\", \"type\": \"point_force\", \"force\": [1, 0, 0], \"s\": 0.7}]}",
            "/loads/0/s: must be in [0, length]");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"discretization\": {\"magnus_order\": 5}}",
+           "/discretization/magnus_order: must be 4 or 6");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"discretization\": {\"magnus_order\": 6.5}}",
+           "/discretization/magnus_order: must be an integer");
 }
 
 Test(spec, missing_field)

@@ -22,13 +22,14 @@ static void check_doubling(const char *json, double bound)
     rod_model *m = tu_model(json);
     double a[3], b[3];
     tip(m, a);
-    char pts[64], sub[64];
+    char pts[64], sub[64], ord[64];
     snprintf(pts, sizeof pts, "discretization.points=%d", 2 * m->ngauss);
     snprintf(sub, sizeof sub, "discretization.substeps=%d", m->substeps);
+    snprintf(ord, sizeof ord, "discretization.magnus_order=%d", m->mag->order);
     const double L = m->L;
     rod_model_free(m);
-    const char *sets[] = {pts, sub};
-    rod_model *m2 = tu_model_set(json, sets, 2);
+    const char *sets[] = {pts, sub, ord};
+    rod_model *m2 = tu_model_set(json, sets, 3);
     tip(m2, b);
     rod_model_free(m2);
     const double d = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
@@ -60,9 +61,10 @@ Test(discretization, doubling_barely_moves_the_tip_of_a_bent_cantilever)
 Test(discretization, doubling_moves_the_tip_of_a_cable_bent_tapered_arm_little)
 {
     /* The octopus arm's geometry bent by one cable on its base half (kappa_max L ~ 1.1).
-     * Here the default falls short of 1e-9 L: the 4th-order Zanna steps integrate the
-     * degree-10 strain with an h^4 error (1.0e-7 L measured); raise discretization.points
-     * or .substeps for more. This bounds it so a regression shows. */
+     * Here the default falls short of 1e-9 L: the 32 6th-order Magnus steps integrate the
+     * degree-10 strain with an h^6 error (2.5e-8 L measured; 96 Zanna steps left 1.0e-7 L);
+     * raise discretization.points or .substeps for more. This bounds it so a regression
+     * shows. */
     const char *json =
         "{\"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": {\"base\": 0.015, \"tip\": 0.004}, "
         "\"density\": 1000, \"youngs_modulus\": 2000, \"poisson_ratio\": 0.499}, "
