@@ -277,7 +277,19 @@ static int dyn_restart(const rod_model *m, rod_state *st)
     return ROD_OK;
 }
 
+static int start(const rod_model *m, rod_state *st, int static_start);
+
 int rod_dynamics_start(const rod_model *m, rod_state *st)
+{
+    return start(m, st, m->spec->initial_static);
+}
+
+int rod_dynamics_start_for_load(const rod_model *m, rod_state *st)
+{
+    return start(m, st, 0);
+}
+
+static int start(const rod_model *m, rod_state *st, int static_start)
 {
     st->err[0] = '\0';
     if (!st->dyn) {
@@ -315,7 +327,7 @@ int rod_dynamics_start(const rod_model *m, rod_state *st)
     st->t = 0.0;
     memset(st->qd, 0, (size_t)m->n * sizeof *st->qd);
     state_input_chains_clear(st);
-    if (m->spec->initial_static) {
+    if (static_start) {
         rod_statics_result res;
         int rc = rod_statics_solve(m, st, 0.0, &res);
         if (rc != ROD_OK) return rc;

@@ -149,6 +149,10 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
 /* Puts the state at t = 0 at rest, in the spec's initial configuration ("rest": straight,
  * or "static": the equilibrium under the inputs at t = 0) and (re)creates its integrator. */
 int rod_dynamics_start(const rod_model *m, rod_state *st);
+/* The same without the spec's static start ("initial": "static"), for a state that a
+ * checkpoint (rod_state_load) is about to overwrite: restoring does not pay for a solve whose
+ * result it throws away. */
+int rod_dynamics_start_for_load(const rod_model *m, rod_state *st);
 /* Integrates to t_end >= the state's time. The integrator restarts at the current time
  * after rod_state_set_q / rod_state_load, and after an input change that is a step (see
  * rod_state_set_input), so a step in an input is a clean jump. ROD_ESOLVER with CVODE's

@@ -60,7 +60,8 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
         return NULL;
     }
     s->status = SESSION_CREATED;
-    int rc = rod_dynamics_start(model, s->state);
+    /* a checkpoint's state replaces the static start: skip that solve */
+    int rc = o->checkpoint ? rod_dynamics_start_for_load(model, s->state) : rod_dynamics_start(model, s->state);
     if (rc != ROD_OK) {
         s->status = SESSION_FAILED;
         snprintf(s->failure, sizeof s->failure, "%s", rod_state_error(s->state));
