@@ -323,7 +323,8 @@ static void add_matrix_node(rod_model *m, double s, double w)
             m->K[ij] += w * (mu * c.I33 * dphi[i] * dphi[j] + 4 * (lam + mu) * c.A0 * phi[i] * phi[j]);
             m->D[ij] += w * (eta_t * c.I33 * dphi[i] * dphi[j] + 4 * eta * c.A0 * phi[i] * phi[j]);
             /* M_rho: the section's in-plane inertia rho0 (I11 + I22) (Eq. 28) */
-            m->Mrho_chol[i + (size_t)nr * j] += w * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
+            m->Mrho_chol[i + (size_t)nr * j] +=
+                w * sp->rotary_inertia_factor * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
         }
 }
 
@@ -620,7 +621,8 @@ const char *rod_model_input_name(const rod_model *m, int i)
 
 const char *rod_model_input_type(const rod_model *m, int i)
 {
-    static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment"};
+    static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment",
+                                        "distributed_force", "distributed_moment"};
     if (i < 0 || i >= m->ninputs) return NULL;
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
