@@ -482,8 +482,8 @@ char *rod_frame_to_json(const rod_frame *f)
         for (int i = 0; i < f->ncontacts; i++) {
             sb_str(&b, i ? ",{\"s\":" : "{\"s\":");
             sb_num(&b, f->contact_s[i]);
-            sb_array(&b, "point", f->contact_point + 3 * i, 1, 3);
-            sb_array(&b, "force", f->contact_force + 3 * i, 1, 3);
+            sb_array(&b, "point", f->contact_point + 3 * i, 3, 1);
+            sb_array(&b, "force", f->contact_force + 3 * i, 3, 1);
             sb_str(&b, "}");
         }
         sb_str(&b, "]");

@@ -610,7 +610,7 @@ double rod_model_base_radius(const rod_model *m) { return m->sec[0].z; }
 int rod_model_has_attachments(const rod_model *m)
 {
     return m->spec->ncons > 0 || m->spec->nbodies > 0 || m->spec->base_moving ||
-           m->spec->base_free;
+           m->spec->base_free || m->ncontact > 0;
 }
 const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
 int rod_model_ninputs(const rod_model *m) { return m->ninputs; }

@@ -68,10 +68,12 @@ export function decodeJsonFrame(m) {
     f.energy = { kinetic: e.kinetic ?? NaN, elastic: e.elastic ?? NaN, gravity: e.gravity ?? NaN };
   }
   if ("volume_change" in m) f.volume_change = m.volume_change ?? NaN;
-  // a moving base's pose, attached bodies, constraints (targets and reactions): as sent
+  // a moving base's pose, attached bodies, constraints (targets and reactions), contact
+  // forces: as sent
   if (m.base) f.base = m.base;
   if (m.bodies) f.bodies = m.bodies;
   if (m.constraints) f.constraints = m.constraints;
+  if (m.contacts) f.contacts = m.contacts;
   return f;
 }
 

@@ -70,7 +70,8 @@ export class SessionView {
     this.#loadSpec(id, gen);
     this.stream = new RodStream({
       resolveUrl: () => this.#streamUrl(id),
-      // binary frames are smaller, JSON ones carry constraints, bodies and a moving base's pose
+      // binary frames are smaller, JSON ones carry constraints, bodies, a moving base's pose
+      // and the contact forces
       subscription: { rate: this.rate, format: desc.model?.attachments ? "json" : "binary" },
       on: {
         connection: (state, info) => {
@@ -291,12 +292,12 @@ export class SessionView {
     if (document.activeElement !== select) select.value = value;
   }
 
-  /** The description's model: gravity and the base radius for the view. */
+  /** The description's model: gravity, the base radius and the obstacles for the view. */
   #setModel(model) {
     const g = model?.gravity;
     const gravity = Array.isArray(g) && g.length === 3 && Math.hypot(...g) > 0 ? g : null;
     const baseRadius = typeof model?.base_radius === "number" ? model.base_radius : undefined;
-    this.rodView.setModel({ length: this.length, baseRadius, gravity });
+    this.rodView.setModel({ length: this.length, baseRadius, gravity, obstacles: model?.obstacles });
     this.ui.legend.gravity.textContent = !Array.isArray(g)
       ? "gravity: unknown"
       : gravity
