@@ -1,5 +1,6 @@
 #include "galpha.h"
 
+#include "base.h"
 #include "dense.h"
 #include "dynamics.h"
 
@@ -24,7 +25,7 @@ struct galpha {
     int *piv;
     int stale;                  /* S must be formed again before the next correction */
     double S_h;                 /* the step S was formed for */
-    long steps, rhs, factorizations, newton, failures;
+    long steps, rhs, factorizations, newton, failures, recharts;
 };
 
 void galpha_free(galpha *g)
@@ -229,11 +230,33 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     return 1;
 }
 
+/* A free base's chart (base.h) is re-charted before a step once its rotation coordinates pass
+ * pi: the same pose and twist in the chart with |rotation| <= pi, and the method restarted
+ * there (its pseudo-acceleration the true acceleration, as at any start), so the step and the
+ * interpolant after it stay in one chart. */
+static int rechart(galpha *g, const rod_model *m, rod_state *st)
+{
+    if (!base_free(m)) return 0;
+    const double *x = g->q + m->base_col;
+    if (sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) <= M_PI) return 0;
+    const size_t nb = (size_t)g->n * sizeof(double);
+    base_free_rechart(m, g->q, g->v);
+    memcpy(g->q0, g->q, nb);
+    memcpy(g->v0, g->v, nb);
+    g->t0 = g->t;
+    if (dyn_accel(m, st, g->t, g->q, g->v, g->x) != 0) return -1;
+    g->rhs++;
+    memcpy(g->a, g->x, nb);
+    g->recharts++;
+    return 0;
+}
+
 int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
 {
     const int n = g->n;
     const size_t nb = (size_t)n * sizeof(double);
     while (g->t < t_end) {
+        if (rechart(g, m, st) != 0) return ROD_ESOLVER;
         double h = g->h;
         int rc, halvings = 0;
         while ((rc = try_step(g, m, st, h)) == 1) {

@@ -221,6 +221,7 @@ static int dyn_restart(const rod_model *m, rod_state *st)
                             "\"bdf\" or penalty constraints");
             return ROD_EINVAL;
         }
+        base_free_rechart(m, st->q, st->qd); /* free base: |rotation coordinates| <= pi */
         int rc = galpha_restart(d->ga, m, st);
         if (rc == ROD_OK) st->need_reinit = 0;
         return rc;

@@ -1076,9 +1076,6 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     if (s->base_free && s->initial_static)
         bad(&c, "/initial", "cannot be \"static\" with a \"free\" base: a rod without supports "
             "has no equilibrium");
-    if (s->base_free && s->integrator == INTEGRATOR_GALPHA)
-        bad(&c, "/solver/integrator", "\"generalized-alpha\" is not available with a \"free\" base: "
-            "use \"bdf\"");
     parse_authors_code(&c, member(root, "authors_code"));
     if (c.nbad) {
         spec_free(s);
