@@ -26,3 +26,6 @@ done
 # snake's first two periods (Fig. 10)
 "$build/bench_dynamics" api/examples/rod-rolling-incline.json 0.7 0.01 "${DYN_REPEATS:-3}"
 "$build/bench_dynamics" api/examples/snake-lateral-undulation.json 2 0.01 "${DYN_REPEATS:-3}"
+# the plectoneme (Fig. 9b, self-contact): timings only, its tight run (BDF at rtol 1e-9 with the
+# Gauss points doubled) takes over 10 CPU minutes; test_self_contact.c checks its accuracy
+"$build/bench_dynamics" api/examples/plectoneme.json 15 0.05 "${DYN_REPEATS:-1}" --no-tight
