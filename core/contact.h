@@ -1,8 +1,11 @@
 /* Contact with obstacles and with the rod itself (seed 002, Figs. 7-9), with Coulomb
  * friction (Figs. 8, 17, 18). The rod's surface (radius rho z(s), so an inflating section
  * touches sooner) meets soft walls: per unit length, a normal force k eps - gamma v_n (never
- * pulling) on a penetration eps, and friction in the surface at the point of contact, so a
- * section can roll or slip. Evaluated at the model's contact points (model.c). */
+ * pulling) on a penetration eps, and friction in the surface at the point of contact, with
+ * the slip the centre line's velocity and the section's spin about its axis give it there, so
+ * a section can roll or slip; the friction's moment turns the section about its axis only
+ * (the power conjugate of that slip, so friction never does work). Evaluated at the model's
+ * contact points (model.c). */
 #ifndef ROD_CONTACT_H
 #define ROD_CONTACT_H
 

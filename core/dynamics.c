@@ -21,8 +21,9 @@ static void section_inertia(const rod_model *m, const section *c, double rho, do
 {
     const double I[3] = {c->I11, c->I22, c->I33};
     const int paper = m->spec->inertia_paper;
-    const double ri = paper ? rho * rho * rho * rho : rho * rho;      /* rotary factor */
-    const double dri = paper ? 4 * rho * rho * rho * rhod : 2 * rho * rhod;
+    const double fi = m->spec->rotary_inertia_factor;
+    const double ri = fi * (paper ? rho * rho * rho * rho : rho * rho); /* rotary factor */
+    const double dri = fi * (paper ? 4 * rho * rho * rho * rhod : 2 * rho * rhod);
     const double rm = paper ? rho * rho : 1.0, drm = paper ? 2 * rho * rhod : 0.0;
     for (int i = 0; i < 3; i++) {
         Mb[i] = m->rho0 * ri * I[i];
@@ -125,7 +126,8 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         if (nr) {
             /* the centrifugal term of Eq. 28: rho0 rho (I11 (w2^2 + w3^2) + I22 (w1^2 + w3^2)) */
             const double w1 = eta[0], w2 = eta[1], w3 = eta[2];
-            const double cf = m->rho0 * rho * (c->I11 * (w2 * w2 + w3 * w3) + c->I22 * (w1 * w1 + w3 * w3));
+            const double cf = sp->rotary_inertia_factor * m->rho0 * rho *
+                              (c->I11 * (w2 * w2 + w3 * w3) + c->I22 * (w1 * w1 + w3 * w3));
             for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }

@@ -197,15 +197,22 @@ int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t,
                 state_set_error(st, "load %s: scale is not finite at t = %g", l->name, t);
                 return -1;
             }
-            const int k = m->load_station[in->index];
-            double v[3] = {l->vec[0] * sc, l->vec[1] * sc, l->vec[2] * sc}, W[6] = {0};
-            const int is_moment = l->type == LOAD_TIP_MOMENT || l->type == LOAD_POINT_MOMENT;
-            double *dst = is_moment ? W : W + 3;
-            if (l->local)
-                memcpy(dst, v, sizeof v);
-            else
-                rot_t(st->g[k].R, v, dst);
-            add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor, Q);
+            double v[3] = {l->vec[0] * sc, l->vec[1] * sc, l->vec[2] * sc};
+            const int is_moment = l->type == LOAD_TIP_MOMENT || l->type == LOAD_POINT_MOMENT ||
+                                  l->type == LOAD_DIST_MOMENT;
+            const int dist = l->type == LOAD_DIST_FORCE || l->type == LOAD_DIST_MOMENT;
+            /* a point load at its station; a distributed one by the stations' quadrature */
+            const int k0 = dist ? 0 : m->load_station[in->index], k1 = dist ? m->ns : k0 + 1;
+            for (int k = k0; k < k1; k++) {
+                const double wk = dist ? m->w[k] : 1.0;
+                if (wk == 0) continue;
+                double W[6] = {0}, *dst = is_moment ? W : W + 3;
+                if (l->local)
+                    memcpy(dst, v, sizeof v);
+                else
+                    rot_t(st->g[k].R, v, dst);
+                add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * wk, Q);
+            }
             continue;
         }
     }

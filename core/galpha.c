@@ -25,7 +25,7 @@ struct galpha {
     int *piv;
     int stale;                  /* S must be formed again before the next correction */
     double S_h;                 /* the step S was formed for */
-    long steps, rhs, factorizations, newton, failures;
+    long steps, rhs, factorizations, newton, failures, recharts;
 };
 
 void galpha_free(galpha *g)

@@ -2,7 +2,8 @@
  * q_ddot = f(t, q, q_dot)) at a fixed step: second order, with a controllable spectral radius
  * rho_inf at infinite step, so the high modes a release excites are damped instead of
  * resolved (BDF's error control tracks them at steps far below what the first modes need).
- * No error control: the step is the spec's solver.step. */
+ * No error control: the step is the spec's solver.step. A free base is re-charted between
+ * steps as CVODE's advance does it (base.h). */
 #ifndef ROD_GALPHA_H
 #define ROD_GALPHA_H
 

@@ -349,7 +349,8 @@ static void add_matrix_node(rod_model *m, double s, double w)
             m->K[ij] += w * (mu * c.I33 * dphi[i] * dphi[j] + 4 * (lam + mu) * c.A0 * phi[i] * phi[j]);
             m->D[ij] += w * (eta_t * c.I33 * dphi[i] * dphi[j] + 4 * eta * c.A0 * phi[i] * phi[j]);
             /* M_rho: the section's in-plane inertia rho0 (I11 + I22) (Eq. 28) */
-            m->Mrho_chol[i + (size_t)nr * j] += w * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
+            m->Mrho_chol[i + (size_t)nr * j] +=
+                w * sp->rotary_inertia_factor * m->rho0 * (c.I11 + c.I22) * phi[i] * phi[j];
         }
 }
 
@@ -640,7 +641,7 @@ double rod_model_base_radius(const rod_model *m) { return m->sec[0].z; }
 int rod_model_has_attachments(const rod_model *m)
 {
     return m->spec->ncons > 0 || m->spec->nbodies > 0 || m->spec->base_moving ||
-           m->spec->base_free;
+           m->spec->base_free || m->ncontact > 0;
 }
 const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
 int rod_model_ninputs(const rod_model *m) { return m->ninputs; }
@@ -651,7 +652,8 @@ const char *rod_model_input_name(const rod_model *m, int i)
 
 const char *rod_model_input_type(const rod_model *m, int i)
 {
-    static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment"};
+    static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment",
+                                        "distributed_force", "distributed_moment"};
     if (i < 0 || i >= m->ninputs) return NULL;
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];

@@ -73,7 +73,8 @@ int rod_model_magnus_order(const rod_model *m);       /* their order: 4 (Zanna) 
 int rod_model_stations(const rod_model *m);           /* stations, so steps = substeps x (stations - 1) */
 void rod_model_gravity(const rod_model *m, double g[3]); /* m/s^2, in the world frame */
 double rod_model_base_radius(const rod_model *m);       /* reference radius at s = 0 (m) */
-/* 1 when the model has constraints, bodies or a moving or free base (its frames carry them). */
+/* 1 when the model has constraints, bodies, a moving or free base, obstacles or self-contact
+ * (its frames carry them, and the contact forces). */
 int rod_model_has_attachments(const rod_model *m);
 /* environment.obstacles for drawing: [{"name"?, "type", "point" | "center", "normal" | "axis",
  * "radius"?}] (unit normals and axes); NULL without obstacles. The caller owns the tree. */

@@ -25,7 +25,8 @@ static const char *const keys_root[] = {"model", "name", "description", "duratio
     "inflation", "environment", "loads", "actuators", "discretization", "solver", "initial",
     "authors_code", "constraints", "bodies", "base", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
-    "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia", NULL};
+    "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia",
+    "rotary_inertia_factor", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
 static const char *const keys_inflation[] = {"pieces", "boundary", NULL};
 static const char *const keys_env[] = {"gravity", "fluid", "obstacles", "self_contact", NULL};
@@ -53,7 +54,7 @@ const char *const spec_known_paths[] = {
     "/model", "/name", "/description", "/duration",
     "/rod", "/rod/length", "/rod/radius", "/rod/radius/base", "/rod/radius/tip",
     "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_modulus",
-    "/rod/shear_coefficient", "/rod/shear_viscosity",
+    "/rod/shear_coefficient", "/rod/shear_viscosity", "/rod/rotary_inertia_factor",
     "/rod/inertia",
     "/strains", "/strains/bend1", "/strains/bend2", "/strains/twist", "/strains/shear1",
     "/strains/shear2", "/strains/stretch",
@@ -470,6 +471,8 @@ static void parse_rod(pctx *c, const cJSON *rod)
     get_number(c, rod, "shear_viscosity", "/rod", OPTIONAL, R_NONNEG, &s->eta);
     static const char *const inertias[] = {"conserving", "paper", NULL};
     s->inertia_paper = get_enum(c, rod, "inertia", "/rod", OPTIONAL, inertias, 0) == 1;
+    s->rotary_inertia_factor = 1.0;
+    get_number(c, rod, "rotary_inertia_factor", "/rod", OPTIONAL, R_POS, &s->rotary_inertia_factor);
 }
 
 static void parse_strains(pctx *c, const cJSON *st)
@@ -733,7 +736,8 @@ static void parse_loads(pctx *c, const cJSON *loads)
         return;
     }
     static const char *const types[] = {"tip_force", "tip_moment", "point_force",
-                                        "point_moment", NULL};
+                                        "point_moment", "distributed_force",
+                                        "distributed_moment", NULL};
     static const char *const frames[] = {"global", "local", NULL};
     int i = 0;
     for (const cJSON *ld = loads->child; ld; ld = ld->next, i++) {
@@ -750,7 +754,9 @@ static void parse_loads(pctx *c, const cJSON *loads)
         l->local = fr == 1;
         if (t < 0) continue;
         l->type = (spec_load_type)t;
-        int is_force = l->type == LOAD_TIP_FORCE || l->type == LOAD_POINT_FORCE;
+        int is_force = l->type == LOAD_TIP_FORCE || l->type == LOAD_POINT_FORCE ||
+                       l->type == LOAD_DIST_FORCE;
+        int is_dist = l->type == LOAD_DIST_FORCE || l->type == LOAD_DIST_MOMENT;
         int is_point = l->type == LOAD_POINT_FORCE || l->type == LOAD_POINT_MOMENT;
         const char *need = is_force ? "force" : "moment", *other = is_force ? "moment" : "force";
         get_vec(c, ld, need, base, REQUIRED, 3, l->vec);
@@ -769,7 +775,8 @@ static void parse_loads(pctx *c, const cJSON *loads)
             l->s = s->length;
             if (member(ld, "s")) {
                 join(p, sizeof p, base, "s");
-                bad(c, p, "not allowed for type \"%s\" (a tip load acts at s = length)", types[t]);
+                bad(c, p, "not allowed for type \"%s\" (%s)", types[t],
+                    is_dist ? "a distributed load acts along the whole rod" : "a tip load acts at s = length");
             }
         }
         parse_profile(c, ld, "scale", base, OPTIONAL, 0, 0, 1.0, &l->scale);

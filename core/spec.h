@@ -23,15 +23,19 @@ extern const char *const spec_strain_names[6];
 
 typedef enum { BC_DIRICHLET, BC_NEUMANN, BC_MIXED } spec_bc;
 
-typedef enum { LOAD_TIP_FORCE, LOAD_TIP_MOMENT, LOAD_POINT_FORCE, LOAD_POINT_MOMENT } spec_load_type;
+/* distributed loads are per unit length of the rod, along all of it */
+typedef enum {
+    LOAD_TIP_FORCE, LOAD_TIP_MOMENT, LOAD_POINT_FORCE, LOAD_POINT_MOMENT, LOAD_DIST_FORCE,
+    LOAD_DIST_MOMENT
+} spec_load_type;
 
 enum { INTEGRATOR_BDF, INTEGRATOR_GALPHA };
 
 typedef struct {
     char *name;
     spec_load_type type;
-    double vec[3];  /* force or moment */
-    double s;       /* application point (L for tip loads) */
+    double vec[3];  /* force or moment (per unit length when distributed) */
+    double s;       /* application point (L for tip and distributed loads) */
     int local;      /* 1: follower (body frame), 0: dead (global frame) */
     profile scale;
 } spec_load;
@@ -133,6 +137,7 @@ typedef struct {
     double length, radius_base, radius_tip, density, youngs, poisson, eta;
     double shear_modulus;     /* G; from the Poisson ratio when the spec gives that instead */
     double shear_coefficient; /* multiplies G A and eta A in shear (default 1) */
+    double rotary_inertia_factor; /* multiplies the sections' rotary inertia rho I, not EI (default 1) */
     int inertia_paper;    /* 1: mass ~ rho^2 A0 and inertia ~ rho^4 I0 as the paper; 0: mass conserved */
     /* strains: Legendre degree per component, -1 when held at its reference */
     int degree[6];

@@ -21,3 +21,11 @@ done
   --period 0.282552 --tight-set solver.integrator=generalized-alpha --tight-set solver.step=0.000176563
 # contact: the arm curled around a pole, then pulled off it (CVODE BDF at the default tolerances)
 "$build/bench_dynamics" api/examples/octopus-grasp.json 2 0.01 "${DYN_REPEATS:-3}"
+# seed 002 on a free rod, contact with friction (CVODE BDF at the examples' tolerances; the
+# tight run of the snake takes about 75 s): the rod rolling down an incline (Fig. 17a) and the
+# snake's first two periods (Fig. 10)
+"$build/bench_dynamics" api/examples/rod-rolling-incline.json 0.7 0.01 "${DYN_REPEATS:-3}"
+"$build/bench_dynamics" api/examples/snake-lateral-undulation.json 2 0.01 "${DYN_REPEATS:-3}"
+# the plectoneme (Fig. 9b, self-contact): timings only, its tight run (BDF at rtol 1e-9 with the
+# Gauss points doubled) takes over 10 CPU minutes; test_self_contact.c checks its accuracy
+"$build/bench_dynamics" api/examples/plectoneme.json 15 0.05 "${DYN_REPEATS:-1}" --no-tight

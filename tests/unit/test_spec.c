@@ -123,6 +123,33 @@ Test(spec, unknown_actuator_and_load_types)
            "/loads/0/frame: must be one of \"global\", \"local\"");
 }
 
+Test(spec, distributed_loads_act_along_the_whole_rod)
+{
+    rod_model *m = tu_model("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+                            "[{\"name\": \"q\", \"type\": \"distributed_force\", \"force\": [1, 0, 0]}, "
+                            "{\"name\": \"c\", \"type\": \"distributed_moment\", \"moment\": [0, 0, 1], \"frame\": \"local\"}]}");
+    cr_assert_str_eq(rod_model_input_type(m, 0), "distributed_force");
+    cr_assert_str_eq(rod_model_input_type(m, 1), "distributed_moment");
+    rod_model_free(m);
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"q\", \"type\": \"distributed_force\", \"force\": [1, 0, 0], \"s\": 0.1}]}",
+           "/loads/0/s: not allowed for type \"distributed_force\" (a distributed load acts along the whole rod)");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, \"loads\": "
+           "[{\"name\": \"c\", \"type\": \"distributed_moment\", \"force\": [1, 0, 0]}]}",
+           "/loads/0/moment: is required");
+}
+
+Test(spec, rotary_inertia_factor_is_positive)
+{
+    const char *head = "{\"model\": \"classic\", \"strains\": {\"bend2\": 3}, \"rod\": {\"length\": 0.5, "
+                       "\"radius\": 0.01, \"density\": 1000, \"youngs_modulus\": 1e5, \"poisson_ratio\": 0.3";
+    char json[512];
+    snprintf(json, sizeof json, "%s, \"rotary_inertia_factor\": 0}}", head);
+    expect(json, "/rod/rotary_inertia_factor: must be > 0");
+    snprintf(json, sizeof json, "%s, \"rotary_inertia_factor\": 0.2}}", head);
+    rod_model_free(tu_model(json));
+}
+
 Test(spec, duplicate_names)
 {
     expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "

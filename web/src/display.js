@@ -37,7 +37,7 @@ export class FrameDisplay {
   }
 
   /**
-   * The model as a session's description has it ({length, base_radius, gravity}; any may be
+   * The model as a session's description has it ({length, base_radius, gravity, obstacles}; any may be
    * missing): the profiles' s axis, the view's scale and markers, the legend's gravity.
    */
   setModel(model) {
@@ -45,7 +45,7 @@ export class FrameDisplay {
     const g = model?.gravity;
     const gravity = Array.isArray(g) && g.length === 3 && Math.hypot(...g) > 0 ? g : null;
     const baseRadius = typeof model?.base_radius === "number" ? model.base_radius : undefined;
-    this.rodView.setModel({ length: this.length, baseRadius, gravity });
+    this.rodView.setModel({ length: this.length, baseRadius, gravity, obstacles: model?.obstacles });
     const label = this.ui.legend.gravity;
     label.textContent = !Array.isArray(g) ? "gravity: unknown" : gravity ? `gravity (${gravity.map((v) => fmt(v)).join(", ")}) m/s²` : "no gravity";
     label.dataset.on = String(Boolean(gravity));

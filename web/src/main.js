@@ -370,6 +370,13 @@ window.__roddViewer = {
   get attached() {
     return rodView.attached?.children.length ?? 0;
   },
+  /** Obstacles drawn (from the description) and contact force arrows shown (from the frames). */
+  get obstacles() {
+    return rodView.obstacles?.children.length ?? 0;
+  },
+  get contactArrows() {
+    return rodView.contactArrows ?? 0;
+  },
   get fps() {
     return status.fps;
   },

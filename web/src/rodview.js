@@ -1,12 +1,13 @@
 // The 3D view (three.js): the rod as a tube coloured by a field, its material frame on demand,
-// the clamped base, the gravity direction, a ground grid, orbit/pan/zoom. z is up, as in the
-// rod's reference configuration (straight along +z from the origin).
+// the clamped base, the gravity direction, a ground grid, the obstacles it may touch with the
+// contact forces as arrows, orbit/pan/zoom. z is up, as in the rod's reference configuration
+// (straight along +z from the origin).
 
 import {
   AmbientLight, ArrowHelper, BufferAttribute, BufferGeometry, CylinderGeometry,
   DirectionalLight, DoubleSide, DynamicDrawUsage, GridHelper, Group, HemisphereLight,
   LineBasicMaterial, LineSegments, Matrix4, Mesh, MeshBasicMaterial, MeshStandardMaterial,
-  PerspectiveCamera, Scene, SphereGeometry, Vector3, WebGLRenderer,
+  PerspectiveCamera, PlaneGeometry, Quaternion, Scene, SphereGeometry, Vector3, WebGLRenderer,
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { srgbToLinear, viridis } from "./colormap.js";
@@ -22,6 +23,8 @@ const PRESETS = {
   default: [0.22, -0.95, 0.3], // a little from above and to the side
 };
 const DIRECTORS = 14; // material frames drawn along the rod
+const CONTACT_ARROWS = 400; // at most this many contact forces drawn (a frame lists one per touching point)
+const CONTACT_COLOR = 0xffb020;
 // d1 d2 d3 as the legend shows them (#f24d4d, #59d966, #5a8cff), in linear light
 const DIRECTOR_COLORS = [[0xf2, 0x4d, 0x4d], [0x59, 0xd9, 0x66], [0x5a, 0x8c, 0xff]].map((c) => c.map((v) => srgbToLinear(v / 255)));
 
@@ -59,6 +62,10 @@ export class RodView {
     this.scene.add(this.markers);
     this.attached = new Group(); // bodies and constraint targets, from the frames
     this.scene.add(this.attached);
+    this.obstacles = new Group(); // planes, spheres, cylinders: from the description, per model
+    this.scene.add(this.obstacles);
+    this.contacts = new Group(); // contact forces: a pool of arrows, from the frames
+    this.scene.add(this.contacts);
     this.plate = null;
     this.tube = null; // the mesh, made on the first frame of a given point count
     this.directors = null;
@@ -95,12 +102,57 @@ export class RodView {
     return this.renderer.domElement;
   }
 
-  /** The session's scale and markers: rod length (m), base radius (m), gravity [gx, gy, gz] or null. */
+  /**
+   * The session's scale and markers: rod length (m), base radius (m), gravity [gx, gy, gz] or
+   * null, and the obstacles as the description lists them ([{type: "plane", point, normal} |
+   * {type: "sphere", center, radius} | {type: "cylinder", point, axis, radius}], or none).
+   */
   setModel(model) {
     this.model = model;
     this.length = model.length > 0 ? model.length : 0.5;
     this.#buildMarkers();
+    this.#buildObstacles(Array.isArray(model.obstacles) ? model.obstacles : []);
     this.resetView();
+  }
+
+  /**
+   * The obstacles as translucent solids: a plane as a square 3 L across centred where the rod's
+   * reference midpoint projects onto it, a cylinder 3 L long around the same point of its axis.
+   */
+  #buildObstacles(list) {
+    this.#clearGroup(this.obstacles);
+    const L = this.length;
+    const mid = new Vector3(0, 0, 0.5 * L);
+    const unit = (v) => {
+      const u = new Vector3(...v);
+      return u.lengthSq() > 0 ? u.normalize() : new Vector3(0, 0, 1);
+    };
+    for (const o of list) {
+      const material = new MeshStandardMaterial({
+        color: 0x8d99a6, roughness: 0.8, metalness: 0.0, transparent: true, opacity: 0.35,
+        side: DoubleSide, depthWrite: false,
+      });
+      let mesh = null;
+      if (o.type === "plane" && Array.isArray(o.point) && Array.isArray(o.normal)) {
+        const n = unit(o.normal), p = new Vector3(...o.point);
+        mesh = new Mesh(new PlaneGeometry(3 * L, 3 * L), material);
+        mesh.quaternion.copy(new Quaternion().setFromUnitVectors(new Vector3(0, 0, 1), n));
+        mesh.position.copy(mid).addScaledVector(n, -mid.clone().sub(p).dot(n));
+      } else if (o.type === "sphere" && Array.isArray(o.center) && o.radius > 0) {
+        mesh = new Mesh(new SphereGeometry(o.radius, 40, 24), material);
+        mesh.position.set(...o.center);
+      } else if (o.type === "cylinder" && Array.isArray(o.point) && Array.isArray(o.axis) && o.radius > 0) {
+        const a = unit(o.axis), p = new Vector3(...o.point);
+        mesh = new Mesh(new CylinderGeometry(o.radius, o.radius, 3 * L, 48, 1, true), material);
+        mesh.quaternion.copy(new Quaternion().setFromUnitVectors(new Vector3(0, 1, 0), a));
+        mesh.position.copy(p).addScaledVector(a, mid.clone().sub(p).dot(a));
+      }
+      if (!mesh) continue;
+      mesh.userData.obstacle = o.name || o.type;
+      mesh.renderOrder = 2; // after the opaque rod, so it shows through
+      this.obstacles.add(mesh);
+    }
+    this.dirty = true;
   }
 
   /** The theme's colours: the background and the grid. */
@@ -218,7 +270,40 @@ export class RodView {
     position.needsUpdate = normal.needsUpdate = color.needsUpdate = true;
     if (this.showDirectors) this.#writeDirectors(f);
     this.#writeAttached(f);
+    this.#writeContacts(f);
     this.dirty = true;
+  }
+
+  /**
+   * Each contact's force on the rod as an arrow from where it touches, to a common scale (the
+   * largest a seventh of the rod; none shorter than 2 % of it so small ones stay visible).
+   */
+  #writeContacts(f) {
+    const list = Array.isArray(f.contacts) ? f.contacts : [];
+    const n = Math.min(list.length, CONTACT_ARROWS);
+    const L = this.length;
+    while (this.contacts.children.length < n) {
+      this.contacts.add(new ArrowHelper(new Vector3(1, 0, 0), new Vector3(), 0.1 * L, CONTACT_COLOR, 0.02 * L, 0.01 * L));
+    }
+    let fmax = 1e-300;
+    for (let i = 0; i < n; i++) fmax = Math.max(fmax, Math.hypot(...list[i].force));
+    const kids = this.contacts.children;
+    for (let i = 0; i < kids.length; i++) {
+      const arrow = kids[i];
+      const c = i < n ? list[i] : null;
+      const F = c ? new Vector3(...c.force) : null;
+      const mag = F ? F.length() : 0;
+      arrow.visible = mag > 0;
+      if (!arrow.visible) continue;
+      arrow.position.set(...c.point);
+      arrow.setDirection(F.normalize());
+      arrow.setLength(Math.max((L * mag) / (7 * fmax), 0.02 * L), 0.02 * L, 0.01 * L);
+    }
+  }
+
+  /** Contact arrows shown now (the tests read it). */
+  get contactArrows() {
+    return this.contacts.children.filter((a) => a.visible).length;
   }
 
   /**
@@ -283,20 +368,26 @@ export class RodView {
   clear() {
     if (this.tube) this.tube.visible = false;
     this.#clearAttached();
+    this.#clearGroup(this.contacts);
+    this.#clearGroup(this.obstacles);
     if (this.directors) this.directors.visible = false;
     this.lastFrame = null;
     this.dirty = true;
   }
 
   #clearAttached() {
-    for (const c of [...this.attached.children]) {
-      this.attached.remove(c);
+    this.#clearGroup(this.attached);
+    this.attached.userData.key = "";
+  }
+
+  #clearGroup(group) {
+    for (const c of [...group.children]) {
+      group.remove(c);
       c.traverse((o) => {
         o.geometry?.dispose();
         o.material?.dispose();
       });
     }
-    this.attached.userData.key = "";
   }
 
   #makeTube(n) {

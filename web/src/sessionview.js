@@ -60,7 +60,8 @@ export class SessionView {
     this.#loadSpec(id, gen);
     this.stream = new RodStream({
       resolveUrl: () => this.#streamUrl(id),
-      // binary frames are smaller, JSON ones carry constraints, bodies and a moving base's pose
+      // binary frames are smaller, JSON ones carry constraints, bodies, a moving base's pose
+      // and the contact forces
       subscription: { rate: this.rate, format: desc.model?.attachments ? "json" : "binary" },
       on: {
         connection: (state, info) => {
