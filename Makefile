@@ -50,7 +50,7 @@ CRITERION_JOBS ?= 2
 .PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
-        fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-oneport bench-viewer clean
+        fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -269,6 +269,11 @@ bench-load: $(BUILD)/rodd
 bench-isolation: $(BUILD)/rodd
 	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
 	RODD=$(BUILD)/rodd node tests/bench/isolation.mjs $(ISOLATION_ARGS)
+
+# A controller that owns the clock: POST :step round trips on the reaching arm (issue 15).
+bench-lockstep: $(BUILD)/rodd
+	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
+	RODD=$(BUILD)/rodd node tests/bench/lockstep.mjs $(LOCKSTEP_ARGS)
 
 # A stream on the REST port against the stream port of its own: added latency of the same
 # frame, and the daemon's CPU per stream (the pump thread's share apart).
