@@ -123,10 +123,11 @@ static void parse_pose(pctx *c, const cJSON *con, const char *base, spec_constra
     rod_spec *s = c->s;
     char p[320];
     k->s = s->length;
+    /* a free base may be held (s = 0): its reaction is then the one the frame reports */
     if (spec_get_number(c, con, "s", base, OPTIONAL, R_NONNEG, &k->s) && s->length > 0 &&
-        !(k->s > 0 && k->s <= s->length * (1 + 1e-12))) {
+        !((k->s > 0 || (s->base_free && k->s == 0)) && k->s <= s->length * (1 + 1e-12))) {
         spec_join(p, sizeof p, base, "s");
-        spec_bad(c, p, "must be in (0, length]: the base (s = 0) is clamped");
+        spec_bad(c, p, s->base_free ? "must be in [0, length]" : "must be in (0, length]: the base (s = 0) is clamped");
     }
     if (k->s > s->length) k->s = s->length;
     parse_relative(c, con, base, k);
