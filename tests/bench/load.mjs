@@ -120,7 +120,10 @@ async function reachLevel(d, n) {
   return row;
 }
 
-const d = await startDaemon({ env: { RODD_WORKERS: String(os.availableParallelism()), ...(process.env.LOAD_CK ? { RODD_CHECKPOINT_PERIOD: process.env.LOAD_CK } : {}) } });
+/* Every client here is one loopback address, and a stream holds its connection slot on the REST
+ * port: the per-address limit (64, against one host's flood) is raised as a lab would for a
+ * machine that drives many sessions. */
+const d = await startDaemon({ env: { RODD_WORKERS: String(os.availableParallelism()), RODD_PER_IP_CONNECTIONS: "400", RODD_MAX_SESSIONS: "256", ...(process.env.LOAD_CK ? { RODD_CHECKPOINT_PERIOD: process.env.LOAD_CK } : {}) } });
 const results = [];
 if (reach) {
   try {
