@@ -475,6 +475,7 @@ static int etag_listed(const char *header, const char *etag)
 
 static void frame(http_request *rq, http_response *rs, session *s)
 {
+    session_want_frames(s, INFINITY); /* a poller gets every slice's frame */
     published_frame *f = session_latest(s);
     if (!f) {
         reply_problem(rs, 404, "not-found", "No frame yet", NULL, NULL);

@@ -25,7 +25,7 @@ typedef struct session session;
 /* What a reader may know of a session at one instant (a copy, taken under its lock). */
 typedef struct {
     session_status status;
-    double t;          /* simulation time of the latest frame */
+    double t;          /* simulation time (the latest frame may trail it by a publication period) */
     uint64_t seq;      /* the latest frame's sequence number */
     int advancing;     /* an :advance holds the state */
     int behind_pace;   /* running paced, and the last second's real-time factor fell below 0.9 pace */
@@ -100,6 +100,11 @@ const char *session_spec_json(session *s);
 /* The session's recording (NULL if none), valid while the caller holds a reference. */
 recording *session_recording(session *s);
 
+/* A reader wants this session's frames at `rate` per second: a stream client as often as it
+ * is served, a REST read of the frame once (for the full rate). A running session publishes
+ * at the highest rate asked within the last half second, and at 10 Hz when nobody asks, so
+ * that 100 sessions watched at 30 Hz do not compute 60 frames a second each. */
+void session_want_frames(session *s, double rate);
 /* The latest frame, retained (release it), or NULL. */
 published_frame *session_latest(session *s);
 /* A cJSON object describing the session (state, time, inputs, model sizes, stats). */

@@ -50,7 +50,10 @@ double session_step(session *s, double now)
             break;
         }
         t = next;
-        session_record_due(s);
+        /* the recording's frame is the readers' too when theirs is due */
+        published_frame *rec = session_record_due(s);
+        if (rec && session_publish_due(s, mono_now())) session_publish_frame(s, rec);
+        else frame_release(rec);
         if (mono_now() - w0 >= FRAME_PERIOD) break;
         pthread_mutex_lock(&s->mu);
         const int paused = s->status != SESSION_RUNNING;
@@ -62,7 +65,22 @@ double session_step(session *s, double now)
     rod_dynamics_get_stats(s->state, &stats);
     metrics_slice(wall, t_now - t0, stats.steps - s->stats.steps,
                   (stats.rhs_evals + stats.rhs_evals_jacobian) - (s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
-    session_publish(s);
+    /* a frame when a reader wants one, or the session stops here (finished, failed, paused) */
+    const int ends = rc != ROD_OK || (until > 0 && t_now >= until - 1e-12);
+    if (ends || session_publish_due(s, mono_now())) {
+        pthread_mutex_lock(&s->mu);
+        const int have = s->latest && s->published_t == t_now && !ends;
+        pthread_mutex_unlock(&s->mu);
+        if (have) {
+            session_cache_inputs(s);
+            session_mirror_time(s);
+        } else {
+            session_publish(s);
+        }
+    } else {
+        session_cache_inputs(s);
+        session_mirror_time(s);
+    }
     pthread_mutex_lock(&s->mu);
     if (t_now > t0 && wall > 0) {
         /* the solver's own speed, smoothed over a few seconds of slices */

@@ -187,7 +187,7 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
             break;
         }
         t = next;
-        session_record_due(s);
+        frame_release(session_record_due(s)); /* the advance publishes its end */
     }
     if (rc != ROD_OK) {
         pthread_mutex_lock(&s->mu);

@@ -41,6 +41,10 @@ struct session {
     command *mail_head, *mail_tail;
     published_frame *latest;
     uint64_t seq;
+    /* publication follows its readers (session_publish_due): the highest rate asked within
+     * DEMAND_HOLD (want_rate, asked last at want_wall), and the last publication */
+    double want_rate, want_wall;
+    double published_wall, published_t;
     double created_wall; /* unix time */
     double anchor_sim, anchor_wall;
     /* the real-time factor, simulated seconds per wall second while running, measured over
@@ -76,12 +80,20 @@ struct session {
 void session_cache_inputs(session *s);
 /* Publishes the state's frame. 0, or -1 on no memory. */
 int session_publish(session *s);
+/* Publishes a frame of the state already computed (the recording's), taking its reference. */
+void session_publish_frame(session *s, published_frame *pf);
+/* Whether a running session's readers want a new frame now: at the rate the readers asked
+ * for (session_want_frames), at least FLOOR_RATE; always when it is not running. */
+int session_publish_due(session *s, double now);
+/* The state's time to readers, without a frame (a slice that publishes none). */
+void session_mirror_time(session *s);
 void session_notify(session *s);
 /* The end of the next piece of simulation from t toward goal: 10 ms at most, and never past
  * the time the recording's next frame is due (state_mu held). */
 double session_piece_end(session *s, double t, double goal);
-/* Gives the recording the state's frame when one is due (state_mu held). */
-void session_record_due(session *s);
+/* Gives the recording the state's frame when one is due (state_mu held), and returns that
+ * frame (one reference) for the caller to publish or release; NULL when none was due. */
+published_frame *session_record_due(session *s);
 
 /* session_piece.c (state_mu held) */
 typedef enum {

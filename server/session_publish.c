@@ -2,6 +2,8 @@
  * readers that must never wait for it. */
 #include "session_internal.h"
 
+#include "clock.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -23,17 +25,55 @@ void session_cache_inputs(session *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Publication follows demand. FULL_RATE is a slice's rate (session_clock.c's FRAME_PERIOD):
+ * what a session publishes at most. A frame costs about what the simulation of its slice
+ * does (the poses at every output point, the twists for the kinetic energy), so a session
+ * that every reader takes at 30 Hz, or that nobody watches, computes only those. */
+#define FULL_RATE 60.0
+#define FLOOR_RATE 10.0
+#define DEMAND_HOLD 0.5 /* s: a rate asked for lasts this long without being asked again */
+
+void session_want_frames(session *s, double rate)
+{
+    if (!(rate > 0)) return;
+    const double now = mono_now();
+    pthread_mutex_lock(&s->mu);
+    if (rate >= s->want_rate || now - s->want_wall > DEMAND_HOLD) {
+        s->want_rate = fmin(rate, FULL_RATE);
+        s->want_wall = now;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+int session_publish_due(session *s, double now)
+{
+    pthread_mutex_lock(&s->mu);
+    double rate = now - s->want_wall <= DEMAND_HOLD ? s->want_rate : 0.0;
+    if (rate < FLOOR_RATE) rate = FLOOR_RATE;
+    /* slices end every 1/FULL_RATE or so: a frame due within half a slice goes now, so that
+     * a reader's 30 Hz is every other slice and not every third */
+    const int due = s->status != SESSION_RUNNING || !(s->published_wall > 0) ||
+                    now - s->published_wall >= 1.0 / rate - 0.5 / FULL_RATE;
+    pthread_mutex_unlock(&s->mu);
+    return due;
+}
+
+void session_mirror_time(session *s)
+{
+    const double t = rod_state_time(s->state);
+    pthread_mutex_lock(&s->mu);
+    s->t = t;
+    pthread_mutex_unlock(&s->mu);
+}
+
 /* The error indicator costs some 80 us for the reaching arm, more than the frame: a running
- * session refreshes it every INDICATOR_PERIOD of wall time rather than at each of its 60
- * frames a second (an order-of-magnitude flag that moves with the shape's slow changes); a
- * session that stops gets it for its last frame. */
+ * session refreshes it every INDICATOR_PERIOD of wall time rather than at each of its frames
+ * (an order-of-magnitude flag that moves with the shape's slow changes); a session that stops
+ * gets it for its last frame. */
 #define INDICATOR_PERIOD 0.2
 
-int session_publish(session *s)
+static void publish(session *s, published_frame *pf, int record)
 {
-    session_cache_inputs(s);
-    published_frame *pf = frame_compute(s->model, s->state, s->points);
-    if (!pf) return -1;
     const double now = mono_now();
     pthread_mutex_lock(&s->mu);
     const int fresh = s->status != SESSION_RUNNING || !(s->indicator_wall > 0) ||
@@ -45,15 +85,30 @@ int session_publish(session *s)
     if (fresh) s->indicator_wall = now;
     pthread_mutex_unlock(&s->mu);
     frame_stamp(pf, seq);
-    if (s->rec) recording_add(s->rec, &pf->f);
+    if (record && s->rec) recording_add(s->rec, &pf->f);
     pthread_mutex_lock(&s->mu);
     published_frame *old = s->latest;
     s->latest = pf;
     s->t = rod_state_time(s->state);
+    s->published_wall = now;
+    s->published_t = pf->f.t;
     if (isfinite(indicator)) s->error_indicator = indicator;
     pthread_mutex_unlock(&s->mu);
     frame_release(old);
+}
+
+int session_publish(session *s)
+{
+    session_cache_inputs(s);
+    published_frame *pf = frame_compute(s->model, s->state, s->points);
+    if (!pf) return -1;
+    publish(s, pf, 1);
     return 0;
+}
+
+void session_publish_frame(session *s, published_frame *pf)
+{
+    publish(s, pf, 0);
 }
 
 double session_piece_end(session *s, double t, double goal)
@@ -66,13 +121,13 @@ double session_piece_end(session *s, double t, double goal)
     return end;
 }
 
-void session_record_due(session *s)
+published_frame *session_record_due(session *s)
 {
-    if (!s->rec || rod_state_time(s->state) < recording_next_due(s->rec) - 1e-9) return;
-    rod_frame f;
-    if (rod_frame_compute(s->model, s->state, s->points, &f) != ROD_OK) return; /* no memory: the next one */
-    recording_add(s->rec, &f);
-    rod_frame_free(&f);
+    if (!s->rec || rod_state_time(s->state) < recording_next_due(s->rec) - 1e-9) return NULL;
+    published_frame *pf = frame_compute(s->model, s->state, s->points);
+    if (!pf) return NULL; /* no memory: the next one */
+    recording_add(s->rec, &pf->f);
+    return pf;
 }
 
 void session_notify(session *s)

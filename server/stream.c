@@ -164,7 +164,9 @@ static void poke(stream_server *ss, client *c, double now)
         queue_ctl(c, stream_state_msg(&v));
         lws_callback_on_writable(c->wsi);
     }
-    if (!c->sub.subscribed || seq <= c->last_seq) return;
+    if (!c->sub.subscribed) return;
+    session_want_frames(c->s, c->sub.rate);
+    if (seq <= c->last_seq) return;
     if (c->writable_requested) {
         /* the previous frame has not gone out yet: it is superseded, latest wins */
         if (seq > c->pending_seq && c->pending_seq > c->last_seq) {

@@ -54,7 +54,7 @@ const REACH = 3.5;
 async function reachLevel(d, n) {
   const ids = [];
   for (let i = 0; i < n; i++) {
-    const r = await api(d, "POST", "/v1/sessions", { example: "octopus-reaching", pace: 1, until: REACH });
+    const r = await api(d, "POST", "/v1/sessions", { example: "octopus-reaching", pace: 1, until: REACH, ...(process.env.LOAD_NOREC ? { recording: false } : {}) });
     if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
     ids.push(r.json);
   }
