@@ -8,7 +8,10 @@
  * force has yet been evaluated, through the quintic smoothstep w over the ramp time tau, which
  * keeps the input and its first two time derivatives continuous (a held point's acceleration
  * too). Commands that follow each other within tau chain: input = p_0 + sum_j w_j (p_j - p_j-1),
- * the profiles in force before each command and the newest one last. */
+ * the profiles in force before each command and the newest one last. When t_n is more than
+ * one ramp ahead (a quiet rod, long steps), the command is a step at the session's time and
+ * the integrator restarts: a restart from rest is cheap, and a command is never late by more
+ * than a ramp. */
 #include "integrator.h"
 #include "state.h"
 
@@ -42,7 +45,9 @@ void state_input_changed(rod_state *st, int i, const profile *before)
 {
     input_chain *c = &st->chain[i];
     double t0;
-    if (ramp(st) > 0 && dyn_step_boundary(st, &t0)) {
+    /* a rod at rest lets BDF's steps grow to seconds: a ramp from a t_n that far ahead would
+     * hold the command back that long, so past one ramp of the session's time it is a step */
+    if (ramp(st) > 0 && dyn_step_boundary(st, &t0) && t0 - st->t <= ramp(st)) {
         /* entries whose ramp ended before the session's time are done for every time the
          * integrator or a frame can still ask about */
         int done = 0;

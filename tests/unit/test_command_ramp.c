@@ -55,6 +55,37 @@ Test(command_ramp, a_command_takes_over_from_the_next_step_through_the_smoothste
     rod_model_free(m);
 }
 
+/* A straight rod with a slack cable is at rest: BDF's steps grow to seconds, and its t_n runs
+ * that far ahead of the state. The command must still act within a ramp, not from t_n. */
+Test(command_ramp, a_command_to_a_rod_at_rest_acts_within_a_ramp)
+{
+    const double tau = 0.01;
+    rod_model *m = tu_model(
+        "{\"model\": \"classic\", \"rod\": {\"length\": 0.3, \"radius\": 0.01, \"density\": 1000,"
+        " \"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 20000}, \"strains\": {\"bend2\": 2},"
+        " \"actuators\": [{\"name\": \"cable\", \"type\": \"cable\", \"route\": {\"offset\": [0.008, 0]},"
+        " \"tension\": 0}], \"solver\": {\"command_ramp\": 0.01}}");
+    rod_state *st = tu_started(m);
+    const int cable = rod_model_input_index(m, "cable");
+    double t = 0;
+    for (int k = 0; k < 200; k++) advance(m, st, t += 0.01); /* the daemon's 10 ms pieces */
+    cr_assert_eq(rod_state_set_input(st, "cable", 0.3), ROD_OK);
+    const double t0 = rod_state_input_change_time(st);
+    cr_assert_geq(t0, t);
+    cr_assert_leq(t0, t + tau, "the command acts from %g, the state is at %g", t0, t);
+    advance(m, st, t + 2 * tau);
+    cr_assert_float_eq(rod_state_input_value(st, cable, 0.5), 0.3, 1e-15, "in full force after two ramps");
+    rod_frame before = tu_frame(m, st, 2);
+    advance(m, st, t + 0.2);
+    rod_frame after = tu_frame(m, st, 2);
+    const double moved = hypot(after.position[3] - before.position[3], after.position[4] - before.position[4]);
+    cr_assert_gt(moved, 1e-4, "the pulled cable bends the rod within 0.2 s: the tip moved %g m", moved);
+    rod_frame_free(&before);
+    rod_frame_free(&after);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 Test(command_ramp, a_ramp_of_zero_is_a_step_at_the_states_time)
 {
     rod_model *m = tu_model(spec_with_ramp(0));
