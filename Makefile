@@ -84,7 +84,7 @@ $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
-UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o
+UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
@@ -216,7 +216,7 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 # files, the config file, the tokens file and the stream handshake's text that the REST port
 # passes on. Their objects are built once with the fuzzer's instrumentation (build/fuzz-obj)
 # and linked into each.
-FUZZ_SURFACES = rest stream checkpoint config tokens handshake
+FUZZ_SURFACES = rest stream checkpoint config tokens handshake wsguard
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
                  -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))

@@ -6,6 +6,7 @@
 #include "splice.h"
 
 #include "clock.h"
+#include "ws_frame_guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,13 @@
 typedef struct {
     char *b;
     size_t cap, start, end; /* bytes [start, end) wait to be written */
+    /* a guarded direction (a client's WebSocket frames): only [start, ok) has passed the
+     * guard and may be written; [ok, end) is a header cut short, waiting for its rest */
+    size_t ok;
+    ws_frame_guard *guard;
+    int refused; /* the guard refused a frame: a Close goes in its place, the rest is dropped */
+    unsigned char close[131];
+    size_t close_len; /* the Close still to go in once there is room */
 } dir_buf;
 
 struct pair;
@@ -63,14 +71,46 @@ struct splice_pool {
     int joined;
 };
 
-static int buf_empty(const dir_buf *d) { return d->start == d->end; }
+static int buf_sendable(const dir_buf *d) { return d->start < d->ok; }
 static size_t buf_room(const dir_buf *d) { return d->cap - d->end; }
 
 static void pair_free(pair *p)
 {
     free(p->to[0].b);
     free(p->to[1].b);
+    free(p->to[0].guard);
+    free(p->to[1].guard);
     free(p);
+}
+
+/* 1: the pending Close went into the buffer */
+static int flush_close(dir_buf *d)
+{
+    if (!d->close_len || d->cap - d->end < d->close_len) return 0;
+    memcpy(d->b + d->end, d->close, d->close_len);
+    d->end += d->close_len;
+    d->ok = d->end;
+    d->close_len = 0;
+    return 1;
+}
+
+/* Bytes just read into [ok, end): the guard passes whole good headers and their payloads; a
+ * refused frame and everything after it are replaced by a Close for the stream server. */
+static void guard_new_bytes(dir_buf *d)
+{
+    if (!d->guard) {
+        d->ok = d->end;
+        return;
+    }
+    if (!d->refused) {
+        d->ok += ws_frame_guard_scan(d->guard, (const unsigned char *)d->b + d->ok, d->end - d->ok);
+        if (d->guard->why) {
+            d->refused = 1;
+            d->close_len = ws_frame_guard_close(d->close, sizeof d->close, d->guard->why);
+        }
+    }
+    if (d->refused) d->end = d->ok;
+    flush_close(d);
 }
 
 /* Moves what it can in direction i (from e[1 - i] to e[i]) without blocking. */
@@ -79,26 +119,34 @@ static void pump_dir(pair *p, int i)
     end_t *src = &p->e[1 - i], *dst = &p->e[i];
     dir_buf *d = &p->to[i];
     for (;;) {
-        while (!buf_empty(d) && !p->failed) {
-            const ssize_t n = send(dst->fd, d->b + d->start, d->end - d->start, MSG_NOSIGNAL);
+        while (buf_sendable(d) && !p->failed) {
+            const ssize_t n = send(dst->fd, d->b + d->start, d->ok - d->start, MSG_NOSIGNAL);
             if (n > 0) d->start += (size_t)n;
             else if (n < 0 && errno == EINTR) continue;
             else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
             else p->failed = 1; /* the peer is gone: nothing more can reach it */
         }
         if (p->failed) return;
-        if (buf_empty(d)) d->start = d->end = 0;
-        if (src->read_closed || !buf_room(d) || !buf_empty(d)) break;
+        if (!buf_sendable(d) && d->start) { /* what waits (a cut header) moves to the front */
+            memmove(d->b, d->b + d->start, d->end - d->start);
+            d->end -= d->start;
+            d->ok -= d->start;
+            d->start = 0;
+        }
+        if (flush_close(d)) continue;
+        if (src->read_closed || !buf_room(d) || buf_sendable(d)) break;
         const ssize_t n = recv(src->fd, d->b + d->end, buf_room(d), 0);
         if (n > 0) {
             d->end += (size_t)n;
+            guard_new_bytes(d);
             continue; /* and straight out again: most of the time the other side takes it at once */
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         src->read_closed = 1; /* end of stream, or an error reading */
     }
-    if (src->read_closed && buf_empty(d) && !dst->write_shut) {
+    if (src->read_closed && !buf_sendable(d) && !d->close_len && !dst->write_shut) {
+        d->start = d->ok = d->end = 0; /* a header the client never finished goes nowhere */
         shutdown(dst->fd, SHUT_WR); /* passes the end on: the other side sees it and closes */
         dst->write_shut = 1;
     }
@@ -115,7 +163,7 @@ static void pump(pair *p)
 static int finished(const pair *p, double now)
 {
     if (p->failed) return 1;
-    const int drained = buf_empty(&p->to[0]) && buf_empty(&p->to[1]);
+    const int drained = !buf_sendable(&p->to[0]) && !buf_sendable(&p->to[1]);
     if (drained && p->e[0].read_closed && p->e[1].read_closed) return 1;
     return p->linger_until > 0 && now >= p->linger_until;
 }
@@ -128,8 +176,8 @@ static void watch(splice_pool *pool, pair *p)
         unsigned want = 0;
         if (!x->hung_up) {
             /* x feeds to[1 - k] and drains to[k] */
-            if (!x->read_closed && buf_room(&p->to[1 - k]) && buf_empty(&p->to[1 - k])) want |= EPOLLIN;
-            if (!buf_empty(&p->to[k])) want |= EPOLLOUT;
+            if (!x->read_closed && buf_room(&p->to[1 - k]) && !buf_sendable(&p->to[1 - k])) want |= EPOLLIN;
+            if (buf_sendable(&p->to[k])) want |= EPOLLOUT;
             want |= EPOLLRDHUP;
         }
         if (want == x->watched) continue;
@@ -283,19 +331,25 @@ static int buf_init(dir_buf *d, const void *first, size_t len)
     if (len) memcpy(d->b, first, len);
     d->start = 0;
     d->end = len;
+    d->ok = 0;
     return 0;
 }
 
-int splice_add(splice_pool *pool, int a, int b, const void *to_a, size_t to_a_len, const void *to_b, size_t to_b_len,
-               splice_done_fn done, void *cls)
+/* ws_guard: -1 none, else a's bytes to b are a WebSocket client's frames (1: RSV1 agreed) */
+static int add(splice_pool *pool, int a, int b, const void *to_a, size_t to_a_len, const void *to_b, size_t to_b_len,
+               int ws_guard, splice_done_fn done, void *cls)
 {
     if (!pool || a < 0 || b < 0 || set_nonblocking(a) != 0 || set_nonblocking(b) != 0) return -1;
     pair *p = calloc(1, sizeof *p);
     if (!p) return -1;
-    if (buf_init(&p->to[0], to_a, to_a_len) != 0 || buf_init(&p->to[1], to_b, to_b_len) != 0) {
+    if (buf_init(&p->to[0], to_a, to_a_len) != 0 || buf_init(&p->to[1], to_b, to_b_len) != 0 ||
+        (ws_guard >= 0 && !(p->to[1].guard = malloc(sizeof *p->to[1].guard)))) {
         pair_free(p);
         return -1;
     }
+    if (ws_guard >= 0) ws_frame_guard_init(p->to[1].guard, ws_guard);
+    guard_new_bytes(&p->to[0]);
+    guard_new_bytes(&p->to[1]);
     p->e[0] = (end_t){.pair = p, .fd = a};
     p->e[1] = (end_t){.pair = p, .fd = b};
     p->done = done;
@@ -312,6 +366,18 @@ int splice_add(splice_pool *pool, int a, int b, const void *to_a, size_t to_a_le
     pthread_mutex_unlock(&pool->mu);
     wake(pool);
     return 0;
+}
+
+int splice_add(splice_pool *pool, int a, int b, const void *to_a, size_t to_a_len, const void *to_b, size_t to_b_len,
+               splice_done_fn done, void *cls)
+{
+    return add(pool, a, b, to_a, to_a_len, to_b, to_b_len, -1, done, cls);
+}
+
+int splice_add_ws(splice_pool *pool, int client, int server, const void *to_client, size_t to_client_len,
+                  const void *to_server, size_t to_server_len, int allow_rsv1, splice_done_fn done, void *cls)
+{
+    return add(pool, client, server, to_client, to_client_len, to_server, to_server_len, allow_rsv1 != 0, done, cls);
 }
 
 int splice_count(splice_pool *pool)

@@ -22,6 +22,13 @@ splice_pool *splice_start(char *err, size_t errlen);
  * and done is never called (the caller still owns both sockets). Any thread. */
 int splice_add(splice_pool *p, int a, int b, const void *to_a, size_t to_a_len, const void *to_b, size_t to_b_len,
                splice_done_fn done, void *cls);
+/* splice_add for a WebSocket that came in on the REST port: the client's frames to the stream
+ * server pass ws_frame_guard.h's RFC 6455 checks, and the first that breaks a rule is replaced
+ * by a Close (1002, the rule as its reason), after which the client's bytes are dropped; the
+ * stream server answers the Close and ends the stream as for any client that closes.
+ * allow_rsv1: an extension using RSV1 was agreed in the handshake. */
+int splice_add_ws(splice_pool *p, int client, int server, const void *to_client, size_t to_client_len,
+                  const void *to_server, size_t to_server_len, int allow_rsv1, splice_done_fn done, void *cls);
 /* Pairs being pumped now. Any thread. */
 int splice_count(splice_pool *p);
 /* Refuses new pairs, lets each pair send what it holds for at most `grace` seconds (both

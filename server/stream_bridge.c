@@ -38,6 +38,7 @@ struct bridge_conn {
     size_t nearly;
     int *upgraded;     /* the REST connection's flag: set when the upgrade handler takes this */
     struct MHD_UpgradeResponseHandle *urh;
+    int allow_rsv1;    /* the stream server agreed an extension that uses RSV1 */
 };
 
 stream_bridge *bridge_start(daemon_ctx *d, char *err, size_t errlen)
@@ -153,6 +154,15 @@ static int read_more(int fd, char *buf, size_t cap, size_t *got, double deadline
     }
 }
 
+/* Whether the agreed extensions include permessage-deflate, the one that sets RSV1. */
+static int names_deflate(const char *extensions)
+{
+    static const char name[] = "permessage-deflate";
+    for (const char *p = extensions; *p; p++)
+        if (strncasecmp(p, name, sizeof name - 1) == 0) return 1;
+    return 0;
+}
+
 static void no_answer(http_response *rs, const char *why)
 {
     log_event(LOG_WARN, "stream_refused", "reason=%s port=rest", log_q(why));
@@ -191,7 +201,8 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
     /* the client's bytes that came with its request go to the stream server, the stream
      * server's that came with its 101 to the client; the pump copies both and may finish c at
      * once, so c is not touched after */
-    if (splice_add(c->b->pump, sock, c->fd, early, nearly, extra_in, extra_in_size, pumped, c) != 0) pumped(c);
+    if (splice_add_ws(c->b->pump, sock, c->fd, early, nearly, extra_in, extra_in_size, c->allow_rsv1, pumped, c) != 0)
+        pumped(c);
     free(early);
 }
 
@@ -299,6 +310,7 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     c->upgraded = upgraded;
     c->early = early;
     c->nearly = nearly;
+    c->allow_rsv1 = names_deflate(a.extensions);
     MHD_add_response_header(r, "Upgrade", "websocket");
     MHD_add_response_header(r, "Connection", "Upgrade");
     MHD_add_response_header(r, "Cache-Control", "no-store");
