@@ -1,5 +1,6 @@
 /* Attached rigid bodies against independent results: a tip mass's weight, with and without an
- * offset, bends a cantilever as beam theory says; seeds/002 Fig. 4's heavy end mass (m_p =
+ * offset, bends a cantilever as beam theory says, and in water by its mass less the water it
+ * displaces; seeds/002 Fig. 4's heavy end mass (m_p =
  * 100 m_r) oscillates with the exact period of a rod carrying an end mass and about the
  * static elongation g (m_p + m_r/2) / k. */
 #include "testutil.h"
@@ -52,6 +53,35 @@ Test(bodies, tip_mass_weight_bends_the_cantilever_by_beam_theory)
         rod_frame_free(&fl);
         rod_state_free(sl);
         rod_model_free(ml);
+        rod_frame_free(&f);
+        rod_state_free(st);
+        rod_model_free(md);
+    }
+}
+
+/* In water a body weighs its mass less the water it displaces: a rod as dense as the water
+ * (its own weight and buoyancy cancel) carrying a body of mass 3 m and volume 2 m / rho_f bends
+ * as the dry rod carrying m, by beam theory (P L^3 / 3EI, O((P L^2/EI)^2) = 1e-8); a body as
+ * dense as the water bends nothing. */
+Test(bodies, a_body_in_water_weighs_its_mass_less_the_water_it_displaces)
+{
+    const double g = 9.81, rho_f = 1000, m = 1e-4 * EI / (L_ROD * L_ROD) / g;
+    const double masses[2] = {3 * m, 2 * m}, want[2] = {m * g * pow(L_ROD, 3) / (3 * EI), 0.0};
+    for (int k = 0; k < 2; k++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": %g, "
+                 "\"youngs_modulus\": %g, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 2}, "
+                 "\"environment\": {\"gravity\": [%g, 0, 0], \"fluid\": {\"density\": %g}}, "
+                 "\"solver\": {\"tolerance\": 1e-13}, \"bodies\": [{\"name\": \"float\", \"mass\": %.17g, "
+                 "\"volume\": %.17g, \"inertia\": [1e-6, 1e-6, 1e-6]}]}",
+                 L_ROD, R_ROD, rho_f, E_ROD, g, rho_f, masses[k], 2 * m / rho_f);
+        rod_model *md = tu_model(json);
+        rod_state *st = tu_solve(md);
+        rod_frame f = tu_frame(md, st, 2);
+        cr_log_info("body of %.3g kg displacing %.3g kg of water: tip %.12g m, beam theory %.12g", masses[k], 2 * m,
+                    f.position[3], want[k]);
+        cr_assert_float_eq(f.position[3], want[k], 1e-7 * want[0]);
         rod_frame_free(&f);
         rod_state_free(st);
         rod_model_free(md);
