@@ -230,8 +230,8 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)
 
 # `make test` runs each briefly on its corpus (FUZZ_SECONDS for the spec, FUZZ_SURFACE_SECONDS
-# for each of the others); `make fuzz-long` runs each for FUZZ_LONG_SECONDS (a night: 8 h over
-# seven surfaces) and prints the executions each ran.
+# for each of the others); `make fuzz-long` runs each for FUZZ_LONG_SECONDS (a night: 9 h over
+# eight surfaces) and prints the executions each ran.
 FUZZ_RUN = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 fuzz-run:
 	$(MAKE) -j2 fuzz
