@@ -220,6 +220,22 @@ class AgainstTheDaemon(DaemonTestCase):
         self.assertLess(abs(x - target), 0.02 * target, h[-5:])
         self.assertGreater(tension, 0.1)
 
+    def test_reaching_example_saves_the_whole_reach(self):
+        import tempfile
+
+        import numpy as np
+        import reaching_plot
+        with tempfile.TemporaryDirectory() as out:
+            npz, _ = reaching_plot.run(self.d.url, out)
+            r = np.load(npz)
+            # the recording's 30 Hz grid over the whole reach
+            self.assertAlmostEqual(float(r["t"][0]), 0.0, places=9)
+            self.assertAlmostEqual(float(r["t"][-1]), 3.5, delta=1 / 30)
+            self.assertEqual(r["tip"].shape, (len(r["t"]), 3))
+            self.assertTrue(np.array_equal(r["tip"], r["position"][:, -1, :]))
+            # the arm's largest volume change, -2.99 % in the paper's Sec. 5.2
+            self.assertAlmostEqual(100 * float(r["volume_change"].min()), -2.99, delta=0.1)
+
 
 if __name__ == "__main__":
     unittest.main()
