@@ -22,6 +22,7 @@ struct pool {
     int nthreads;
     int live; /* workers not yet returned */
     int stop;
+    int watch_stop; /* the watchdog outlives the workers: a drain's :advance keeps its limit */
     pthread_t watchdog;
     int has_watchdog;
     pthread_cond_t watchdog_cv; /* wakes the watchdog to stop */
@@ -35,7 +36,7 @@ static void *watchdog(void *arg)
 {
     pool *p = arg;
     pthread_mutex_lock(&p->mu);
-    while (!p->stop) {
+    while (!p->watch_stop) {
         const double now = mono_now();
         for (int i = 0; i < p->n; i++) session_watch(p->s[i].s, now);
         const struct timespec ts = realtime_after(WATCH_PERIOD);
@@ -117,16 +118,11 @@ int pool_stop_within(pool *p, double wait)
     for (int i = 0; i < p->n; i++)
         if (p->s[i].busy) session_stop_work(p->s[i].s); /* its slice ends now, not at its end */
     pthread_cond_broadcast(&p->cv);
-    pthread_cond_broadcast(&p->watchdog_cv);
     while (p->live > 0 && wait >= 0)
         if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) break;
     while (p->live > 0 && wait < 0) pthread_cond_wait(&p->cv, &p->mu);
     const int stuck = p->live;
     pthread_mutex_unlock(&p->mu);
-    if (p->has_watchdog) {
-        pthread_join(p->watchdog, NULL); /* it never waits for a session's state */
-        p->has_watchdog = 0;
-    }
     if (stuck) return stuck; /* left running: joining would wait for their step */
     for (int i = 0; i < p->nthreads; i++) pthread_join(p->threads[i], NULL);
     p->nthreads = 0;
@@ -138,10 +134,24 @@ void pool_stop(pool *p)
     pool_stop_within(p, -1);
 }
 
+/* After the workers: requests still advancing sessions during a drain keep their deadlines. */
+static void stop_watchdog(pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->watch_stop = 1;
+    pthread_cond_broadcast(&p->watchdog_cv);
+    pthread_mutex_unlock(&p->mu);
+    if (p->has_watchdog) {
+        pthread_join(p->watchdog, NULL); /* it never waits for a session's state */
+        p->has_watchdog = 0;
+    }
+}
+
 void pool_free(pool *p)
 {
     if (!p) return;
     pool_stop(p);
+    stop_watchdog(p);
     for (int i = 0; i < p->n; i++) session_release(p->s[i].s);
     free(p->s);
     free(p->threads);

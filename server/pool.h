@@ -8,7 +8,8 @@
 typedef struct pool pool;
 
 pool *pool_new(int workers, int max_sessions);
-/* Stops the workers, each after its slice; the sessions stay. */
+/* Stops the workers, each after its slice; the sessions stay, and the watchdog keeps bounding
+ * the pieces requests still run (an :advance during a drain) until pool_free. */
 void pool_stop(pool *p);
 /* Stops the workers, waiting at most `wait` seconds for their steps to end; returns how
  * many are still in a step (not joined; the pool must then not be freed). */

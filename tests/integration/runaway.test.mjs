@@ -128,6 +128,23 @@ test(":advance on a runaway session answers within its limit; DELETE stops it an
   }
 });
 
+test("a drain keeps an :advance to its advance_limit: SIGTERM does not wait the whole drain_timeout for it", async () => {
+  const drain = 12; // well past LIMIT: the limit, not the drain, must end the :advance
+  const d = await startDaemon({ env: { ...env, RODD_SIM_RATE_WINDOW: "1000", RODD_DRAIN_TIMEOUT: String(drain) } });
+  try {
+    const a = await heavy(d, { start: false });
+    const pending = timed(() => api(d, "POST", `/v1/sessions/${a}:advance`, { by: 0.01 }).catch(() => null));
+    await sleep(500);
+    const { r: exit, ms } = await timed(() => d.stop("SIGTERM"));
+    assert.equal(exit.code, 0);
+    assert.ok(ms < (LIMIT + 2) * 1000 * SCALE, `exited ${ms} ms after SIGTERM (advance_limit ${LIMIT} s, drain_timeout ${drain} s)`);
+    const { ms: adv } = await pending;
+    assert.ok(adv < (LIMIT + 2) * 1000 * SCALE, `the :advance took ${adv} ms`);
+  } finally {
+    await d.stop("SIGKILL");
+  }
+});
+
 test("SIGTERM exits within drain_timeout + 2 s while a runaway :advance and a runaway worker run", async () => {
   const d = await startDaemon({ env: { ...env, RODD_SIM_RATE_WINDOW: "1000", RODD_ADVANCE_LIMIT: "1000" } });
   try {
