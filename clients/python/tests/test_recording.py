@@ -75,6 +75,15 @@ class Recordings(DaemonTestCase):
         self.assertEqual(len(r), 11)
         np.testing.assert_array_equal(r.position, pos)
         self.assertEqual(r.units["position"], "m")
+        # pandas: the CSV's long form as a DataFrame, one row per frame and point
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            pass  # deploy/setup.sh installs python3-pandas: CI runs this
+        else:
+            df = s.recording("pandas")
+            self.assertEqual(len(df), 11 * 5)
+            np.testing.assert_allclose(df[["x", "y", "z"]].to_numpy(), pos.reshape(-1, 3), rtol=1e-9, atol=1e-15)
         s.delete()
 
     def test_time_range_and_fields(self):
