@@ -33,8 +33,9 @@ typedef struct {
     /* a guarded direction (a client's WebSocket frames): only [start, ok) has passed the
      * guard and may be written; [ok, end) is a header cut short, waiting for its rest */
     size_t ok;
+    /* once the guard refuses a frame (its why set), a Close goes in the frame's place and the
+     * rest is dropped */
     ws_frame_guard *guard;
-    int refused; /* the guard refused a frame: a Close goes in its place, the rest is dropped */
     unsigned char close[131];
     size_t close_len; /* the Close still to go in once there is room */
 } dir_buf;
@@ -102,14 +103,11 @@ static void guard_new_bytes(dir_buf *d)
         d->ok = d->end;
         return;
     }
-    if (!d->refused) {
+    if (!d->guard->why) {
         d->ok += ws_frame_guard_scan(d->guard, (const unsigned char *)d->b + d->ok, d->end - d->ok);
-        if (d->guard->why) {
-            d->refused = 1;
-            d->close_len = ws_frame_guard_close(d->close, sizeof d->close, d->guard->why);
-        }
+        if (d->guard->why) d->close_len = ws_frame_guard_close(d->close, sizeof d->close, d->guard->why);
     }
-    if (d->refused) d->end = d->ok;
+    if (d->guard->why) d->end = d->ok;
     flush_close(d);
 }
 
