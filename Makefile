@@ -182,8 +182,9 @@ test: test-unit test-validation test-cli test-schema test-api test-reaching test
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
-# one Criterion worker: with two, Criterion's runner itself leaks a few bytes (no rodd frame in
-# the trace) and LeakSanitizer fails the run
+# one Criterion worker per process: with two, Criterion's runner itself leaks a few bytes (no
+# rodd frame in the trace) and LeakSanitizer fails the run; the validation suite runs as two
+# such processes side by side (tests/run_split.sh)
 # The sanitizers look for memory and thread errors along code paths, which the long validation
 # runs (minutes of simulated contact, locomotion and the plectoneme, seconds each natively)
 # walk again and again: under ASan they leave those out, the same code being run by the shorter
@@ -191,8 +192,12 @@ test: test-unit test-validation test-cli test-schema test-api test-reaching test
 SANITIZER_SKIP = self_contact/fig9*|locomotion/fig1[09]*|free_friction/fig17[df]*|contact/a_cantilever_dropped*|free_base/generalized_alpha_spin*
 asan:
 	$(MAKE) -j2 BUILD=build-asan SAN=1 build-asan/rodd build-asan/tests/unit_tests build-asan/tests/alloc_tests build-asan/tests/validation_tests
-	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 VALIDATION_FILTER='!($(SANITIZER_SKIP))' test-unit test-validation test-cli test-integration
+	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 test-unit test-cli test-integration
+	bash tests/run_split.sh build-asan/tests/validation_tests '$(SANITIZER_SKIP)'
 
+# two Criterion workers, each test in its own valgrind'ed child with its own log (the runner
+# under valgrind reports nothing with two, unlike under LeakSanitizer)
+valgrind: export VALGRIND_JOBS = 2
 valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
 	VALGRIND_FILTER='!(lie|magnus|basis|dense|quad|suggest|schema)/*' bash tests/valgrind.sh $(BUILD)/tests/unit_tests
 	bash tests/valgrind.sh $(BUILD)/tests/alloc_tests

@@ -9,7 +9,7 @@ status=0
 for bin in "$@"; do
   name=$(basename "$bin")
   valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
-    --trace-children=yes --log-file="$logs/$name.%p.log" "$bin" --jobs 1 \
+    --trace-children=yes --log-file="$logs/$name.%p.log" "$bin" --jobs "${VALGRIND_JOBS:-1}" \
     ${VALGRIND_FILTER:+--filter "$VALGRIND_FILTER"} || status=1
 done
 bad=0
