@@ -29,3 +29,5 @@ done
 # the plectoneme (Fig. 9b, self-contact): timings only, its tight run (BDF at rtol 1e-9 with the
 # Gauss points doubled) takes over 10 CPU minutes; test_self_contact.c checks its accuracy
 "$build/bench_dynamics" api/examples/plectoneme.json 15 0.05 "${DYN_REPEATS:-1}" --no-tight
+# the solenoid (Fig. 9c): generalized-alpha at its fixed 1 ms step, timings only likewise
+"$build/bench_dynamics" api/examples/solenoid.json 20 0.25 "${DYN_REPEATS:-1}" --no-tight
