@@ -4,7 +4,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* A session as the pool sees it: whether a worker has it and when it is next due. */
 typedef struct {
@@ -46,9 +49,15 @@ static void *watchdog(void *arg)
     return NULL;
 }
 
+/* How much less the simulation workers weigh with the scheduler than the threads that answer
+ * (REST, streams): on a machine the sessions keep busy, a request that wakes finds a core within
+ * a fraction of a time slice instead of after the workers' slices. Linux nice is per thread. */
+#define WORKER_NICE 5
+
 static void *worker(void *arg)
 {
     pool *p = arg;
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE); /* unprivileged: only down */
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         entry *best = NULL;

@@ -17,12 +17,15 @@
 // simulated time advanced at least 0.95 of the wall time from its first frame to its frame at
 // 3.5 s, that wall time measured as the lag its frames' arrival built up (binary frames carry no
 // publication time; see reachLevel). LOAD_CK=SECONDS sets the daemon's checkpoint period (0:
-// none). Each level also prints the
+// none). Alongside, JSON probe clients on a tenth of the sessions give the frame latency
+// (publication to arrival) and an open-loop REST load (--rest-rate, 500 GET .../frame a second)
+// its latency; the RSS the level's sessions added, per session. Each level also prints the
 // daemon's CPU seconds per simulated second per session over the reach, and the load average
 // of the machine: on a shared machine that figure, times the sessions, against the cores it
 // had, is what extrapolates.
 import { readFileSync } from "node:fs";
 import os from "node:os";
+import { Worker } from "node:worker_threads";
 import { api, openStream, sleep, startDaemon } from "../integration/daemon.mjs";
 
 const arg = (name, dflt) => {
@@ -49,9 +52,11 @@ const cpuSeconds = (pid) => {
   return (Number(f[11]) + Number(f[12])) / 100;
 };
 const REACH = 3.5;
+const REST_RATE = Number(arg("rest-rate", 500));
 
 /* one level of --reach: n sessions, created paused, one binary client each, started together */
 async function reachLevel(d, n) {
+  const rss0 = rssKiB(d.proc.pid);
   const ids = [];
   for (let i = 0; i < n; i++) {
     const r = await api(d, "POST", "/v1/sessions", { example: "octopus-reaching", pace: 1, until: REACH, ...(process.env.LOAD_NOREC ? { recording: false } : {}) });
@@ -65,15 +70,43 @@ async function reachLevel(d, n) {
     await c.ready;
     clients.push(c);
   }
+  /* binary frames carry no publication time: the latency is read off JSON probes (the full
+   * FRAME, heavier than the binary one) on a tenth of the sessions, over the same reach */
+  const probes = [];
+  for (const s of ids.slice(0, Math.max(1, Math.round(n / 10)))) {
+    const c = openStream(s.stream_url);
+    await c.ready;
+    c.send({ op: "subscribe", rate: RATE, format: "json" });
+    probes.push(c);
+  }
   await sleep(300);
   const load0 = os.loadavg()[0], cpu0 = cpuSeconds(d.proc.pid), from = clients.map((c) => c.binary.length);
+  const probeFrom = probes.map((c) => c.frames.length);
+  const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
   const started = await Promise.all(ids.map((s) => api(d, "POST", `/v1/sessions/${s.id}:start`)));
   for (const r of started) if (r.status !== 200) throw new Error(`start: ${r.status} ${r.text}`);
   const tOf = (b) => b.data.readDoubleLE(16);
   const done = () => clients.every((c) => c.binary.length && tOf(c.binary[c.binary.length - 1]) >= REACH - 1e-9);
+  /* REST meanwhile, open loop on a thread of its own: GET .../frame of the sessions in turn */
+  const restLoad = new Worker(new URL("./rest_load.mjs", import.meta.url), {
+    workerData: { urls: ids.map((s) => d.url(`/v1/sessions/${s.id}/frame`)), rate: REST_RATE },
+  });
+  const restDone = new Promise((resolve, reject) => {
+    restLoad.once("message", resolve);
+    restLoad.once("error", reject);
+  });
   while (!done() && performance.now() - t0 < (REACH / 0.25) * 1000) await sleep(50);
   const wall = (performance.now() - t0) / 1000, cpu = cpuSeconds(d.proc.pid) - cpu0;
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const rss1 = rssKiB(d.proc.pid);
+  restLoad.postMessage("stop");
+  const { latencies: rest, sent: restSent, failed: restFailed, wall: restWall } = await restDone;
+  await restLoad.terminate();
+  const latency = [];
+  probes.forEach((c, i) => {
+    for (const f of c.frames.slice(probeFrom[i])) if (f.t <= REACH + 1e-9) latency.push(f._at - f.published * 1000);
+  });
   /* A frame's offset is its arrival (wall s) minus its simulated time. A session that keeps
    * its pace keeps its offset, up to the delivery's jitter; one that falls behind carries the
    * lag to the end (a session more than 0.25 s behind slips its anchor and never catches up).
@@ -111,10 +144,19 @@ async function reachLevel(d, n) {
     frames_per_client_per_s: Number((frames / clients.length / wall).toFixed(1)),
     daemon_cpu_s: Number(cpu.toFixed(2)),
     cpu_s_per_simulated_s_per_session: Number((cpu / (n * REACH)).toFixed(4)),
+    clients_cpu_s: Number(((clientCpu.user + clientCpu.system) / 1e6).toFixed(2)), // this process: streams, probes, REST
+    frame_latency_ms_p50: Number(pct(latency, 50).toFixed(1)),
+    frame_latency_ms_p99: Number(pct(latency, 99).toFixed(1)),
+    latency_probe_frames: latency.length,
+    rest_frame_requests_per_s: Number((restSent / restWall).toFixed(0)),
+    rest_frame_ms_p50: Number(pct(rest, 50).toFixed(1)),
+    rest_frame_ms_p99: Number(pct(rest, 99).toFixed(1)),
+    rest_frame_failed: restFailed,
+    rss_per_session_kib: Math.round((rss1 - rss0) / n),
     load_average_before: Number(load0.toFixed(2)),
     load_average_after: Number(os.loadavg()[0].toFixed(2)),
   };
-  for (const c of clients) c.close();
+  for (const c of [...clients, ...probes]) c.close();
   for (const s of ids) await api(d, "DELETE", `/v1/sessions/${s.id}`);
   await sleep(500);
   return row;
