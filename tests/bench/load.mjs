@@ -23,7 +23,7 @@
 // daemon's CPU seconds per simulated second per session over the reach, and the load average
 // of the machine: on a shared machine that figure, times the sessions, against the cores it
 // had, is what extrapolates.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { api, openStream, sleep, startDaemon } from "../integration/daemon.mjs";
@@ -53,6 +53,7 @@ const cpuSeconds = (pid) => {
 };
 const REACH = 3.5;
 const REST_RATE = Number(arg("rest-rate", 500));
+const WARM_REST = 0.5;
 
 /* one level of --reach: n sessions, created paused, one binary client each, started together */
 async function reachLevel(d, n) {
@@ -79,16 +80,9 @@ async function reachLevel(d, n) {
     c.send({ op: "subscribe", rate: RATE, format: "json" });
     probes.push(c);
   }
-  await sleep(300);
-  const load0 = os.loadavg()[0], cpu0 = cpuSeconds(d.proc.pid), from = clients.map((c) => c.binary.length);
-  const probeFrom = probes.map((c) => c.frames.length);
-  const clientCpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const started = await Promise.all(ids.map((s) => api(d, "POST", `/v1/sessions/${s.id}:start`)));
-  for (const r of started) if (r.status !== 200) throw new Error(`start: ${r.status} ${r.text}`);
-  const tOf = (b) => b.data.readDoubleLE(16);
-  const done = () => clients.every((c) => c.binary.length && tOf(c.binary[c.binary.length - 1]) >= REACH - 1e-9);
-  /* REST meanwhile, open loop on a thread of its own: GET .../frame of the sessions in turn */
+  /* REST meanwhile, open loop on a thread of its own: GET .../frame of the sessions in turn,
+   * from WARM_REST s before the start (its connections and code warm; the sessions still
+   * paused), recorded from the start on */
   const restLoad = new Worker(new URL("./rest_load.mjs", import.meta.url), {
     workerData: { urls: ids.map((s) => d.url(`/v1/sessions/${s.id}/frame`)), rate: REST_RATE },
   });
@@ -96,12 +90,23 @@ async function reachLevel(d, n) {
     restLoad.once("message", resolve);
     restLoad.once("error", reject);
   });
+  await sleep(WARM_REST * 1000);
+  const load0 = os.loadavg()[0], cpu0 = cpuSeconds(d.proc.pid), from = clients.map((c) => c.binary.length);
+  const probeFrom = probes.map((c) => c.frames.length);
+  const clientCpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  restLoad.postMessage("record");
+  const started = await Promise.all(ids.map((s) => api(d, "POST", `/v1/sessions/${s.id}:start`)));
+  for (const r of started) if (r.status !== 200) throw new Error(`start: ${r.status} ${r.text}`);
+  const tOf = (b) => b.data.readDoubleLE(16);
+  const done = () => clients.every((c) => c.binary.length && tOf(c.binary[c.binary.length - 1]) >= REACH - 1e-9);
   while (!done() && performance.now() - t0 < (REACH / 0.25) * 1000) await sleep(50);
   const wall = (performance.now() - t0) / 1000, cpu = cpuSeconds(d.proc.pid) - cpu0;
   const clientCpu = process.cpuUsage(clientCpu0);
   const rss1 = rssKiB(d.proc.pid);
   restLoad.postMessage("stop");
-  const { latencies: rest, sent: restSent, failed: restFailed, wall: restWall } = await restDone;
+  const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall } = await restDone;
+  if (process.env.LOAD_REST_DUMP) writeFileSync(process.env.LOAD_REST_DUMP, JSON.stringify({ rest, restAt }));
   await restLoad.terminate();
   const latency = [];
   probes.forEach((c, i) => {
