@@ -38,45 +38,6 @@ static double closest_distant(const rod_frame *f)
     return best;
 }
 
-Test(self_contact, fig9_the_twisted_rod_buckles_into_a_loop_that_does_not_pass_through_itself, .timeout = 600)
-{
-    char *json = tu_read_file("api/examples/plectoneme.json");
-    rod_model *m = tu_model(json);
-    free(json);
-    rod_state *st = tu_started(m);
-    const double k_sc = 1e8, w = 1.0 / 40; /* contact points every r on the 1 m rod */
-    double gap = INFINITY, Fmax = 0, zmin = INFINITY, t_gap = 0;
-    int touching = 0;
-    for (int i = 1; i <= 60; i++) {
-        const double t = 0.25 * i;
-        cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "t = %g: %s", t, rod_state_error(st));
-        rod_frame f = tu_frame(m, st, 101);
-        const double g = closest_distant(&f);
-        if (g < gap) {
-            gap = g;
-            t_gap = t;
-        }
-        zmin = fmin(zmin, f.position[3 * (f.n - 1) + 2]);
-        touching += f.ncontacts > 0;
-        for (int c = 0; c < f.ncontacts; c++)
-            Fmax = fmax(Fmax, sqrt(f.contact_force[3 * c] * f.contact_force[3 * c] +
-                                   f.contact_force[3 * c + 1] * f.contact_force[3 * c + 1] +
-                                   f.contact_force[3 * c + 2] * f.contact_force[3 * c + 2]));
-        rod_frame_free(&f);
-    }
-    const double sampling = sqrt(1 - 1.0 / 8), penalty = Fmax / (k_sc * w * w) / (2 * PR);
-    const double bound = sampling - penalty;
-    cr_log_info("Fig. 9 plectoneme: tip down to z = %.3f m, self-contact in %d of 60 frames; closest distant "
-                "sections %.4f diameters apart (t = %.2f s); allowed down to %.4f (broad phase %.4f less the "
-                "penalty's %.4f at the largest pair force %.2f N)",
-                zmin, touching, gap / (2 * PR), t_gap, bound, sampling, penalty, Fmax);
-    cr_assert_lt(zmin, 0.5, "the twisted rod must buckle and come down");
-    cr_assert_gt(touching, 10, "the loop must touch itself");
-    cr_assert_gt(gap / (2 * PR), bound, "the rod passes through itself");
-    rod_state_free(st);
-    rod_model_free(m);
-}
-
 /* The largest contact force of a frame's reports (N). */
 static double largest_contact_force(const rod_frame *f)
 {
@@ -121,6 +82,43 @@ static double frame_linking(const rod_frame *f, double *wr)
     return linking_frame_twist(f) + *wr;
 }
 
+Test(self_contact, fig9_the_twisted_rod_buckles_into_a_loop_that_does_not_pass_through_itself, .timeout = 600)
+{
+    char *json = tu_read_file("api/examples/plectoneme.json");
+    rod_model *m = tu_model(json);
+    free(json);
+    rod_state *st = tu_started(m);
+    const double k_sc = 1e8, w = 1.0 / 40; /* contact points every r on the 1 m rod */
+    double gap = INFINITY, Fmax = 0, zmin = INFINITY, t_gap = 0;
+    int touching = 0;
+    const int frames = 60;
+    for (int i = 1; i <= frames; i++) {
+        const double t = 0.25 * i;
+        cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "t = %g: %s", t, rod_state_error(st));
+        rod_frame f = tu_frame(m, st, 101);
+        const double g = closest_distant(&f);
+        if (g < gap) {
+            gap = g;
+            t_gap = t;
+        }
+        zmin = fmin(zmin, f.position[3 * (f.n - 1) + 2]);
+        touching += f.ncontacts > 0;
+        Fmax = fmax(Fmax, largest_contact_force(&f));
+        rod_frame_free(&f);
+    }
+    const double sampling = sqrt(1 - 1.0 / 8), penalty = Fmax / (k_sc * w * w) / (2 * PR);
+    const double bound = sampling - penalty;
+    cr_log_info("Fig. 9 plectoneme: tip down to z = %.3f m, self-contact in %d of %d frames; closest distant "
+                "sections %.4f diameters apart (t = %.2f s); allowed down to %.4f (broad phase %.4f less the "
+                "penalty's %.4f at the largest pair force %.2f N)",
+                zmin, touching, frames, gap / (2 * PR), t_gap, bound, sampling, penalty, Fmax);
+    cr_assert_lt(zmin, 0.5, "the twisted rod must buckle and come down");
+    cr_assert_gt(touching, frames / 6, "the loop must touch itself");
+    cr_assert_gt(gap / (2 * PR), bound, "the rod passes through itself");
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 /* Seed 002 Fig. 9c, the solenoid (F = 300 N, R = 13): api/examples/solenoid.json. The rod is
  * first pulled by F along its axis (a smooth ramp over 1 s), then its tip is turned 13 times
  * over 13 s. Checked against what holds exactly:
@@ -133,7 +131,10 @@ static double frame_linking(const rod_frame *f, double *wr)
  *   frame link as many times as the tip has turned: Lk = Tw + Wr = R(t) (Calugareanu-White),
  *   exact for the smooth rod; here the polyline of the frame's points is the only error, so
  *   the test takes Lk at 201 and at 401 points and allows three times their difference
- *   (the polyline's error falls as h^2: 1/3 of the coarse one's) plus 1e-3 turn;
+ *   (the polyline's error falls as h^2: 1/3 of the coarse one's) plus 1e-3 turn. The centre
+ *   line is closed up the axis from the tip, which holds while no part of the rod crosses the
+ *   axis above the tip (the taut solenoid's tip is its highest point; the plectoneme's loop
+ *   swings across that line, changing the closed curve's Lk by 2, so it is not checked there);
  * - under load the twisted rod does not form a plectoneme's side loop but coils about its
  *   own axis: the tip comes down below half the rod's length, the writhe exceeds 3 turns and
  *   no section strays further than a diameter from the axis;
