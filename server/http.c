@@ -43,6 +43,7 @@ typedef struct {
     int answered;  /* refused from the headers alone */
     size_t reserved; /* bytes counted against max_bodies_in_flight */
     role role;
+    double seen;   /* mono_now() when the request line was in */
 } upload;
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, const char *method, const char *path,
@@ -113,6 +114,7 @@ static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *conn)
     (void)conn;
     upload *up = calloc(1, sizeof *up);
     char id[80];
+    if (up) up->seen = mono_now();
     if (up && stream_session_id_of(uri, id, sizeof id) == 0) up->target = strdup(uri);
     return up;
 }
@@ -220,11 +222,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)toe;
     http_server *h = cls;
     upload *up = *con_cls;
     const int upgraded = up && up->upgraded;
     if (up) {
+        if (!upgraded && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) metrics_request_time(mono_now() - up->seen);
         if (up->started) atomic_fetch_sub(&h->in_flight, 1);
         http_guard_release_body(h->guard, up->reserved);
         if (!up->upgraded) bridge_discard(up->bridged); /* the 101 never went out */

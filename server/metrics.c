@@ -11,17 +11,34 @@
 static atomic_long http_by_code[600];
 static atomic_long slices_total, integrator_steps_total, rhs_total, frames_sent, frames_dropped, checkpoints_ok, checkpoints_failed;
 static atomic_int stream_clients;
-/* the slice duration histogram, seconds */
-static const double slice_bounds[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1};
-#define NB (sizeof slice_bounds / sizeof *slice_bounds)
-static atomic_long slice_buckets[NB + 1];
-static _Atomic double slice_sum, simulated_sum;
+/* the duration histograms' bounds, seconds: work slices and REST requests */
+static const double bounds[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1};
+#define NB (sizeof bounds / sizeof *bounds)
+typedef struct {
+    atomic_long buckets[NB + 1];
+    _Atomic double sum;
+} histogram;
+static histogram slices, requests;
+static _Atomic double simulated_sum;
 
 static void add_double(_Atomic double *a, double v)
 {
     double old = atomic_load(a);
     while (!atomic_compare_exchange_weak(a, &old, old + v)) {
     }
+}
+
+static void observe(histogram *h, double v)
+{
+    size_t b = 0;
+    while (b < NB && v > bounds[b]) b++;
+    atomic_fetch_add(&h->buckets[b], 1);
+    add_double(&h->sum, v);
+}
+
+void metrics_request_time(double seconds)
+{
+    observe(&requests, seconds);
 }
 
 void metrics_http(int status)
@@ -34,10 +51,7 @@ void metrics_slice(double wall, double simulated, long integrator_steps, long rh
     atomic_fetch_add(&slices_total, 1);
     atomic_fetch_add(&integrator_steps_total, integrator_steps);
     atomic_fetch_add(&rhs_total, rhs);
-    size_t b = 0;
-    while (b < NB && wall > slice_bounds[b]) b++;
-    atomic_fetch_add(&slice_buckets[b], 1);
-    add_double(&slice_sum, wall);
+    observe(&slices, wall);
     add_double(&simulated_sum, simulated);
 }
 
@@ -94,6 +108,19 @@ static void out(text_out *t, const char *fmt, ...)
     }
 }
 
+/* a histogram's TYPE line, cumulative buckets, sum and count (its HELP line is the caller's) */
+static void render_histogram(text_out *t, const char *name, histogram *h)
+{
+    out(t, "# TYPE %s histogram\n", name);
+    long cum = 0;
+    for (size_t i = 0; i < NB; i++) {
+        cum += atomic_load(&h->buckets[i]);
+        out(t, "%s_bucket{le=\"%g\"} %ld\n", name, bounds[i], cum);
+    }
+    cum += atomic_load(&h->buckets[NB]);
+    out(t, "%s_bucket{le=\"+Inf\"} %ld\n%s_sum %.9g\n%s_count %ld\n", name, cum, name, atomic_load(&h->sum), name, cum);
+}
+
 char *metrics_render(pool *p)
 {
     text_out t = {malloc(4096), 0, 4096, 0};
@@ -128,15 +155,10 @@ char *metrics_render(pool *p)
     OUT("# HELP rodd_rhs_evaluations_total Right-hand-side evaluations, Jacobians included.\n");
     OUT("# TYPE rodd_rhs_evaluations_total counter\nrodd_rhs_evaluations_total %ld\n", atomic_load(&rhs_total));
     OUT("# HELP rodd_slice_duration_seconds Wall time of one work slice (its sum: the workers' busy seconds).\n");
-    OUT("# TYPE rodd_slice_duration_seconds histogram\n");
-    long cum = 0;
-    for (size_t i = 0; i < NB; i++) {
-        cum += atomic_load(&slice_buckets[i]);
-        OUT("rodd_slice_duration_seconds_bucket{le=\"%g\"} %ld\n", slice_bounds[i], cum);
-    }
-    cum += atomic_load(&slice_buckets[NB]);
-    OUT("rodd_slice_duration_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
-    OUT("rodd_slice_duration_seconds_sum %.9g\nrodd_slice_duration_seconds_count %ld\n", atomic_load(&slice_sum), cum);
+    render_histogram(&t, "rodd_slice_duration_seconds", &slices);
+    OUT("# HELP rodd_http_request_duration_seconds REST requests from their request line read to their answer "
+        "sent (the wait for a connection thread before that is not in it).\n");
+    render_histogram(&t, "rodd_http_request_duration_seconds", &requests);
     OUT("# HELP rodd_stream_clients Connected stream clients.\n# TYPE rodd_stream_clients gauge\n");
     OUT("rodd_stream_clients %d\n", atomic_load(&stream_clients));
     OUT("# HELP rodd_frames_sent_total Frames sent to stream clients.\n# TYPE rodd_frames_sent_total counter\n");

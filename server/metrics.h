@@ -7,6 +7,8 @@
 struct pool;
 
 void metrics_http(int status);
+/* A REST request's time in the daemon (seconds), for rodd_http_request_duration_seconds. */
+void metrics_request_time(double seconds);
 /* One work slice of a session: its wall time, the simulated time it advanced, and the
  * integrator steps and right-hand-side evaluations it took. */
 void metrics_slice(double wall_seconds, double simulated_seconds, long integrator_steps, long rhs_evals);

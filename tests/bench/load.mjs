@@ -55,6 +55,27 @@ const REACH = 3.5;
 const REST_RATE = Number(arg("rest-rate", 500));
 const WARM_REST = 0.5;
 
+/* rodd_http_request_duration_seconds' cumulative buckets: [[le (s), count], ...] */
+async function requestHistogram(d) {
+  const m = (await api(d, "GET", "/metrics")).text;
+  return [...m.matchAll(/^rodd_http_request_duration_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((x) => [Number(x[1]), Number(x[2])]);
+}
+
+/* The daemon's own time for the REST requests between two readings (the GET .../frame load
+ * once the :start requests are answered, and the two /metrics readings): the bound of the bucket the 99th percentile falls in, and the
+ * share over 10 ms. The client's latency adds the wait for a connection thread and the
+ * client's own scheduling to it. */
+function daemonRequestTimes(h0, h1) {
+  const d = h1.map(([le, c], i) => [le, c - h0[i][1]]);
+  const total = d[d.length - 1][1];
+  const p99 = d.find(([, c]) => c >= 0.99 * total);
+  const at10 = d.find(([le]) => le >= 0.01);
+  return {
+    daemon_request_ms_p99_under: p99 ? p99[0] * 1000 : NaN,
+    daemon_requests_over_10ms: Number((1 - at10[1] / total).toFixed(4)),
+  };
+}
+
 /* one level of --reach: n sessions, created paused, one binary client each, started together */
 async function reachLevel(d, n) {
   const rss0 = rssKiB(d.proc.pid);
@@ -98,6 +119,7 @@ async function reachLevel(d, n) {
   restLoad.postMessage("record");
   const started = await Promise.all(ids.map((s) => api(d, "POST", `/v1/sessions/${s.id}:start`)));
   for (const r of started) if (r.status !== 200) throw new Error(`start: ${r.status} ${r.text}`);
+  const hist0 = await requestHistogram(d); // from here the GET .../frame load alone
   const tOf = (b) => b.data.readDoubleLE(16);
   const done = () => clients.every((c) => c.binary.length && tOf(c.binary[c.binary.length - 1]) >= REACH - 1e-9);
   while (!done() && performance.now() - t0 < (REACH / 0.25) * 1000) await sleep(50);
@@ -105,6 +127,7 @@ async function reachLevel(d, n) {
   const clientCpu = process.cpuUsage(clientCpu0);
   const rss1 = rssKiB(d.proc.pid);
   restLoad.postMessage("stop");
+  const hist1 = await requestHistogram(d);
   const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall } = await restDone;
   if (process.env.LOAD_REST_DUMP) writeFileSync(process.env.LOAD_REST_DUMP, JSON.stringify({ rest, restAt }));
   await restLoad.terminate();
@@ -157,6 +180,7 @@ async function reachLevel(d, n) {
     rest_frame_ms_p50: Number(pct(rest, 50).toFixed(1)),
     rest_frame_ms_p99: Number(pct(rest, 99).toFixed(1)),
     rest_frame_failed: restFailed,
+    ...daemonRequestTimes(hist0, hist1),
     rss_per_session_kib: Math.round((rss1 - rss0) / n),
     load_average_before: Number(load0.toFixed(2)),
     load_average_after: Number(os.loadavg()[0].toFixed(2)),

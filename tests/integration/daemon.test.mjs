@@ -506,6 +506,7 @@ test("rodd probe and /metrics", async () => {
     const s = (await api(d, "GET", `/v1/sessions/${created.json.id}`)).json;
     for (const name of ["rodd_sessions{state=\"running\"} 1", "rodd_slices_total", "rodd_integrator_steps_total",
       "rodd_simulated_seconds_total", "rodd_rhs_evaluations_total", "rodd_slice_duration_seconds_bucket",
+      "rodd_http_request_duration_seconds_bucket",
       "rodd_sessions_behind_pace", "rodd_stream_clients", "rodd_frames_sent_total",
       "rodd_frames_dropped_total", "rodd_http_requests_total{code=\"201\"}"])
       assert.ok(m.includes(name), `metrics has ${name}`);
