@@ -19,9 +19,10 @@
 // publication time; see reachLevel). LOAD_CK=SECONDS sets the daemon's checkpoint period (0:
 // none). Alongside, JSON probe clients on a tenth of the sessions give the frame latency
 // (publication to arrival) and an open-loop REST load (--rest-rate, 500 GET .../frame a second)
-// its latency; the RSS the level's sessions added, per session. Each level also prints the
-// daemon's CPU seconds per simulated second per session over the reach, and the load average
-// of the machine: on a shared machine that figure, times the sessions, against the cores it
+// its latency (LOAD_REST_DUMP=FILE writes each request's send time and latency), beside the
+// daemon's own time for them from /metrics; the RSS the level's sessions added, per session.
+// Each level also prints the daemon's CPU seconds per simulated second per session over the
+// reach, and the load average of the machine: on a shared machine that figure, times the sessions, against the cores it
 // had, is what extrapolates.
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -62,9 +63,9 @@ async function requestHistogram(d) {
 }
 
 /* The daemon's own time for the REST requests between two readings (the GET .../frame load
- * once the :start requests are answered, and the two /metrics readings): the bound of the bucket the 99th percentile falls in, and the
- * share over 10 ms. The client's latency adds the wait for a connection thread and the
- * client's own scheduling to it. */
+ * once the :start requests are answered, and the two /metrics readings): the bound of the
+ * bucket the 99th percentile falls in, and the share over 10 ms. The client's latency adds the
+ * wait for a connection thread and the client's own scheduling to it. */
 function daemonRequestTimes(h0, h1) {
   const d = h1.map(([le, c], i) => [le, c - h0[i][1]]);
   const total = d[d.length - 1][1];

@@ -22,7 +22,7 @@ double linking_number(const double *a, int na, const double *b, int nb);
 /* A frame's centre line closed by straight lines from its ends along -axis (base) and
  * +axis (tip), each `reach` long, then joined far away; the closure lies on the axis
  * through the ends when the ends are on it, as for a rod held at both ends on that axis.
- * Returns the points (3 (n + 2) numbers, malloc'd) and their count in *np. */
+ * Returns the points (3 (n + 4) numbers, malloc'd) and their count in *np. */
 double *linking_closed_centreline(const rod_frame *f, const double axis[3], double reach, int *np);
 
 /* The frame's twist in turns: the integral of kappa_3 over s, over 2 pi (trapezoids). */

@@ -38,6 +38,14 @@ static double closest_distant(const rod_frame *f)
     return best;
 }
 
+/* How far the penalty lets two contact points in at a pair force F (N), in diameters: F over
+ * k_sc w_i w_j, the points' weights w = r on the 1 m rod. */
+static double penalty_overlap(double F, double k_sc)
+{
+    const double w = PR;
+    return F / (k_sc * w * w) / (2 * PR);
+}
+
 /* The largest contact force of a frame's reports (N). */
 static double largest_contact_force(const rod_frame *f)
 {
@@ -88,7 +96,7 @@ Test(self_contact, fig9_the_twisted_rod_buckles_into_a_loop_that_does_not_pass_t
     rod_model *m = tu_model(json);
     free(json);
     rod_state *st = tu_started(m);
-    const double k_sc = 1e8, w = 1.0 / 40; /* contact points every r on the 1 m rod */
+    const double k_sc = 1e8;
     double gap = INFINITY, Fmax = 0, zmin = INFINITY, t_gap = 0;
     int touching = 0;
     const int frames = 60;
@@ -106,8 +114,7 @@ Test(self_contact, fig9_the_twisted_rod_buckles_into_a_loop_that_does_not_pass_t
         Fmax = fmax(Fmax, largest_contact_force(&f));
         rod_frame_free(&f);
     }
-    const double sampling = sqrt(1 - 1.0 / 8), penalty = Fmax / (k_sc * w * w) / (2 * PR);
-    const double bound = sampling - penalty;
+    const double sampling = sqrt(1 - 1.0 / 8), penalty = penalty_overlap(Fmax, k_sc), bound = sampling - penalty;
     cr_log_info("Fig. 9 plectoneme: tip down to z = %.3f m, self-contact in %d of %d frames; closest distant "
                 "sections %.4f diameters apart (t = %.2f s); allowed down to %.4f (broad phase %.4f less the "
                 "penalty's %.4f at the largest pair force %.2f N)",
@@ -147,26 +154,26 @@ Test(self_contact, fig9c_the_pulled_rod_twisted_13_times_coils_into_a_solenoid, 
     rod_model *m = tu_model(json);
     free(json);
     rod_state *st = tu_started(m);
-    const double F = 300, E = 1e6, A = M_PI * PR * PR, k_sc = 1e9, w = 1.0 / 40;
+    const double F = 300, E = 1e6, eta = 8e4, A = M_PI * PR * PR, k_sc = 1e9;
     const double until = getenv("RODD_LONG") ? 20.0 : 17.0;
 
     cr_assert_eq(rod_dynamics_advance(m, st, 3.0), ROD_OK, "%s", rod_state_error(st));
     rod_frame f0 = tu_frame(m, st, 101);
     const double z_tip = f0.position[3 * (f0.n - 1) + 2], stretch = F / (E * A);
     rod_frame_free(&f0);
-    const double lag = kelvin_voigt_lag(3 * 8e4 / E, 3.0), z_kv = 1 + stretch * (1 - lag);
+    const double lag = kelvin_voigt_lag(3 * eta / E, 3.0), z_kv = 1 + stretch * (1 - lag);
     cr_log_info("Fig. 9c solenoid: before the twist (t = 3 s) the tip is at z = %.9f m; 1 + F/(EA) = %.9f, "
                 "less the Kelvin-Voigt creep's lag %.2e of it: %.9f (off by %.2e of the elongation)",
                 z_tip, 1 + stretch, lag, z_kv, fabs(z_tip - z_kv) / stretch);
     cr_assert_lt(fabs(z_tip - z_kv), 1e-5 * stretch, "the pulled rod's length");
 
-    double gap = INFINITY, Fmax = 0, t_gap = 0, lk_worst = 0, t_worst = 0, wr = 0;
+    double gap = INFINITY, Fmax = 0, t_gap = 0, lk_worst = 0, t_worst = 0;
     for (double t = 3.25; t <= until + 1e-9; t += 0.25) {
         cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "t = %g: %s", t, rod_state_error(st));
         const double x = fmin(fmax((t - 3) / 13, 0), 1), turns = 13 * x * x * (3 - 2 * x);
         rod_frame fc = tu_frame(m, st, 201), ff = tu_frame(m, st, 401);
-        double wr_f;
-        const double lk_c = frame_linking(&fc, &wr), lk_f = frame_linking(&ff, &wr_f);
+        double wr_c, wr_f;
+        const double lk_c = frame_linking(&fc, &wr_c), lk_f = frame_linking(&ff, &wr_f);
         const double err = fabs(lk_f - turns), allowed = 3 * fabs(lk_f - lk_c) + 1e-3;
         if (err / allowed > lk_worst) {
             lk_worst = err / allowed;
@@ -180,7 +187,6 @@ Test(self_contact, fig9c_the_pulled_rod_twisted_13_times_coils_into_a_solenoid, 
             t_gap = t;
         }
         Fmax = fmax(Fmax, largest_contact_force(&fc));
-        wr = wr_f;
         if (t + 0.125 > until) {
             double radial = 0;
             for (int i = 0; i < ff.n; i++) radial = fmax(radial, hypot(ff.position[3 * i], ff.position[3 * i + 1]));
@@ -195,7 +201,7 @@ Test(self_contact, fig9c_the_pulled_rod_twisted_13_times_coils_into_a_solenoid, 
         rod_frame_free(&fc);
         rod_frame_free(&ff);
     }
-    const double sampling = sqrt(1 - 1.0 / 8), penalty = Fmax / (k_sc * w * w) / (2 * PR);
+    const double sampling = sqrt(1 - 1.0 / 8), penalty = penalty_overlap(Fmax, k_sc);
     cr_log_info("Fig. 9c solenoid: Lk error at most %.2f of its allowance (t = %.2f s); closest distant sections "
                 "%.4f diameters apart (t = %.2f s), allowed down to %.4f (%.4f less the penalty's %.4f at %.1f N)",
                 lk_worst, t_worst, gap / (2 * PR), t_gap, sampling - penalty, sampling, penalty, Fmax);
