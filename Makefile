@@ -200,7 +200,7 @@ asan:
 # under valgrind reports nothing with two, unlike under LeakSanitizer)
 valgrind: export VALGRIND_JOBS = 2
 valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
-	VALGRIND_FILTER='!(lie|magnus|basis|dense|quad|suggest|schema)/*' bash tests/valgrind.sh $(BUILD)/tests/unit_tests
+	VALGRIND_FILTER='!(lie|magnus|basis|dense|quad|suggest|schema|numfmt)/*' bash tests/valgrind.sh $(BUILD)/tests/unit_tests
 	bash tests/valgrind.sh $(BUILD)/tests/alloc_tests
 	VALGRIND_FILTER='statics*/*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
 	VALGRIND_FILTER='dynamics/[ar]*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests

@@ -6,6 +6,7 @@
 #include "dynamics.h"
 #include "frame_table.h"
 #include "kinematics.h"
+#include "numfmt.h"
 #include "state.h"
 
 #include <cjson/cJSON.h>
@@ -397,7 +398,7 @@ static void sb_num(sbuf *b, double v)
         b->len += 4;
         return;
     }
-    b->len += (size_t)snprintf(b->buf + b->len, 32, "%.10g", v);
+    b->len += num_g10(b->buf + b->len, v);
 }
 
 static void sb_array(sbuf *b, const char *key, const double *v, int n, int w)

@@ -8,15 +8,18 @@
  * (README.md's "Exports"). */
 #include "export_impl.h"
 #include "frame_fields.h"
+#include "numfmt.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 static void num(FILE *o, double v, int json)
 {
-    if (isfinite(v))
-        fprintf(o, "%.10g", v);
-    else if (json) /* JSON has no inf or NaN */
+    char text[32];
+    if (isfinite(v)) {
+        num_g10(text, v);
+        fputs(text, o);
+    } else if (json) /* JSON has no inf or NaN */
         fputs("null", o);
     else
         fputs(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", o);

@@ -1,0 +1,84 @@
+/* num_g10 against printf's "%.10g" itself, character for character: random bit patterns over
+ * the whole range, magnitudes from 1e-60 to 1e30, the neighbours of every power of ten and of
+ * the ten-digit rounding boundaries, values next to and on ties of the tenth digit, short
+ * decimals and integers, zeros and the non-finite. */
+#include "numfmt.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_bits(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static double unit_uniform(void)
+{
+    return (double)(next_bits() >> 11) * 0x1p-53;
+}
+
+static long compared;
+static void same_as_printf(double v)
+{
+    char ours[40], theirs[40];
+    const size_t n = num_g10(ours, v);
+    snprintf(theirs, sizeof theirs, "%.10g", v);
+    compared++;
+    cr_assert_str_eq(ours, theirs, "%a: num_g10 wrote %s, printf %s", v, ours, theirs);
+    cr_assert_eq(n, strlen(ours), "%a: length %zu for %s", v, n, ours);
+}
+
+Test(numfmt, random_bit_patterns)
+{
+    for (int i = 0; i < 400000; i++) {
+        const uint64_t b = next_bits();
+        double v;
+        memcpy(&v, &b, sizeof v);
+        same_as_printf(v);
+    }
+}
+
+Test(numfmt, magnitudes_from_1e_minus_60_to_1e30)
+{
+    for (int i = 0; i < 400000; i++) same_as_printf((unit_uniform() - 0.5) * pow(10, (int)(unit_uniform() * 90) - 60));
+}
+
+Test(numfmt, neighbours_of_powers_of_ten_and_of_the_rounding_boundary)
+{
+    for (int k = -40; k <= 12; k++) {
+        const double p = pow(10, k), edge = p * 9.9999999995; /* rounds up to the next power */
+        double up = p, down = p, eu = edge, ed = edge;
+        for (int j = 0; j < 40; j++) {
+            same_as_printf(up), same_as_printf(-down), same_as_printf(eu), same_as_printf(-ed);
+            up = nextafter(up, INFINITY), down = nextafter(down, 0);
+            eu = nextafter(eu, INFINITY), ed = nextafter(ed, 0);
+        }
+    }
+}
+
+Test(numfmt, next_to_and_on_ties_of_the_tenth_digit)
+{
+    for (int i = 0; i < 100000; i++) {
+        const double m = 1e9 + (double)(next_bits() % 9000000000ull), v = (m + 0.5) * pow(10, (int)(next_bits() % 50) - 40);
+        same_as_printf(v), same_as_printf(nextafter(v, 0)), same_as_printf(nextafter(v, INFINITY));
+    }
+    /* exact binary ties: 11 significant digits ending in 5 */
+    for (long i = 0; i < 2000; i++) same_as_printf((double)(20000000001ll + 2 * i) / 4), same_as_printf(1.00000000005 + i * 0x1p-36);
+}
+
+Test(numfmt, short_decimals_integers_zeros_and_non_finite)
+{
+    for (long i = -20000; i <= 20000; i++) {
+        same_as_printf((double)i / 1000), same_as_printf((double)i * 0.5), same_as_printf((double)i);
+        same_as_printf((double)i / 1024), same_as_printf((double)i * 1e6 + 0.25);
+    }
+    const double odd[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 5e-324, -2.2250738585072014e-308, 1.7976931348623157e308,
+                          1e10, 9999999999.5, 9999999999.499999, 1e-5, 9.99999999995e-5, 0.0001, 123456789012.0};
+    for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) same_as_printf(odd[i]);
+}
