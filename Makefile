@@ -280,7 +280,11 @@ bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/ben
 	$(BUILD)/bench_recording
 
 # The daemon under load: real-time reaching sessions with two 30 Hz viewers each.
-bench-load: $(BUILD)/rodd
+# The open-loop REST load of bench-load --reach (plain C: no engine, no libraries).
+$(BUILD)/bench_rest_load: tests/bench/rest_load.c | $(SETUP_STAMP)
+	$(CC) $(CFLAGS) -D_GNU_SOURCE -o $@ $<
+
+bench-load: $(BUILD)/rodd $(BUILD)/bench_rest_load
 	@[ -d tests/integration/node_modules/ws ] || (cd tests/integration && npm ci --no-audit --no-fund --silent)
 	RODD=$(BUILD)/rodd node tests/bench/load.mjs $(LOAD_ARGS)
 

@@ -24,7 +24,9 @@
 // Each level also prints the daemon's CPU seconds per simulated second per session over the
 // reach, and the load average of the machine: on a shared machine that figure, times the sessions, against the cores it
 // had, is what extrapolates.
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { api, openStream, sleep, startDaemon } from "../integration/daemon.mjs";
@@ -55,6 +57,35 @@ const cpuSeconds = (pid) => {
 const REACH = 3.5;
 const REST_RATE = Number(arg("rest-rate", 500));
 const WARM_REST = 0.5;
+const REST_CLIENT = arg("rest-client", "c");
+
+/* the C open-loop client (tests/bench/rest_load.c): { record(), stop(), done } */
+function cRestLoad(d, paths) {
+  const u = new URL(d.base);
+  const bin = process.env.RODD_REST_LOAD ?? path.join(path.dirname(process.env.RODD ?? "build/rodd"), "bench_rest_load");
+  const p = spawn(bin, [u.hostname, u.port, String(REST_RATE)], { stdio: ["pipe", "pipe", "inherit"] });
+  p.stdin.write(paths.join("\n") + "\n\n");
+  let out = "";
+  p.stdout.on("data", (b) => (out += b));
+  const done = new Promise((resolve, reject) =>
+    p.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`bench_rest_load exited ${code}`));
+      const r = JSON.parse(out.slice(out.indexOf("{")));
+      resolve({ latencies: r.latencies_ms, sentAt: r.sent_at_s, sent: r.sent, failed: r.failed, wall: r.wall_s, cpu: r.cpu_s });
+    }),
+  );
+  return { record: () => p.stdin.write("record\n"), stop: () => p.stdin.write("stop\n"), done };
+}
+
+/* the node client (tests/bench/rest_load.mjs) on a worker thread of this process */
+function nodeRestLoad(d, paths) {
+  const w = new Worker(new URL("./rest_load.mjs", import.meta.url), { workerData: { urls: paths.map((p) => d.url(p)), rate: REST_RATE } });
+  const done = new Promise((resolve, reject) => {
+    w.once("message", resolve);
+    w.once("error", reject);
+  }).finally(() => w.terminate());
+  return { record: () => w.postMessage("record"), stop: () => w.postMessage("stop"), done };
+}
 
 /* rodd_http_request_duration_seconds' cumulative buckets: [[le (s), count], ...] */
 async function requestHistogram(d) {
@@ -102,22 +133,19 @@ async function reachLevel(d, n) {
     c.send({ op: "subscribe", rate: RATE, format: "json" });
     probes.push(c);
   }
-  /* REST meanwhile, open loop on a thread of its own: GET .../frame of the sessions in turn,
-   * from WARM_REST s before the start (its connections and code warm; the sessions still
-   * paused), recorded from the start on */
-  const restLoad = new Worker(new URL("./rest_load.mjs", import.meta.url), {
-    workerData: { urls: ids.map((s) => d.url(`/v1/sessions/${s.id}/frame`)), rate: REST_RATE },
-  });
-  const restDone = new Promise((resolve, reject) => {
-    restLoad.once("message", resolve);
-    restLoad.once("error", reject);
-  });
+  /* REST meanwhile, open loop: GET .../frame of the sessions in turn, from WARM_REST s before the
+   * start (its connections and code warm; the sessions still paused), recorded from the start
+   * on; by build/bench_rest_load (C, a few ms of CPU a second), or with --rest-client node by
+   * fetch on a worker thread of this process, as before (it cost about as much CPU as the
+   * requests it timed) */
+  const paths = ids.map((s) => `/v1/sessions/${s.id}/frame`);
+  const restLoad = REST_CLIENT === "node" ? nodeRestLoad(d, paths) : cRestLoad(d, paths);
   await sleep(WARM_REST * 1000);
   const load0 = os.loadavg()[0], cpu0 = cpuSeconds(d.proc.pid), from = clients.map((c) => c.binary.length);
   const probeFrom = probes.map((c) => c.frames.length);
   const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
-  restLoad.postMessage("record");
+  restLoad.record();
   const started = await Promise.all(ids.map((s) => api(d, "POST", `/v1/sessions/${s.id}:start`)));
   for (const r of started) if (r.status !== 200) throw new Error(`start: ${r.status} ${r.text}`);
   const hist0 = await requestHistogram(d); // from here the GET .../frame load alone
@@ -127,11 +155,10 @@ async function reachLevel(d, n) {
   const wall = (performance.now() - t0) / 1000, cpu = cpuSeconds(d.proc.pid) - cpu0;
   const clientCpu = process.cpuUsage(clientCpu0);
   const rss1 = rssKiB(d.proc.pid);
-  restLoad.postMessage("stop");
+  restLoad.stop();
   const hist1 = await requestHistogram(d);
-  const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall } = await restDone;
+  const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall, cpu: restCpu } = await restLoad.done;
   if (process.env.LOAD_REST_DUMP) writeFileSync(process.env.LOAD_REST_DUMP, JSON.stringify({ rest, restAt }));
-  await restLoad.terminate();
   const latency = [];
   probes.forEach((c, i) => {
     for (const f of c.frames.slice(probeFrom[i])) if (f.t <= REACH + 1e-9) latency.push(f._at - f.published * 1000);
@@ -173,7 +200,9 @@ async function reachLevel(d, n) {
     frames_per_client_per_s: Number((frames / clients.length / wall).toFixed(1)),
     daemon_cpu_s: Number(cpu.toFixed(2)),
     cpu_s_per_simulated_s_per_session: Number((cpu / (n * REACH)).toFixed(4)),
-    clients_cpu_s: Number(((clientCpu.user + clientCpu.system) / 1e6).toFixed(2)), // this process: streams, probes, REST
+    clients_cpu_s: Number(((clientCpu.user + clientCpu.system) / 1e6).toFixed(2)), // this process: streams, probes (and REST with --rest-client node)
+    rest_client: REST_CLIENT,
+    rest_client_cpu_s: restCpu === undefined ? null : Number(restCpu.toFixed(3)),
     frame_latency_ms_p50: Number(pct(latency, 50).toFixed(1)),
     frame_latency_ms_p99: Number(pct(latency, 99).toFixed(1)),
     latency_probe_frames: latency.length,
