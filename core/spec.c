@@ -40,7 +40,7 @@ static const char *const keys_route[] = {"offset", "helix", "relative_to_radius"
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", "magnus_order", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
-    "rtol", "atol", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
+    "rtol", "atol", "rate_time_scale", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", NULL};
 static const char *const keys_profile[] = {"wave", NULL};
@@ -87,7 +87,7 @@ const char *const spec_known_paths[] = {
     "/discretization", "/discretization/points", "/discretization/substeps",
     "/discretization/magnus_order",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
-    "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/jacobian",
+    "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/rate_time_scale", "/solver/jacobian",
     "/solver/integrator", "/solver/step", "/solver/rho_infinity", "/solver/command_ramp",
     "/initial",
     "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
@@ -965,6 +965,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
     s->max_load_steps = 64;
     s->rtol = 1e-6;
     s->atol = 1e-8;
+    s->rate_time_scale = 1.0;
     s->rho_inf = 0.8;
     s->command_ramp = DEFAULT_COMMAND_RAMP;
     if (!sv) return;
@@ -975,6 +976,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
     get_int(c, sv, "load_steps", "/solver", OPTIONAL, 1, 4096, &s->max_load_steps);
     get_number(c, sv, "rtol", "/solver", OPTIONAL, R_POS, &s->rtol);
     get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
+    get_number(c, sv, "rate_time_scale", "/solver", OPTIONAL, R_POS, &s->rate_time_scale);
     static const char *const jacs[] = {"difference", "elastic", NULL};
     s->jacobian_elastic = get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
     static const char *const integrators[] = {"bdf", "generalized-alpha", NULL};

@@ -166,6 +166,7 @@ typedef struct {
     int max_iterations;
     int max_load_steps;
     double rtol, atol;    /* dynamics */
+    double rate_time_scale; /* dynamics (s): q_dot's absolute tolerance is atol over it */
     int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
     int integrator;       /* INTEGRATOR_* */
     double step;          /* generalized-alpha: its fixed step (s) */

@@ -77,6 +77,12 @@ Test(spec, out_of_range)
     expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
            "\"discretization\": {\"magnus_order\": 6.5}}",
            "/discretization/magnus_order: must be an integer");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"solver\": {\"rate_time_scale\": 0}}",
+           "/solver/rate_time_scale: must be > 0");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"solver\": {\"rate_time_scale\": \"1 ms\"}}",
+           "/solver/rate_time_scale: must be a number");
 }
 
 Test(spec, missing_field)

@@ -104,6 +104,65 @@ Test(dynamics, undamped_rod_in_3d_conserves_energy, .timeout = 120)
     rod_model_free(m);
 }
 
+/* solver.rate_time_scale: the rates are held to atol over it. At 1 s it is the one scalar
+ * atol of before, to the bit; at 1 ms (the reaching example's) the undamped swinging rod still
+ * conserves energy to the same 1e-5 in fewer steps, and a tolerance study shows the error
+ * control still controls: each 100 times smaller tolerance a smaller drift, the tightest's at
+ * least 10x under the loosest's. */
+static double swing_drift(const char *solver, double *tip, long *steps)
+{
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend2\": 4, \"stretch\": 1}, "
+             "\"environment\": {\"gravity\": [-9.81, 0, 0]}, \"solver\": %s}", solver);
+    rod_model *m = tu_model(spec);
+    rod_state *st = tu_started(m);
+    const double e0 = total_energy(m, st, NULL);
+    double scale = 0, worst = 0;
+    for (int k = 1; k <= 20; k++) {
+        advance(m, st, 0.05 * k);
+        rod_frame f = tu_frame(m, st, 2);
+        scale = fmax(scale, fabs(f.e_gravity));
+        worst = fmax(worst, fabs(f.e_kinetic + f.e_elastic + f.e_gravity - e0));
+        rod_frame_free(&f);
+    }
+    total_energy(m, st, tip);
+    rod_dynamics_stats s;
+    rod_dynamics_get_stats(st, &s);
+    *steps = s.steps;
+    rod_state_free(st);
+    rod_model_free(m);
+    cr_assert_gt(scale, 0.1, "the rod really swings (%g J exchanged)", scale);
+    return worst / scale;
+}
+
+Test(dynamics, rates_held_to_atol_over_rate_time_scale, .timeout = 120)
+{
+    double tip0[3], tip1[3], tip[3];
+    long n0, n1, n;
+    swing_drift("{\"rtol\": 1e-9, \"atol\": 1e-11}", tip0, &n0);
+    swing_drift("{\"rtol\": 1e-9, \"atol\": 1e-11, \"rate_time_scale\": 1}", tip1, &n1);
+    cr_assert(n0 == n1 && memcmp(tip0, tip1, sizeof tip0) == 0, "rate_time_scale 1 is not the scalar atol");
+    const double d = swing_drift("{\"rtol\": 1e-9, \"atol\": 1e-11, \"rate_time_scale\": 0.001}", tip, &n);
+    cr_log_info("rate_time_scale 1 ms: energy drift %.3e of the exchange, %ld steps (1 s: %ld)", d, n, n0);
+    cr_assert_lt(d, 1e-5, "energy drifted by %.3e of the exchange", d);
+    /* looser on the rates, not tighter: atol / 1 ms is 1e-8 per second */
+    cr_assert_lt(n, n0, "%ld steps with the rates held to atol / 1 ms, %ld to atol", n, n0);
+    double prev = INFINITY, loosest = 0;
+    for (int k = 0; k < 3; k++) {
+        char solver[128];
+        snprintf(solver, sizeof solver, "{\"rtol\": %g, \"atol\": %g, \"rate_time_scale\": 0.001}", 1e-5 * pow(0.1, 2 * k),
+                 1e-7 * pow(0.1, 2 * k));
+        const double dk = swing_drift(solver, tip, &n);
+        cr_log_info("%s: drift %.3e, %ld steps", solver, dk, n);
+        cr_assert_lt(dk, prev, "%s: drift %.3e, not below the looser tolerances' %.3e", solver, dk, prev);
+        if (k == 0) loosest = dk;
+        prev = dk;
+    }
+    cr_assert_lt(prev, 0.1 * loosest, "a 1e4 times tighter tolerance cut the drift %.3e only to %.3e", loosest, prev);
+}
+
 Test(dynamics, first_bending_frequency_matches_euler_bernoulli, .timeout = 120)
 {
     const double L = 0.5, r = 0.01, E = 1e6, rho = 1000;
