@@ -17,7 +17,8 @@
 // simulated time advanced at least 0.95 of the wall time from its first frame to its frame at
 // 3.5 s, that wall time measured as the lag its frames' arrival built up (binary frames carry no
 // publication time; see reachLevel). LOAD_CK=SECONDS sets the daemon's checkpoint period (0:
-// none). Alongside, JSON probe clients on a tenth of the sessions give the frame latency
+// none). Alongside, JSON probe clients on a tenth of the sessions, on a worker thread
+// (LOAD_FRAME_DUMP=FILE writes each frame's latency and publication time), give the frame latency
 // (publication to arrival) and an open-loop REST load (--rest-rate, 500 GET .../frame a second)
 // its latency (LOAD_REST_DUMP=FILE writes each request's send time and latency), beside the
 // daemon's own time for them from /metrics; the RSS the level's sessions added, per session.
@@ -125,14 +126,17 @@ async function reachLevel(d, n) {
     clients.push(c);
   }
   /* binary frames carry no publication time: the latency is read off JSON probes (the full
-   * FRAME, heavier than the binary one) on a tenth of the sessions, over the same reach */
-  const probes = [];
-  for (const s of ids.slice(0, Math.max(1, Math.round(n / 10)))) {
-    const c = openStream(s.stream_url);
-    await c.ready;
-    c.send({ op: "subscribe", rate: RATE, format: "json" });
-    probes.push(c);
-  }
+   * FRAME, heavier than the binary one) on a tenth of the sessions, over the same reach, on a
+   * thread of their own (tests/bench/probe_streams.mjs) */
+  const probes = new Worker(new URL("./probe_streams.mjs", import.meta.url), {
+    workerData: { urls: ids.slice(0, Math.max(1, Math.round(n / 10))).map((s) => s.stream_url), rate: RATE },
+  });
+  const probeMessage = () =>
+    new Promise((resolve, reject) => {
+      probes.once("message", resolve);
+      probes.once("error", reject);
+    });
+  await probeMessage(); // "ready"
   /* REST meanwhile, open loop: GET .../frame of the sessions in turn, from WARM_REST s before the
    * start (its connections and code warm; the sessions still paused), recorded from the start
    * on; by build/bench_rest_load (C, a few ms of CPU a second), or with --rest-client node by
@@ -142,10 +146,10 @@ async function reachLevel(d, n) {
   const restLoad = REST_CLIENT === "node" ? nodeRestLoad(d, paths) : cRestLoad(d, paths);
   await sleep(WARM_REST * 1000);
   const load0 = os.loadavg()[0], cpu0 = cpuSeconds(d.proc.pid), from = clients.map((c) => c.binary.length);
-  const probeFrom = probes.map((c) => c.frames.length);
   const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
   restLoad.record();
+  probes.postMessage("record");
   const started = await Promise.all(ids.map((s) => api(d, "POST", `/v1/sessions/${s.id}:start`)));
   for (const r of started) if (r.status !== 200) throw new Error(`start: ${r.status} ${r.text}`);
   const hist0 = await requestHistogram(d); // from here the GET .../frame load alone
@@ -156,13 +160,15 @@ async function reachLevel(d, n) {
   const clientCpu = process.cpuUsage(clientCpu0);
   const rss1 = rssKiB(d.proc.pid);
   restLoad.stop();
+  const probed = probeMessage();
+  probes.postMessage("stop");
+  const probeFrames = await probed;
+  await probes.terminate();
   const hist1 = await requestHistogram(d);
   const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall, cpu: restCpu } = await restLoad.done;
   if (process.env.LOAD_REST_DUMP) writeFileSync(process.env.LOAD_REST_DUMP, JSON.stringify({ rest, restAt }));
-  const latency = [];
-  probes.forEach((c, i) => {
-    for (const f of c.frames.slice(probeFrom[i])) if (f.t <= REACH + 1e-9) latency.push(f._at - f.published * 1000);
-  });
+  const reachFrames = probeFrames.filter((f) => f.t <= REACH + 1e-9), latency = reachFrames.map((f) => f.latency);
+  if (process.env.LOAD_FRAME_DUMP) writeFileSync(process.env.LOAD_FRAME_DUMP, JSON.stringify(reachFrames));
   /* A frame's offset is its arrival (wall s) minus its simulated time. A session that keeps
    * its pace keeps its offset, up to the delivery's jitter; one that falls behind carries the
    * lag to the end (a session more than 0.25 s behind slips its anchor and never catches up).
@@ -215,7 +221,7 @@ async function reachLevel(d, n) {
     load_average_before: Number(load0.toFixed(2)),
     load_average_after: Number(os.loadavg()[0].toFixed(2)),
   };
-  for (const c of [...clients, ...probes]) c.close();
+  for (const c of clients) c.close();
   for (const s of ids) await api(d, "DELETE", `/v1/sessions/${s.id}`);
   await sleep(500);
   return row;
