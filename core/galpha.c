@@ -178,7 +178,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     const int n = g->n;
     const double am = g->am, af = g->af, be = g->beta, ga = g->gamma;
     const double cx = (1 - af) / (1 - am); /* d a_{n+1} / d x_{n+1} */
-    const double rtol = m->spec->rtol, atol = m->spec->atol;
+    const double rtol = m->spec->rtol, atol = m->spec->atol, atol_v = atol / m->spec->rate_time_scale;
     const double tn = g->t + h;
     memcpy(g->xn, g->x, (size_t)n * sizeof *g->xn); /* predictor: the acceleration held */
     for (int it = 0; it < MAX_NEWTON; it++) {
@@ -206,12 +206,13 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         if (elastic) times_mass(m, st, g->r);
         dense_lu_solve(g->S, n, g->piv, g->r);
         /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
-         * tolerances (root mean square, as CVODE weighs its Newton corrections) */
+         * tolerances, q_dot's atol / rate_time_scale (root mean square, as CVODE weighs its
+         * Newton corrections) */
         double e = 0;
         for (int i = 0; i < n; i++) {
             g->xn[i] += g->r[i];
             const double dq = be * cx * h * h * g->r[i] / (rtol * fabs(g->qn[i]) + atol);
-            const double dv = ga * cx * h * g->r[i] / (rtol * fabs(g->vn[i]) + atol);
+            const double dv = ga * cx * h * g->r[i] / (rtol * fabs(g->vn[i]) + atol_v);
             e += dq * dq + dv * dv;
         }
         e = sqrt(e / (2 * n));

@@ -6,6 +6,7 @@
 #include "spec_parse.h"
 
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -976,7 +977,10 @@ static void parse_solver(pctx *c, const cJSON *sv)
     get_int(c, sv, "load_steps", "/solver", OPTIONAL, 1, 4096, &s->max_load_steps);
     get_number(c, sv, "rtol", "/solver", OPTIONAL, R_POS, &s->rtol);
     get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
-    get_number(c, sv, "rate_time_scale", "/solver", OPTIONAL, R_POS, &s->rate_time_scale);
+    if (get_number(c, sv, "rate_time_scale", "/solver", OPTIONAL, R_POS, &s->rate_time_scale) &&
+        !(s->atol / s->rate_time_scale >= DBL_MIN && s->atol / s->rate_time_scale <= 1e300))
+        bad(c, "/solver/rate_time_scale", "makes the rates' tolerance atol / rate_time_scale = %g, "
+            "not a positive normal number", s->atol / s->rate_time_scale);
     static const char *const jacs[] = {"difference", "elastic", NULL};
     s->jacobian_elastic = get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
     static const char *const integrators[] = {"bdf", "generalized-alpha", NULL};

@@ -201,6 +201,7 @@ int main(int argc, char **argv)
     int n1, n2;
     const double T1 = a.tref > 0 ? tip_period(tips, frames, a.every, &n1) : 0;
     if (a.no_tight) {
+        if (a.time_tight) printf("  (--time-tight needs the tight run: left out with --no-tight)\n");
         if (a.tref > 0)
             printf("  period %.6f s over %d crossings: %+.4f %% from the reference %.6f s\n", T1, n1,
                    100 * (T1 / a.tref - 1), a.tref);

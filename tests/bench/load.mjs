@@ -60,22 +60,31 @@ const REST_RATE = Number(arg("rest-rate", 500));
 const WARM_REST = 0.5;
 const REST_CLIENT = arg("rest-client", "c");
 
-/* the C open-loop client (tests/bench/rest_load.c): { record(), stop(), done } */
+/* the C open-loop client (tests/bench/rest_load.c): { record(), stop(), done }. Its result is
+ * read on "close" (stdout drained), and a failure to start or a death rejects done, which the
+ * caller awaits (the level fails and the daemon is stopped). */
 function cRestLoad(d, paths) {
   const u = new URL(d.base);
   const bin = process.env.RODD_REST_LOAD ?? path.join(path.dirname(process.env.RODD ?? "build/rodd"), "bench_rest_load");
   const p = spawn(bin, [u.hostname, u.port, String(REST_RATE)], { stdio: ["pipe", "pipe", "inherit"] });
-  p.stdin.write(paths.join("\n") + "\n\n");
   let out = "";
   p.stdout.on("data", (b) => (out += b));
-  const done = new Promise((resolve, reject) =>
-    p.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`bench_rest_load exited ${code}`));
-      const r = JSON.parse(out.slice(out.indexOf("{")));
-      resolve({ latencies: r.latencies_ms, sentAt: r.sent_at_s, sent: r.sent, failed: r.failed, wall: r.wall_s, cpu: r.cpu_s });
-    }),
-  );
-  return { record: () => p.stdin.write("record\n"), stop: () => p.stdin.write("stop\n"), done };
+  p.stdin.on("error", () => {}); // a client that died: "close" says so
+  const done = new Promise((resolve, reject) => {
+    p.on("error", reject);
+    p.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`bench_rest_load (${bin}) exited ${code}`));
+      try {
+        const r = JSON.parse(out.slice(out.indexOf("{")));
+        resolve({ latencies: r.latencies_ms, sentAt: r.sent_at_s, sent: r.sent, failed: r.failed, wall: r.wall_s, cpu: r.cpu_s });
+      } catch (e) {
+        reject(new Error(`bench_rest_load's result: ${e.message}`));
+      }
+    });
+  });
+  done.catch(() => {}); // awaited later; not an unhandled rejection meanwhile
+  p.stdin.write(paths.join("\n") + "\n\n");
+  return { record: () => p.stdin.write("record\n"), stop: () => p.stdin.end("stop\n"), done };
 }
 
 /* the node client (tests/bench/rest_load.mjs) on a worker thread of this process */

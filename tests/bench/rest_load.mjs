@@ -22,9 +22,9 @@ while (!stop) {
       .then(async (r) => {
         await r.arrayBuffer();
         if (q0 < recordFrom) return;
+        if (r.status !== 200) return void failed++; // as the C client counts them
         latencies.push(performance.now() - q0);
         sentAt.push((q0 - recordFrom) / 1000);
-        if (r.status !== 200) failed++;
       })
       .catch(() => {
         if (q0 >= recordFrom) failed++;

@@ -56,7 +56,7 @@ const heavySpec = {
   ...reaching,
   initial: "rest",
   discretization: { points: 1000, substeps: 19 },
-  solver: { ...reaching.solver, rtol: 1e-10, atol: 1e-12 },
+  solver: { ...reaching.solver, rtol: 1e-10, atol: 1e-12, rate_time_scale: 1 },
 };
 async function heavy(d, { start }) {
   const r = await api(d, "POST", "/v1/sessions", { spec: heavySpec, start });

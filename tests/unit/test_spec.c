@@ -83,6 +83,12 @@ Test(spec, out_of_range)
     expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
            "\"solver\": {\"rate_time_scale\": \"1 ms\"}}",
            "/solver/rate_time_scale: must be a number");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"solver\": {\"atol\": 1e-8, \"rate_time_scale\": 1e-310}}",
+           "/solver/rate_time_scale: makes the rates' tolerance atol / rate_time_scale = 1e+302, not a positive normal number");
+    expect("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
+           "\"solver\": {\"atol\": 1e-300, \"rate_time_scale\": 1e300}}",
+           "/solver/rate_time_scale: makes the rates' tolerance atol / rate_time_scale = 0, not a positive normal number");
 }
 
 Test(spec, missing_field)
