@@ -137,7 +137,7 @@ static double swing_drift(const char *solver, double *tip, long *steps)
     return worst / scale;
 }
 
-Test(dynamics, rates_held_to_atol_over_rate_time_scale, .timeout = 120)
+Test(dynamics, the_rates_are_held_to_atol_over_rate_time_scale, .timeout = 120)
 {
     double tip0[3], tip1[3], tip[3];
     long n0, n1, n;
