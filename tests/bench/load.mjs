@@ -76,7 +76,7 @@ function cRestLoad(d, paths) {
       if (code !== 0) return reject(new Error(`bench_rest_load (${bin}) exited ${code}`));
       try {
         const r = JSON.parse(out.slice(out.indexOf("{")));
-        resolve({ latencies: r.latencies_ms, sentAt: r.sent_at_s, sent: r.sent, failed: r.failed, wall: r.wall_s, cpu: r.cpu_s });
+        resolve({ latencies: r.latencies_ms, sentAt: r.sent_at_s, sent: r.sent, failed: r.failed, wall: r.wall_s, cpu: r.cpu_s, connections: r.connections });
       } catch (e) {
         reject(new Error(`bench_rest_load's result: ${e.message}`));
       }
@@ -174,7 +174,7 @@ async function reachLevel(d, n) {
   const probeFrames = await probed;
   await probes.terminate();
   const hist1 = await requestHistogram(d);
-  const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall, cpu: restCpu } = await restLoad.done;
+  const { latencies: rest, sentAt: restAt, sent: restSent, failed: restFailed, wall: restWall, cpu: restCpu, connections: restConnections } = await restLoad.done;
   if (process.env.LOAD_REST_DUMP) writeFileSync(process.env.LOAD_REST_DUMP, JSON.stringify({ rest, restAt }));
   const reachFrames = probeFrames.filter((f) => f.t <= REACH + 1e-9), latency = reachFrames.map((f) => f.latency);
   if (process.env.LOAD_FRAME_DUMP) writeFileSync(process.env.LOAD_FRAME_DUMP, JSON.stringify(reachFrames));
@@ -218,6 +218,7 @@ async function reachLevel(d, n) {
     clients_cpu_s: Number(((clientCpu.user + clientCpu.system) / 1e6).toFixed(2)), // this process: streams, probes (and REST with --rest-client node)
     rest_client: REST_CLIENT,
     rest_client_cpu_s: restCpu === undefined ? null : Number(restCpu.toFixed(3)),
+    rest_client_connections: restConnections ?? null,
     frame_latency_ms_p50: Number(pct(latency, 50).toFixed(1)),
     frame_latency_ms_p99: Number(pct(latency, 99).toFixed(1)),
     latency_probe_frames: latency.length,
