@@ -3,7 +3,9 @@
 # builds the viewer when web/dist is missing, then runs tests/browser/*.test.mjs with node:test.
 # Each test file starts the real daemon (build/rodd, or $RODD) on free loopback ports with
 # --web-root web/dist and a temporary --state-dir, and stops it when done (harness.mjs: the
-# restart test must stop it and start it again on the same ports). Chromium: /usr/bin/chromium
+# restart test must stop it and start it again on the same ports), so three files run at once:
+# the tests mostly wait on Chromium and the daemon's real time (122 -> 68 s here; 83 s with
+# two simulation processes busy beside them). Chromium: /usr/bin/chromium
 # (apt package chromium), or $CHROMIUM. Screenshots go to tests/browser/artifacts/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,4 +24,4 @@ if [ ! -f "$top/web/dist/index.html" ]; then
 fi
 cd "$top"
 export RODD=${RODD:-build/rodd}
-node --test --test-concurrency=1 --test-timeout=300000 tests/browser/
+node --test --test-concurrency=3 --test-timeout=300000 tests/browser/
