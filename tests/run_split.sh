@@ -44,7 +44,11 @@ trap 'rm -rf "$logs"' EXIT
 pids=()
 for l in 0 1; do
   [ -n "${lanes[$l]}" ] || continue
-  "$bin" --jobs 1 --filter "@(${lanes[$l]})" > "$logs/$l.log" 2>&1 &
+  filter="@(${lanes[$l]})"
+  # the rest as one negated pattern: Criterion's extglob parser fails an assertion on a list
+  # of a hundred and more names
+  [ -n "$alone" ] && [ -z "$skip" ] && [ "$l" = 1 ] && filter="!($alone)"
+  "$bin" --jobs 1 --filter "$filter" > "$logs/$l.log" 2>&1 &
   pids+=($!)
 done
 status=0
