@@ -116,7 +116,7 @@ test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 
 # The solenoid (self_contact/fig9c, about half the suite's CPU time) in a process of its own from
 # the start and every other test in a second: with two Criterion workers it began late (its
-# suite sorts near the end) and the suite took 243 s here, against 167 s split.
+# suite sorts near the end) and the suite took 243 s here, against 175 s split.
 LONGEST_VALIDATION = self_contact/fig9c*
 test-validation: $(BUILD)/tests/validation_tests
 ifeq ($(VALIDATION_FILTER),)
