@@ -11,8 +11,11 @@
 /* Newton corrections per step before the step is halved and retried */
 enum { MAX_NEWTON = 8, MAX_HALVINGS = 10 };
 #define NEWTON_TOL 0.01
-/* a step whose Newton took more corrections than this forms the matrix again for the next */
-enum { SLOW_NEWTON = 3 };
+/* A step whose Newton took more corrections than this forms the matrix again for the next.
+ * The elastic matrix costs a factorization, so it is formed again soon; a difference Jacobian
+ * costs 2n + 1 evaluations of f, more than many slow corrections (the solenoid: 2914 of its
+ * 3158 matrices were formed after steps of 4 corrections, 77 % of its evaluations). */
+enum { SLOW_NEWTON_ELASTIC = 3, SLOW_NEWTON_DIFFERENCE = 5 };
 
 struct galpha {
     int n;
@@ -22,8 +25,10 @@ struct galpha {
     double *q0, *v0;            /* at the previous step's start, for the interpolant */
     double t0;
     double *qn, *vn, *xn, *an, *f, *r, *w, *S; /* the step in progress; S: n x n Newton matrix */
+    double *Jq, *Jv;            /* difference Jacobians df/dq, df/dq_dot S was formed from */
     int *piv;
-    int stale;                  /* S must be formed again before the next correction */
+    int stale;                  /* the Jacobian must be formed again before the next correction */
+    int fresh;                  /* the Jacobian was formed in the step being tried */
     double S_h;                 /* the step S was formed for */
     long steps, rhs, factorizations, newton, failures, recharts;
 };
@@ -42,8 +47,10 @@ galpha *galpha_create(const rod_model *m)
     if (!g) return NULL;
     const int n = m->n;
     g->n = n;
-    /* 12 vectors of n and the n x n matrix in one block */
-    g->q = calloc((size_t)n * (13 + n), sizeof *g->q);
+    /* 13 vectors of n and the n x n matrix in one block, and the two Jacobians a difference
+     * matrix is formed from, kept for a change of step */
+    const int njac = m->spec->jacobian_elastic ? 0 : 2;
+    g->q = calloc((size_t)n * (13 + (1 + njac) * (size_t)n), sizeof *g->q);
     g->piv = calloc((size_t)(n ? n : 1), sizeof *g->piv);
     if (!g->q || !g->piv) {
         galpha_free(g);
@@ -62,7 +69,11 @@ galpha *galpha_create(const rod_model *m)
     g->f = p, p += n;
     g->r = p, p += n;
     g->w = p, p += n;
-    g->S = p;
+    g->S = p, p += (size_t)n * n;
+    if (njac) {
+        g->Jq = p, p += (size_t)n * n;
+        g->Jv = p;
+    }
     g->stale = 1;
     /* Chung & Hulbert's optimal parameters for a spectral radius rho_inf at infinite step */
     const double ri = m->spec->rho_inf;
@@ -122,13 +133,22 @@ static int newton_matrix(galpha *g, const rod_model *m, const rod_state *st, dou
     return dense_lu(S, n, g->piv);
 }
 
-/* S = I - beta' h^2 df/dq - gamma' h df/dq_dot by forward differences of f (2n evaluations)
- * at (tn, qn, vn), where f = g->f; the increments as in integrator.c. */
-static int newton_matrix_difference(galpha *g, const rod_model *m, rod_state *st, double tn,
-                                    double cq, double cv)
+/* S = I - beta' h^2 df/dq - gamma' h df/dq_dot from the kept Jacobians */
+static int newton_matrix_from_jacobians(galpha *g, double cq, double cv)
 {
     const int n = g->n;
-    double *y[2] = {g->qn, g->vn};
+    for (size_t i = 0; i < (size_t)n * n; i++) g->S[i] = -cq * g->Jq[i] - cv * g->Jv[i];
+    for (int i = 0; i < n; i++) g->S[i + (size_t)n * i] += 1.0;
+    g->factorizations++;
+    return dense_lu(g->S, n, g->piv) != 0 ? 1 : 0;
+}
+
+/* df/dq and df/dq_dot by forward differences of f (2n evaluations) at (tn, qn, vn), where
+ * f = g->f; the increments as in integrator.c. */
+static int difference_jacobians(galpha *g, const rod_model *m, rod_state *st, double tn)
+{
+    const int n = g->n;
+    double *y[2] = {g->qn, g->vn}, *Jb[2] = {g->Jq, g->Jv};
     for (int blk = 0; blk < 2; blk++)
         for (int j = 0; j < n; j++) {
             const double y0 = y[blk][j], d = 1.4901161193847656e-08 * fmax(fabs(y0), 1e-1);
@@ -137,15 +157,10 @@ static int newton_matrix_difference(galpha *g, const rod_model *m, rod_state *st
             y[blk][j] = y0;
             if (rc != 0) return -1;
             g->rhs++;
-            const double c = (blk ? cv : cq) / d;
-            for (int i = 0; i < n; i++) {
-                double *Sij = &g->S[i + (size_t)n * j];
-                if (blk == 0) *Sij = (i == j) - c * (g->w[i] - g->f[i]);
-                else *Sij -= c * (g->w[i] - g->f[i]);
-            }
+            double *col = Jb[blk] + (size_t)n * j;
+            for (int i = 0; i < n; i++) col[i] = (g->w[i] - g->f[i]) / d;
         }
-    g->factorizations++;
-    return dense_lu(g->S, n, g->piv) != 0 ? 1 : 0;
+    return 0;
 }
 
 /* r <- M r, with M as above */
@@ -172,7 +187,8 @@ static void times_mass(const rod_model *m, const rod_state *st, double *r)
 }
 
 /* One step of length h from (t, q, v, x, a) into (qn, vn, xn, an); 0 when Newton converged,
- * 1 when it did not, -1 on a failed evaluation. */
+ * 1 when it did not, 2 when it did not with a Jacobian formed at an earlier step (worth
+ * trying again at the same step with a new one), -1 on a failed evaluation. */
 static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
 {
     const int n = g->n;
@@ -194,12 +210,24 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
         const int elastic = m->spec->jacobian_elastic;
         if (it == 0 && (g->stale || g->S_h != h)) {
-            /* the matrix is kept across steps while Newton converges quickly with it */
+            /* the matrix is kept across steps while Newton converges quickly with it; a new
+             * step length alone forms it again from the kept difference Jacobians */
             const double cq = be * cx * h * h, cv = ga * cx * h;
-            int rc = elastic ? newton_matrix(g, m, st, cq, cv) : newton_matrix_difference(g, m, st, tn, cq, cv);
-            if (rc < 0) return -1;
-            if (rc > 0) return 1;
-            if (!elastic && dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1; /* st scratch */
+            int rc;
+            if (elastic) {
+                rc = newton_matrix(g, m, st, cq, cv);
+            } else {
+                if (g->stale) {
+                    if (difference_jacobians(g, m, st, tn) != 0) return -1;
+                    if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1; /* st scratch */
+                }
+                rc = newton_matrix_from_jacobians(g, cq, cv);
+            }
+            if (rc != 0) {
+                g->stale = 1;
+                return 1;
+            }
+            g->fresh = g->stale;
             g->stale = 0;
             g->S_h = h;
         }
@@ -218,7 +246,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         e = sqrt(e / (2 * n));
         if (!isfinite(e)) return 1;
         if (e < NEWTON_TOL) {
-            if (it >= SLOW_NEWTON) g->stale = 1;
+            if (it >= (elastic ? SLOW_NEWTON_ELASTIC : SLOW_NEWTON_DIFFERENCE)) g->stale = 1;
             for (int i = 0; i < n; i++) {
                 g->an[i] = (af * g->x[i] + (1 - af) * g->xn[i] - am * g->a[i]) / (1 - am);
                 g->qn[i] = g->q[i] + h * g->v[i] + h * h * ((0.5 - be) * g->a[i] + be * g->an[i]);
@@ -227,8 +255,9 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             return 0;
         }
     }
+    const int old = !g->fresh;
     g->stale = 1;
-    return 1;
+    return old ? 2 : 1;
 }
 
 int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
@@ -248,7 +277,9 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
         }
         double h = g->h;
         int rc, halvings = 0;
-        while ((rc = try_step(g, m, st, h)) == 1) {
+        g->fresh = 0;
+        while ((rc = try_step(g, m, st, h)) > 0) {
+            if (rc == 2) continue; /* the same step with a new Jacobian first */
             g->failures++;
             if (++halvings > MAX_HALVINGS) {
                 state_set_error(st, "generalized-alpha: Newton did not converge at t = %.9g even "

@@ -158,7 +158,11 @@ test("a bad file, or a session with no frames, gives a readable error", async ()
     const file = artifactPath(name);
     writeFileSync(file, content);
     await page.setInputFiles("#open-recording", file);
-    await page.waitForSelector("#replay-error:not([hidden])");
+    // the previous case's message stays up until this file is read: wait for this file's own
+    await page.waitForFunction((n) => {
+      const e = document.querySelector("#replay-error");
+      return !e.hidden && e.textContent.startsWith(`${n} cannot be replayed:`);
+    }, name);
     const text = await page.textContent("#replay-error");
     assert.match(text, message);
     assert.ok(text.startsWith(`${name} cannot be replayed:`), text);
