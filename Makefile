@@ -114,11 +114,11 @@ test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
 	$(BUILD)/tests/alloc_tests --jobs $(CRITERION_JOBS)
 
-# The two twisted-rod tests (self_contact/fig9 and fig9c: the solenoid 80 s, the plectoneme
-# 36 s, half the suite's CPU time) in a process of their own from the start and every other
-# test in a second: with two Criterion workers the solenoid began late (its suite sorts near the
-# end) and the suite took 243 s here when it alone ran 149 s.
-LONGEST_VALIDATION = self_contact/fig9*
+# The three longest tests (the solenoid 58 s, the plectoneme 29 s, the snake 23 s: half the
+# suite's CPU time) in a process of their own from the start and every other test in a second:
+# with two Criterion workers the solenoid began late (its suite sorts near the end) and the
+# suite took 243 s here when it alone ran 149 s.
+LONGEST_VALIDATION = self_contact/fig9*|locomotion/fig10*
 test-validation: $(BUILD)/tests/validation_tests
 ifeq ($(VALIDATION_FILTER),)
 	bash tests/run_split.sh $(BUILD)/tests/validation_tests '' '$(LONGEST_VALIDATION)'

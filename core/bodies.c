@@ -73,7 +73,7 @@ void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double 
             Qinertia[i] += Jc[i][0] * W[0] + Jc[i][1] * W[1] + Jc[i][2] * W[2] + Jc[i][3] * W[3] +
                            Jc[i][4] * W[4] + Jc[i][5] * W[5];
             if (split) Qload[i] += Jc[i][3] * Wg[3] + Jc[i][4] * Wg[4] + Jc[i][5] * Wg[5];
-            for (int j = i; j < nx; j++)
+            for (int j = i; j < nx && M; j++)
                 M[j + (size_t)nx * i] += MJ[0] * Jc[j][0] + MJ[1] * Jc[j][1] + MJ[2] * Jc[j][2] +
                                          MJ[3] * Jc[j][3] + MJ[4] * Jc[j][4] + MJ[5] * Jc[j][5];
         }

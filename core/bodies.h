@@ -14,7 +14,7 @@ void bodies_breakpoints(const rod_spec *sp, double *bp, int *nb);
 /* Dynamics (inside dyn_accel, before M_xi is factored): with st->g, J, eta, bias at the
  * state, M (n_xi x n_xi, lower triangle, column-major) += J_c^T M_b J_c, Qload (n) += J_c^T
  * weight and Qinertia (n) += J_c^T (- M_b J_c_dot q_dot - ad*_eta_c M_b eta_c); both may be
- * the same vector. */
+ * the same vector. M may be NULL: the forces alone (they do not depend on M). */
 void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double *Qload, double *Qinertia);
 /* Statics: Q (n) += factor J_c^T (weight), with st->g and st->J at q. */
 void bodies_static_forces(const rod_model *m, const rod_state *st, double factor, double *Q);

@@ -58,15 +58,16 @@ static void mass_column_add(double *restrict col, int i, int nx, const double a[
  * damping and constraints into its kind's vector of Qk (forces.h), at (t, q, q_dot): the
  * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
  * drag and lift. One vector for all kinds (the equations of motion) costs nothing over
- * summing them. 0, or -1 with the state's error set. */
+ * summing them. same_q: the state's Jacobians and mass matrix are those of this q already
+ * (dyn_accel_same_q), and only what q_dot moves is formed. 0, or -1 with the state's error set. */
 static int assemble(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
-                    double *const *Qk)
+                    double *const *Qk, int same_q)
 {
     const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
-    kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    kin_forward_vel(m, q, qd, st->g, same_q ? NULL : st->J, st->eta, st->bias);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
-    base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
+    base_free_apply(m, q, qd, st->g, same_q ? NULL : st->J, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
     st->vel_eta = st->eta;
     const int frc = forces_by_kind(m, st, q, t, 1.0, Qk);
@@ -76,7 +77,7 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
     if (Qi != Qf && Qi != Qk[QFRC_ACTUATOR] && Qi != Qk[QFRC_LOAD] && Qi != Qk[QFRC_CONTACT])
         memset(Qi, 0, (size_t)m->n * sizeof *Qi);
     const int split = Qi != Qf; /* the fluid's wrench projected apart from the inertial one */
-    memset(M, 0, (size_t)nx * nx * sizeof *M);
+    if (!same_q) memset(M, 0, (size_t)nx * nx * sizeof *M);
     const double fr = m->fluid_rho;
     for (int k = 0; k < m->ns; k++) {
         const double w = m->w[k];
@@ -116,9 +117,10 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
             Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
                           Ji[5] * W[5]);
             if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
-            for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
+            if (!same_q)
+                for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
         }
-        for (int i = 0; i < nx; i++) {
+        for (int i = 0; i < nx && !same_q; i++) {
             double a[6];
             for (int r = 0; r < 6; r++) a[r] = w * Mt[r] * Jt[r][i];
             mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
@@ -131,13 +133,14 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
             for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
-    if (sp->nbodies) bodies_dynamics(m, st, M, Qk[QFRC_LOAD], Qi);
+    if (sp->nbodies) bodies_dynamics(m, st, same_q ? NULL : M, Qk[QFRC_LOAD], Qi);
     return 0;
 }
 
-/* q_ddot = M^{-1} (Q - K q - D q_dot): both blocks solved, M_xi's factor left in st->Mxi. */
+/* q_ddot = M^{-1} (Q - K q - D q_dot): both blocks solved, M_xi's factor left in st->Mxi
+ * (there already when same_q). */
 static int solve_accel(const rod_model *m, rod_state *st, double t, const double *Q, const double *q,
-                       const double *qd, double *qdd)
+                       const double *qd, double *qdd, int same_q)
 {
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;
     /* internal forces: stiffness and Kelvin-Voigt damping (Eqs. 50-52) */
@@ -152,7 +155,7 @@ static int solve_accel(const rod_model *m, rod_state *st, double t, const double
             return -1;
         }
     if (nx) {
-        int bad = dense_cholesky(st->Mxi, nx);
+        int bad = same_q ? 0 : dense_cholesky(st->Mxi, nx);
         if (bad) {
             state_set_error(st, "the mass matrix is not positive definite (column %d) at t = %g", bad, t);
             return -1;
@@ -168,7 +171,16 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 {
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    if (assemble(m, st, t, q, qd, all) != 0 || solve_accel(m, st, t, Q, q, qd, qdd) != 0) return -1;
+    if (assemble(m, st, t, q, qd, all, 0) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, 0) != 0) return -1;
+    return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
+}
+
+int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                     double *qdd)
+{
+    double *Q = st->Q;
+    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
+    if (assemble(m, st, t, q, qd, all, 1) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, 1) != 0) return -1;
     return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
 }
 
@@ -197,7 +209,7 @@ int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *t
             x[i] = s;
         }
     }
-    if (assemble(m, st, st->t, st->q, st->qd, Qk) != 0) return -1;
+    if (assemble(m, st, st->t, st->q, st->qd, Qk, 0) != 0) return -1;
     for (int i = 0; i < n; i++) {
         double e = 0, d = 0;
         for (int j = 0; j < n; j++) {

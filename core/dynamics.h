@@ -13,6 +13,13 @@
 int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
               double *qdd);
 
+/* dyn_accel at a q_dot other than the last call's, the last call on st having been at this
+ * same (t, q): the kinematic Jacobians (a free base's columns too) and the mass matrix's factor
+ * (an attached body's share too) are kept from it, which is most of the work (a difference
+ * Jacobian's q_dot columns). The same numbers as dyn_accel. */
+int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                     double *qdd);
+
 /* The generalized forces at the state's (t, q, q_dot) by kind (forces.h's QFRC_*): out gets
  * QFRC_KINDS vectors of n, kind after kind; total (n) gets M q_ddot, which they sum to (the
  * xi rows with M_xi, the rho rows with M_rho). Uses the state's scratch; 0, or -1 with the

@@ -144,16 +144,18 @@ static int newton_matrix_from_jacobians(galpha *g, double cq, double cv)
 }
 
 /* df/dq and df/dq_dot by forward differences of f (2n evaluations) at (tn, qn, vn), where
- * f = g->f; the increments as in integrator.c. */
+ * f = g->f was the state's last evaluation; the increments as in integrator.c. The q_dot
+ * columns first: they keep that evaluation's Jacobians and mass matrix (dyn_accel_same_q). */
 static int difference_jacobians(galpha *g, const rod_model *m, rod_state *st, double tn)
 {
     const int n = g->n;
-    double *y[2] = {g->qn, g->vn}, *Jb[2] = {g->Jq, g->Jv};
+    double *y[2] = {g->vn, g->qn}, *Jb[2] = {g->Jv, g->Jq};
     for (int blk = 0; blk < 2; blk++)
         for (int j = 0; j < n; j++) {
             const double y0 = y[blk][j], d = 1.4901161193847656e-08 * fmax(fabs(y0), 1e-1);
             y[blk][j] = y0 + d;
-            const int rc = dyn_accel(m, st, tn, g->qn, g->vn, g->w);
+            const int rc = blk == 0 ? dyn_accel_same_q(m, st, tn, g->qn, g->vn, g->w)
+                                    : dyn_accel(m, st, tn, g->qn, g->vn, g->w);
             y[blk][j] = y0;
             if (rc != 0) return -1;
             g->rhs++;

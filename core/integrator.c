@@ -69,7 +69,8 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
  * [0 I]). The increments scale with the coordinate but never fall below 1e-9: CVODE's own
  * difference quotient scales them by the error weights, and for coordinates near zero with a
  * small atol they sink into roundoff, which cost thousands of Jacobians on stiff, heavily
- * damped rods. */
+ * damped rods. The q_dot columns come first, after one evaluation at y itself: they keep its
+ * kinematic Jacobians and mass matrix (dyn_accel_same_q), most of an evaluation's work. */
 static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void *data, N_Vector t1,
                     N_Vector t2, N_Vector t3)
 {
@@ -82,14 +83,21 @@ static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void *
     const double *y0 = N_VGetArrayPointer(y), *f0 = N_VGetArrayPointer(fy);
     memcpy(yy, y0, (size_t)N * sizeof *yy);
     double *acc = st->vec_n;
-    for (int j = 0; j < N; j++) {
+    if (dyn_accel(m, st, t, y0, y0 + n, acc) != 0) {
+        st->dyn->failed = 1;
+        return -1;
+    }
+    st->dyn->jac_rhs++;
+    for (int c = 0; c < N; c++) {
+        const int j = (c + n) % N; /* q_dot's columns first */
         double *col = SUNDenseMatrix_Column(Jm, j);
         memset(col, 0, (size_t)N * sizeof *col);
         if (j >= n) col[j - n] = 1.0; /* d q_dot / d q_dot */
         if (interrupted(st)) return -1;
         const double h = 1.4901161193847656e-08 * fmax(fabs(y0[j]), 1e-1);
         yy[j] = y0[j] + h;
-        if (dyn_accel(m, st, t, yy, yy + n, acc) != 0) {
+        const int rc = j >= n ? dyn_accel_same_q(m, st, t, yy, yy + n, acc) : dyn_accel(m, st, t, yy, yy + n, acc);
+        if (rc != 0) {
             st->dyn->failed = 1;
             return -1;
         }

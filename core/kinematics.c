@@ -271,8 +271,10 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
-    memset(J, 0, jsz * sizeof *J);
-    memset(Js, 0, jsz * sizeof *Js);
+    if (J) {
+        memset(J, 0, jsz * sizeof *J);
+        memset(Js, 0, jsz * sizeof *Js);
+    }
     memset(eta, 0, 6 * sizeof *eta);
     memset(bias, 0, 6 * sizeof *bias);
     for (int k = 1; k < m->ns; k++) {
@@ -299,14 +301,14 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
                 e_new[i] = ek[i] + TOd[i];
                 b_new[i] = bk[i] + adeT[i] + TdOd[i] + TPd[i];
             }
-            step_Js(m, beta, &ms, &T, &g[k], Js);
+            if (J) step_Js(m, beta, &ms, &T, &g[k], Js);
             lie_pose e;
             lie_exp_tc(&tc, &e);
             lie_Ad_inv_apply(&e, e_new, ek);
             lie_Ad_inv_apply(&e, b_new, bk);
             lie_pose_mul(&g[k], &e, &g[k]);
         }
-        body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
+        if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
     }
 }
 

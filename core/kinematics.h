@@ -24,7 +24,8 @@ void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double
  * q_dot (the acceleration twist of Eq. 47 when q_ddot = 0), each 6 per station, by the
  * recursion of App. C differentiated in time: per Magnus step,
  *   eta'  = Ad^{-1} (eta + T Omega_dot),
- *   bias' = Ad^{-1} (bias + ad_eta T Omega_dot + T_dot Omega_dot + T Phi_Omega_dot q_dot). */
+ *   bias' = Ad^{-1} (bias + ad_eta T Omega_dot + T_dot Omega_dot + T Phi_Omega_dot q_dot).
+ * J may be NULL: the poses, twists and biases alone, the same numbers (J depends on q only). */
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      double *eta, double *bias);
 

@@ -3,9 +3,10 @@
 # under ASan one process with two Criterion workers cannot be used (Criterion's runner then
 # leaks a few bytes of its own and LeakSanitizer fails the run), and one worker alone leaves
 # the second core idle. Tests are dealt to the two processes in turn, so each suite's long
-# tests are spread over both. A test that alone takes about half of the suite's time (the
-# solenoid: 150 s of 315 here) is better given a process of its own from the start, the other
-# taking all the rest: dealt in turn, or left for a worker to reach late, it would end last.
+# tests are spread over both. Tests that together take about half of the suite's time (the
+# solenoid alone once took 150 s of 315 here) are better given a process of their own from the
+# start, the other taking all the rest: dealt in turn, or left for a worker to reach late, they
+# would end last.
 #   run_split.sh BIN [SKIP [ALONE]]   SKIP: a bash extglob of suite/test names to leave out;
 #                                     ALONE: one for the tests that run in the first process,
 #                                     every other test running in the second
