@@ -68,12 +68,13 @@ void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double 
         for (int i = 0; i < 6; i++) W[i] = (split ? 0.0 : Wg[i]) - Ma[i] - cad[i];
         for (int j = 0; j < nx; j++) to_com(bd->offset, Jk + 6 * j, Jc[j]);
         for (int i = 0; i < nx; i++) {
-            double MJ[6];
-            mass_apply(bd, Jc[i], MJ);
             Qinertia[i] += Jc[i][0] * W[0] + Jc[i][1] * W[1] + Jc[i][2] * W[2] + Jc[i][3] * W[3] +
                            Jc[i][4] * W[4] + Jc[i][5] * W[5];
             if (split) Qload[i] += Jc[i][3] * Wg[3] + Jc[i][4] * Wg[4] + Jc[i][5] * Wg[5];
-            for (int j = i; j < nx && M; j++)
+            if (!M) continue;
+            double MJ[6];
+            mass_apply(bd, Jc[i], MJ);
+            for (int j = i; j < nx; j++)
                 M[j + (size_t)nx * i] += MJ[0] * Jc[j][0] + MJ[1] * Jc[j][1] + MJ[2] * Jc[j][2] +
                                          MJ[3] * Jc[j][3] + MJ[4] * Jc[j][4] + MJ[5] * Jc[j][5];
         }

@@ -166,22 +166,26 @@ static int solve_accel(const rod_model *m, rod_state *st, double t, const double
     return 0;
 }
 
-int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
-              double *qdd)
+static int accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                 double *qdd, int same_q)
 {
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    if (assemble(m, st, t, q, qd, all, 0) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, 0) != 0) return -1;
+    if (assemble(m, st, t, q, qd, all, same_q) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, same_q) != 0)
+        return -1;
     return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
+}
+
+int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd)
+{
+    return accel(m, st, t, q, qd, qdd, 0);
 }
 
 int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                      double *qdd)
 {
-    double *Q = st->Q;
-    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    if (assemble(m, st, t, q, qd, all, 1) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, 1) != 0) return -1;
-    return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
+    return accel(m, st, t, q, qd, qdd, 1);
 }
 
 int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total)
