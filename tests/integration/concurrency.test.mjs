@@ -77,7 +77,7 @@ test("sessions, commands and stream clients at once; then a clean drain", async 
     }
     const { code, signal } = await d.stop("SIGTERM");
     stopped = true;
-    assert.equal(signal, null);
+    assert.equal(signal, null, `the drain ends by exiting, not by ${signal}\n${d.log().slice(-4000)}`);
     assert.equal(code, 0, `the drain exits 0 (a sanitizer or valgrind report changes that)\n${d.log().slice(-4000)}`);
   } finally {
     if (!stopped) await d.stop();
