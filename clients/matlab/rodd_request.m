@@ -13,11 +13,13 @@ function [out, raw] = rodd_request(c, method, path, body, accept)
   if isstruct(body)
     body = jsonencode(body);
   end
-  url = [c.url path];
-  if c.octave
-    [status, raw] = curl_request(c, method, url, body, accept);
-  else
-    [status, raw] = matlab_request(c, method, url, body, accept);
+  switch c.transport
+    case 'socket'
+      [status, raw] = socket_request(c, method, path, body, accept);
+    case 'curl'
+      [status, raw] = curl_request(c, method, [c.url path], body, accept);
+    otherwise
+      [status, raw] = web_request(c, method, [c.url path], body, accept);
   end
   out = [];
   text = char(raw(:)');
@@ -49,63 +51,4 @@ function [out, raw] = rodd_request(c, method, path, body, accept)
   if ~isempty(text) && strncmp(accept, 'application/json', 16)
     out = jsondecode(text);
   end
-end
-
-function [status, raw] = curl_request(c, method, url, body, accept)
-  args = {'-sS', '-X', method, '-H', ['Accept: ' accept], '--max-time', num2str(c.timeout)};
-  if ~isempty(c.token)
-    args = [args, {'-H', ['Authorization: Bearer ' c.token]}];
-  end
-  bodyfile = '';
-  if ~isempty(body)
-    bodyfile = [tempname() '.json'];
-    f = fopen(bodyfile, 'w');
-    fwrite(f, body);
-    fclose(f);
-    args = [args, {'-H', 'Content-Type: application/json', '--data-binary', ['@' bodyfile]}];
-  end
-  outfile = tempname();
-  args = [args, {'-o', outfile, '-w', '%{http_code}', url}];
-  quoted = cellfun(@(a) ['''' strrep(a, '''', '''\''''') ''''], args, 'UniformOutput', false);
-  [rc, code] = system(['curl ' strjoin(quoted, ' ')]);
-  if ~isempty(bodyfile)
-    delete(bodyfile);
-  end
-  raw = uint8([]);
-  if exist(outfile, 'file')
-    f = fopen(outfile, 'r');
-    raw = fread(f, Inf, 'uint8=>uint8')';
-    fclose(f);
-    delete(outfile);
-  end
-  if rc ~= 0
-    error('rodd:connection', 'cannot reach %s: %s', url, strtrim(code));
-  end
-  status = str2double(code);
-end
-
-function [status, raw] = matlab_request(c, method, url, body, accept)
-  headers = {'Accept', accept};
-  if ~isempty(c.token)
-    headers(end + 1, :) = {'Authorization', ['Bearer ' c.token]};
-  end
-  o = weboptions('RequestMethod', lower(method), 'Timeout', c.timeout, 'HeaderFields', headers, ...
-                 'ContentType', 'raw', 'MediaType', 'application/json');
-  status = 200;
-  try
-    if isempty(body)
-      raw = webread(url, o);
-    else
-      raw = webwrite(url, body, o);
-    end
-  catch e
-    % webread/webwrite keep the status in the message ("... status 422 ...")
-    tok = regexp(e.message, '(\d{3})', 'tokens', 'once');
-    if isempty(tok)
-      rethrow(e);
-    end
-    status = str2double(tok{1});
-    raw = uint8(e.message);
-  end
-  raw = uint8(raw(:)');
 end

@@ -1,9 +1,12 @@
 // make bench-lockstep: a controller that owns the clock (issue 15 item 4). POST :step with the
 // inputs and by = 0.01 s on the reaching arm, one after another, answered with the frame; the
 // round trip's median and p90 over N steps, with the daemon's CPU per step, against the old
-// way (PUT, :advance, GET frame) and :step with every command a restart (command_ramp 0).
+// way (PUT, :advance, GET frame) and :step with every command a restart (command_ramp 0); then
+// the same :step through the project's clients: Python (Session.step) and Octave (rodd_step),
+// each lane skipped with a note when its interpreter is missing.
 //   node tests/bench/lockstep.mjs [--steps 200]
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { api, startDaemon } from "../integration/daemon.mjs";
 
 const arg = (name, dflt) => {
@@ -45,6 +48,24 @@ try {
       round_trip_p90_ms: Number(pct(ms, 0.9).toFixed(2)), daemon_cpu_ms_per_step: Number(((1000 * cpu) / steps).toFixed(2)),
       load: Number((readFileSync("/proc/loadavg", "utf8").split(" ")[0])) }));
     await api(d, "DELETE", `/v1/sessions/${s.id}`);
+  }
+  const here = new URL(".", import.meta.url).pathname;
+  const matlab = new URL("../../clients/matlab", import.meta.url).pathname;
+  const lanes = [
+    // Debian's python3 has the client's NumPy (deploy/setup.sh); one first on PATH may not
+    [existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3", [`${here}lockstep_python.py`, d.base, String(steps)]],
+    // the default (a kept-alive socket), then the curl process per request it replaced
+    ...["", "curl"].map((transport) => ["octave-cli", ["--no-gui", "--norc", "-q", "--eval",
+      `addpath('${matlab}'); addpath('${here}'); lockstep_octave('${d.base}', ${steps}, '${transport}')`]]),
+  ];
+  for (const [cmd, argv] of lanes) {
+    const r = spawnSync(cmd, argv, { encoding: "utf8", timeout: 600000 });
+    if (r.error?.code === "ENOENT") console.log(JSON.stringify({ way: cmd, skipped: "not installed" }));
+    else if (r.status !== 0) throw new Error(`${cmd} lane: ${r.status} ${r.stderr}`);
+    else {
+      const line = r.stdout.trim().split("\n").pop();
+      console.log(JSON.stringify({ ...JSON.parse(line), load: Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]) }));
+    }
   }
 } finally {
   await d.stop("SIGKILL");

@@ -12,9 +12,17 @@ http=$(free_port)
 ws=$(free_port)
 RODD_WORKERS=2 "$rodd" serve --listen "127.0.0.1:$http" --ws-port "$ws" --state-dir "$state" 2>"$state/log" &
 pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$state"' EXIT
-for _ in $(seq 100); do
-  curl -sf "http://127.0.0.1:$http/readyz" >/dev/null && break
-  sleep 0.1
+# a second daemon that closes a connection idle for 1 s: the kept-alive socket must reconnect
+idle=$(free_port)
+RODD_WORKERS=1 RODD_CONNECTION_TIMEOUT=1 RODD_REQUEST_TIMEOUT=1 "$rodd" serve --listen "127.0.0.1:$idle" \
+  --state-dir "$state/idle" 2>"$state/idle.log" &
+idle_pid=$!
+trap 'kill "$pid" "$idle_pid" 2>/dev/null; wait "$pid" "$idle_pid" 2>/dev/null; rm -rf "$state"' EXIT
+for port in "$http" "$idle"; do
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
+    sleep 0.1
+  done
 done
-cd "$state" && octave-cli --no-gui --norc -q --eval "addpath('$here'); test_rodd('http://127.0.0.1:$http')"
+cd "$state" && octave-cli --no-gui --norc -q --eval \
+  "addpath('$here'); test_rodd('http://127.0.0.1:$http', 'http://127.0.0.1:$idle')"

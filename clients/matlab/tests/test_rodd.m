@@ -1,6 +1,7 @@
-function test_rodd(url)
+function test_rodd(url, idle_url)
 %TEST_RODD  The MATLAB client against a real daemon at url (run by tests/run.sh with GNU
-%   Octave). Each check prints "ok  ..." or raises an error.
+%   Octave), and one at idle_url that closes connections idle for 1 s. Each check prints
+%   "ok  ..." or raises an error.
   here = fileparts(mfilename('fullpath'));
   addpath(fullfile(here, '..'));
   addpath(fullfile(here, '..', 'examples'));
@@ -101,10 +102,48 @@ function test_rodd(url)
     check(strcmp(e.identifier, 'rodd:not-found'), 'a deleted session is not found');
   end
 
+  transports(url, idle_url, spec);
+
   % the worked example: a PI controller holds the tip at 10 mm
   h = pi_tip_control(url, 0.01, 1.5);
   check(abs(h(end, 2) - 0.01) < 0.02 * 0.01, 'the PI example holds the tip within 2 % by 1.5 s');
   printf('matlab client: all passed\n');
+end
+
+function transports(url, idle_url, spec)
+  % Octave with instrument-control keeps one connection; curl, the fallback, gives the same
+  % answers and errors; a connection the daemon closed while idle is opened again
+  c = rodd_client(url);
+  check(strcmp(c.transport, 'socket'), 'Octave with tcpclient talks over a socket');
+  s = rodd_create(c, 'spec', spec, 'points', 5);
+  conn = c.connection('socket');
+  conn.UserData = 'first';
+  for k = 1:5
+    f = rodd_step(c, s.id, 0.01, struct('cable', 0.1 * k));
+  end
+  check(strcmp(c.connection('socket').UserData, 'first'), 'five steps over the one kept-alive connection');
+  curl = rodd_client(url, '', 'transport', 'curl');
+  g = rodd_frame(curl, s.id);
+  check(strcmp(curl.transport, 'curl') && isequal(g.position, f.position), 'curl fetches the same frame');
+  rodd_delete(c, s.id);
+  for t = {c, curl}
+    try
+      rodd_session(t{1}, s.id);
+      error('test:missed', 'a deleted session is still there');
+    catch e
+      check(strcmp(e.identifier, 'rodd:not-found'), [t{1}.transport ': a 404 raises rodd:not-found']);
+    end
+  end
+  c = rodd_client(idle_url);
+  n = numel(rodd_request(c, 'GET', '/v1/examples').examples);
+  pause(1.6);
+  check(numel(rodd_request(c, 'GET', '/v1/examples').examples) == n && n > 0, 'a request after the daemon closed the idle connection');
+  try
+    rodd_request(rodd_client('http://127.0.0.1:1'), 'GET', '/v1/examples');
+    error('test:missed', 'a closed port answered');
+  catch e
+    check(strcmp(e.identifier, 'rodd:connection'), 'no daemon: rodd:connection');
+  end
 end
 
 function ok = near(a, b)
