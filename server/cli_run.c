@@ -1,7 +1,7 @@
 /* rodd run SPEC --until T --every DT [--format ndjson|csv|hdf5] [--out FILE]: dynamics from
  * rest (or "initial": "static"), one frame every DT, the first at t = 0, by default one FRAME
- * per line on stdout (NDJSON); a progress bar on stderr when it is a terminal, and the
- * integrator's counters at the end. SIGINT or SIGTERM stops the run at once (the step in
+ * per line on stdout (NDJSON); a progress bar on stderr when it is a terminal (with the rate in
+ * simulated s per wall s and the ETA), and the integrator's counters at the end. SIGINT or SIGTERM stops the run at once (the step in
  * progress is interrupted): the frames so far stand (an HDF5 file is finished), the counters
  * are printed, and the exit status is 128 + the signal's number. */
 #include "cli.h"
@@ -81,13 +81,28 @@ static int emit(const rod_model *m, const rod_state *st, int points, export_writ
     return rc;
 }
 
+/* A duration for people: "42 s", "3:07", "1:02:09". */
+static void duration_text(char *b, size_t n, double s)
+{
+    const long r = lround(s);
+    if (r < 60) snprintf(b, n, "%ld s", r);
+    else if (r < 3600) snprintf(b, n, "%ld:%02ld", r / 60, r % 60);
+    else snprintf(b, n, "%ld:%02ld:%02ld", r / 3600, r / 60 % 60, r % 60);
+}
+
+/* The bar, the simulated time, the rate (simulated s per wall s, over the run so far: a stiff
+ * stretch slows it, and an ETA from the last frame alone would jump) and the time left at
+ * that rate. Padded so that a shorter line overwrites a longer one. */
 static void progress(double t, double until, double wall)
 {
     const int width = 40;
     int done = (int)(width * t / until);
     if (done > width) done = width;
-    fprintf(stderr, "\r[%.*s%*s] t = %.3f / %.3f s, %.1f s wall", done,
-            "########################################", width - done, "", t, until, wall);
+    const double rate = wall > 0 ? t / wall : 0;
+    char eta[32] = "-";
+    if (rate > 0) duration_text(eta, sizeof eta, (until - t) / rate);
+    fprintf(stderr, "\r[%.*s%*s] t = %.3f / %.3f s, %.1f s wall, %.3g sim s/s, ETA %-8s", done,
+            "########################################", width - done, "", t, until, wall, rate, eta);
     fflush(stderr);
 }
 

@@ -100,11 +100,22 @@ static cJSON *point_set(const sweep *sw, const int *which)
     return set;
 }
 
+/* A number as the CSV and the point files write it: an integer as one (150, 11886, where the
+ * shortest %g text would be 1.5e+02), any other in the shortest digits that read back exactly.
+ * b holds at least 32 bytes. */
+static void number_text(char *b, double v)
+{
+    if (isfinite(v) && v == floor(v) && fabs(v) < 1e16)
+        snprintf(b, 32, "%.0f", v);
+    else
+        num_shortest(b, v);
+}
+
 static cJSON *raw_number(double v)
 {
     char b[32];
     if (!isfinite(v)) return cJSON_CreateNull();
-    num_shortest(b, v);
+    number_text(b, v);
     return cJSON_CreateRaw(b);
 }
 
@@ -235,7 +246,7 @@ static void csv_field(FILE *out, const cJSON *v)
     if (!v || cJSON_IsNull(v)) return;
     if (cJSON_IsNumber(v)) {
         char b[32];
-        num_shortest(b, v->valuedouble);
+        number_text(b, v->valuedouble);
         fputs(b, out);
     } else if (cJSON_IsRaw(v)) {
         fputs(v->valuestring, out);

@@ -81,6 +81,21 @@ m = re.search(r"t = (\S+) s in (\S+) s wall \(real-time factor (\S+): simulated 
 t, wall, rtf = (float(g) for g in m.groups())
 assert abs(rtf - t / wall) <= 0.01 * rtf + 0.0005 * t / wall**2, (t, wall, rtf)  # printed to 3 digits, wall to 1 ms
 PY
+# the progress bar (stderr a terminal: script gives the run a pty): the rate in simulated s per
+# wall s and the time left at that rate, on every update
+script -qec "'$rodd' run '$top/api/examples/octopus-reaching.json' --until 0.05 --every 0.005 --points 2 --out '$tmp/bar.ndjson'" \
+  /dev/null >"$tmp/bar" 2>&1
+python3 - "$tmp/bar" <<'PY' && pass "the progress bar shows the rate and the ETA" || fail "progress bar: $(tr '\r' '\n' <"$tmp/bar")"
+import re, sys
+bars = re.findall(r"\] t = (\S+) / (\S+) s, (\S+) s wall, (\S+) sim s/s, ETA (\d+)(?::(\d\d))? s?", open(sys.argv[1]).read())
+assert len(bars) == 10, bars
+for t, until, wall, rate, eta_a, eta_b in bars:
+    t, until, wall, rate = float(t), float(until), float(wall), float(rate)
+    eta = 60 * int(eta_a) + int(eta_b) if eta_b else int(eta_a)
+    assert abs(rate * wall - t) <= 0.006 * t + 0.05 * rate, (t, wall, rate)  # rate to 3 digits, wall to 0.1 s
+    assert abs(eta - (until - t) / rate) <= 0.5 + 0.006 * eta, (t, rate, eta)
+assert float(bars[-1][0]) == float(bars[-1][1]) and bars[-1][4] == "0"
+PY
 expect "run needs --until" 64 "$rodd" run "$ex"
 expect "run refuses a bad spec with 2" 2 "$rodd" run "$tmp/bad.json" --until 1
 expect "converge refuses a bad spec with 2" 2 "$rodd" converge "$tmp/bad.json"
@@ -160,6 +175,19 @@ for r in rows[1:]:
     for cell in r[4:]:
         if cell and cell[0] in "-0123456789":  # Python's repr is the shortest exact decimal
             assert digits(cell) <= digits(repr(float(cell))), cell
+PY
+expect "sweep a grid of integers" 0 "$rodd" sweep "$ex" --grid 'rod.youngs_modulus=1.5e5,150000.5' --out "$tmp/sweep-int"
+python3 - "$tmp/sweep-int" <<'PY' && pass "the CSV writes integers as integers, every number exactly as the point files" || fail "sweep integers: $(cat "$tmp/sweep-int/results.csv")"
+import csv, glob, json, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/results.csv")))
+assert [r["rod.youngs_modulus"] for r in rows] == ["150000", "150000.5"], rows  # not 1.5e+05
+for r in rows:
+    assert r["converged"] == "1" and r["iterations"].isdigit(), r
+    point = json.load(open(f"{sys.argv[1]}/point-{int(r['index']):05d}.json"))
+    for name, v in point["metrics"].items():
+        assert (r[name] == "" and v is None) or float(r[name]) == v, (name, r[name], v)
+text = open(glob.glob(sys.argv[1] + "/point-00000.json")[0]).read()
+assert '"iterations":' in text and "e+" not in text.split('"metrics"')[1], text  # the point files too
 PY
 expect "a sweep point past the grid" 64 "$rodd" sweep "$ex" "${grid[@]}" --out "$tmp/sweep-x" --index 12
 expect "a dynamics sweep" 0 "$rodd" sweep "$ex" --grid 'rod.shear_viscosity=100,300' --until 0.05 --out "$tmp/sweep-dyn"
