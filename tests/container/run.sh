@@ -80,8 +80,8 @@ assert f["t"] > 0 and len(f["position"]) == 51, f["t"]' && say "ok   read a fram
 # the stream, on the REST port (the image exposes no other)
 python3 - "$port" "$id" <<'PY' && say "ok   streamed it on the one port"
 import importlib.util, json, sys, urllib.request
-# the client's WebSocket alone (the package wants NumPy)
-spec = importlib.util.spec_from_file_location("ws", "clients/python/src/rodd/_websocket.py")
+# the client's own WebSocket alone (its standard-library one: the package wants NumPy)
+spec = importlib.util.spec_from_file_location("ws", "clients/python/src/rodd/_websocket_stdlib.py")
 ws_module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ws_module)
 WebSocket = ws_module.WebSocket

@@ -158,12 +158,18 @@ class AgainstTheDaemon(DaemonTestCase):
         s.delete()
 
     def test_stream_binary_and_json_agree_with_the_rest_frame(self):
-        s = self.c.create(spec=ARM, points=7)
+        for backend in rodd.WEBSOCKET_BACKENDS:
+            with self.subTest(websocket=backend):
+                self.stream_agrees(rodd.Client(self.d.url, websocket=backend))
+
+    def stream_agrees(self, c):
+        s = c.create(spec=ARM, points=7)
         s.set(cable=0.3)
         s.advance(by=0.1)
         want = s.frame()
         with s.stream() as st:
             got = next(iter(st))
+            self.assertEqual(st.ws.backend, c.websocket)
         self.assertEqual(got.seq, want.seq)
         for name in ("s", "position", "rotation", "rho", "radius", "kappa", "nu"):
             a, b = getattr(got, name), getattr(want, name)
@@ -178,24 +184,48 @@ class AgainstTheDaemon(DaemonTestCase):
         np.testing.assert_allclose(j.position, want.position, rtol=5e-7, atol=1e-300)
         s.delete()
 
+    def test_websocket_client_is_the_default_where_installed(self):
+        import importlib.util
+        if importlib.util.find_spec("websocket") is None:
+            self.skipTest("websocket-client is not installed (Debian: python3-websocket)")
+        self.assertEqual(rodd.WEBSOCKET_BACKENDS, ("websocket-client", "stdlib"))
+        s = self.c.create(spec=ARM, points=3)
+        with s.stream() as st:
+            next(iter(st))
+            self.assertEqual(st.ws.backend, "websocket-client")
+        s.delete()
+        with self.assertRaises(ValueError):
+            rodd.Client(self.d.url, websocket="tornado")
+
     def test_url_subscription_sends_each_frame_once_in_its_form(self):
+        for backend in rodd.WEBSOCKET_BACKENDS:
+            with self.subTest(websocket=backend):
+                self.subscription(backend)
+
+    def subscription(self, backend):
         from rodd._websocket import WebSocket, WebSocketError
         s = self.c.create(spec=ARM, points=3)
         s.advance(by=0.01)
-        ws = WebSocket(s.info["stream_url"] + "?format=binary&fields=position,energy&rate=10")
+        ws = WebSocket(s.info["stream_url"] + "?format=binary&fields=position,energy&rate=10", backend=backend)
         kinds = []
         while len(kinds) < 4:
             m = ws.recv()
             kinds.append("binary" if isinstance(m, bytes) else json.loads(m)["op"])
         ws.close()
+        self.assertIsNone(ws.recv())  # closed: no more messages
         # the one frame the paused session has comes once, already binary
         self.assertEqual(kinds, ["hello", "description", "subscribed", "binary"])
         f = rodd.decode_binary(m)
         self.assertEqual((f.position.shape, f.rotation), ((3, 3), None))
         with self.assertRaises(WebSocketError) as e:
-            WebSocket(s.info["stream_url"] + "?format=xml")
+            WebSocket(s.info["stream_url"] + "?format=xml", backend=backend)
         self.assertEqual(e.exception.status, 400)
+        # the daemon closes a deleted session's streams: recv() says so with None
+        ws = WebSocket(s.info["stream_url"], backend=backend)
         s.delete()
+        while ws.recv() is not None:
+            pass
+        self.assertEqual((ws.close_code, ws.close_reason), (1001, "session deleted"))
 
     def test_stream_of_a_running_session(self):
         s = self.c.create(spec=ARM, points=3, until=0.3)

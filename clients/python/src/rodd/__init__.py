@@ -6,8 +6,9 @@
     s.advance(by=0.1)
     print(s.frame().tip)
 """
-from .client import Client, Recording, RoddError, Session, Stream
+from .client import WEBSOCKET_BACKENDS, Client, Recording, RoddError, Session, Stream
 from .frames import FIELDS, Frame, FrameFormatError, decode_binary
 
-__all__ = ["Client", "Recording", "RoddError", "Session", "Stream", "Frame", "FrameFormatError", "FIELDS", "decode_binary"]
+__all__ = ["Client", "Recording", "RoddError", "Session", "Stream", "Frame", "FrameFormatError", "FIELDS", "decode_binary",
+           "WEBSOCKET_BACKENDS"]
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
+from ._websocket import BACKENDS as WEBSOCKET_BACKENDS
 from ._websocket import WebSocket
 from .frames import FIELDS, Frame, decode_binary
 
@@ -33,14 +34,18 @@ class Client:
     """A daemon at ``url`` (e.g. ``http://127.0.0.1:8080``, or ``https://...`` behind a TLS
     proxy), with a bearer ``token`` when it has tokens configured; ``ssl_context`` for https
     and wss with a certificate the system does not trust (``ssl.create_default_context(
-    cafile=...)``)."""
+    cafile=...)``); ``websocket`` picks the streams' WebSocket: "websocket-client" (the
+    default where it is installed) or "stdlib" (the package's own, the fallback)."""
 
     def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0,
-                 ssl_context: Optional["ssl.SSLContext"] = None):
+                 ssl_context: Optional["ssl.SSLContext"] = None, websocket: Optional[str] = None):
+        if websocket is not None and websocket not in WEBSOCKET_BACKENDS:
+            raise ValueError(f"websocket is one of {list(WEBSOCKET_BACKENDS)} here, not {websocket!r}")
         self.url = url.rstrip("/")
         self.token = token
         self.timeout = timeout
         self.ssl_context = ssl_context
+        self.websocket = websocket
 
     # ---- plumbing
     def _headers(self, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
@@ -288,7 +293,7 @@ class Stream:
         url = session.info["stream_url"]
         url += ("&" if "?" in url else "?") + urllib.parse.urlencode(q, safe=",")
         self.ws = WebSocket(url, headers=headers, timeout=session.client.timeout,
-                            ssl_context=session.client.ssl_context)
+                            ssl_context=session.client.ssl_context, backend=session.client.websocket)
         self.state: Optional[str] = session.info.get("state")
         self.description: Optional[Dict[str, Any]] = None
         self.hello: Optional[Dict[str, Any]] = None
