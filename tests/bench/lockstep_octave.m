@@ -14,6 +14,6 @@ function lockstep_octave(url, steps, transport)
   rodd_delete(c, s.id);
   ms = sort(ms);
   pick = @(p) ms(min(steps, floor(p * steps) + 1));
-  printf('{"way":"octave rodd_step (%s)","steps":%d,"round_trip_p50_ms":%.2f,"round_trip_p90_ms":%.2f}\n', ...
+  fprintf('{"way":"octave rodd_step (%s)","steps":%d,"round_trip_p50_ms":%.2f,"round_trip_p90_ms":%.2f}\n', ...
          c.transport, steps, pick(0.5), pick(0.9));
 end
