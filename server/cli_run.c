@@ -81,9 +81,13 @@ static int emit(const rod_model *m, const rod_state *st, int points, export_writ
     return rc;
 }
 
-/* A duration for people: "42 s", "3:07", "1:02:09". */
+/* A duration for people: "42 s", "3:07", "1:02:09", "420 h". */
 static void duration_text(char *b, size_t n, double s)
 {
+    if (!(s < 360000)) { /* no lround of a rate near zero's ETA */
+        snprintf(b, n, "%.0f h", s / 3600);
+        return;
+    }
     const long r = lround(s);
     if (r < 60) snprintf(b, n, "%ld s", r);
     else if (r < 3600) snprintf(b, n, "%ld:%02ld", r / 60, r % 60);

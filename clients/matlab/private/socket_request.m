@@ -25,7 +25,11 @@ function [status, raw] = socket_request(c, method, path, body, accept)
     end
     t = c.connection('socket');
     try
-      write(t, request);
+      try
+        write(t, request);
+      catch e
+        error('rodd:lost', '%s', e.message);
+      end
       [status, raw, keep] = read_answer(t, method);
     catch e
       remove(c.connection, 'socket');
@@ -61,6 +65,9 @@ function [status, raw, keep] = read_answer(t, method)
   end
   lines = strsplit(char(buf(1:stop(1) - 1)), sprintf('\r\n'));
   status = sscanf(lines{1}, 'HTTP/%*s %d');
+  if isempty(status)
+    error('rodd:protocol', 'not an HTTP answer: %s', lines{1});
+  end
   raw = buf(stop(1) + 4:end);
   headers = struct('length', '', 'chunked', false, 'close', false);
   for k = 2:numel(lines)
