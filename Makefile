@@ -45,9 +45,11 @@ TEST_SUPPORT_OBJ = $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
+# where `make run` keeps its sessions across runs (tests/cli/run_target.sh points it at a fresh one)
+RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run test test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -108,7 +110,7 @@ web/dist/index.html: $(WEB_SRC)
 
 run: $(BUILD)/rodd
 	@$(MAKE) --no-print-directory web || echo "viewer not built; the API still works"
-	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(BUILD)/state --web-root web/dist
+	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(RUN_STATE_DIR) --web-root web/dist
 
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
@@ -135,6 +137,11 @@ test-long: $(BUILD)/tests/validation_tests
 test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/run.sh
 	RODD=$(BUILD)/rodd bash tests/cli/export.sh
+
+# The README's first command: `make run` itself (not a copy of its command line), from a fresh
+# state directory on a free RODD_HTTP_PORT, with the viewer built first as run builds it.
+test-run: $(BUILD)/rodd web
+	bash tests/cli/run_target.sh $(BUILD)
 
 test-schema: $(BUILD)/rodd
 	bash tests/schema/run.sh
@@ -188,7 +195,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+test: test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
