@@ -25,19 +25,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The configured ordinal, or the host name's: RODD_ORDINAL is checked with the configuration. */
 static void pick_ordinal(daemon_ctx *d)
 {
-    const char *env = getenv("RODD_ORDINAL");
     char host[256] = "";
-    long ord = 0;
-    if (env && *env) ord = strtol(env, NULL, 10);
-    else if (gethostname(host, sizeof host) == 0) {
+    long ord = d->cfg.ordinal >= 0 ? d->cfg.ordinal : 0;
+    if (d->cfg.ordinal < 0 && gethostname(host, sizeof host) == 0) {
         /* a StatefulSet pod is NAME-ORDINAL */
         char *dash = strrchr(host, '-');
         if (dash && dash[1]) {
             char *end;
+            errno = 0;
             long v = strtol(dash + 1, &end, 10);
-            if (!*end) ord = v;
+            if (!*end && !errno && v >= 0 && v <= 999999) ord = v;
         }
     }
     snprintf(d->ordinal, sizeof d->ordinal, "r%ld", ord);
@@ -110,15 +110,11 @@ static int configure(daemon_ctx *d, const serve_args *a, char *err, size_t errle
     if (a->config && config_load_file(&d->cfg, a->config, err, errlen) != 0) return -1;
     if (config_from_env(&d->cfg, err, errlen) != 0) return -1;
     if (a->listen && config_set_listen(&d->cfg, a->listen, err, errlen) != 0) return -1;
-    if (a->state_dir) snprintf(d->cfg.state_dir, sizeof d->cfg.state_dir, "%s", a->state_dir);
-    if (a->web_root) snprintf(d->cfg.web_root, sizeof d->cfg.web_root, "%s", a->web_root);
-    if (a->ws_port) d->cfg.ws_port = atoi(a->ws_port);
-    if (d->cfg.ws_port && d->cfg.ws_port == d->cfg.http_port) {
-        snprintf(err, errlen, "ws_port %d is the REST port, which serves the streams already: leave ws_port "
-                 "unset (0) for one port, or give the stream port another", d->cfg.ws_port);
+    if (a->state_dir && config_set_text(&d->cfg, "state_dir", a->state_dir, "--state-dir", err, errlen) != 0)
         return -1;
-    }
-    return 0;
+    if (a->web_root && config_set_text(&d->cfg, "web_root", a->web_root, "--web-root", err, errlen) != 0) return -1;
+    if (a->ws_port && config_set_text(&d->cfg, "ws_port", a->ws_port, "--ws-port", err, errlen) != 0) return -1;
+    return config_check(&d->cfg, err, errlen);
 }
 
 /* The tokens, and the rule that without them the daemon serves loopback only. 0, or -1 with err. */
@@ -159,8 +155,13 @@ static int start_services(daemon_ctx *d, char *err, size_t errlen)
 {
     pick_ordinal(d);
     d->pool = pool_new(d->cfg.workers, d->cfg.max_sessions);
+    if (!d->pool) {
+        snprintf(err, errlen, "cannot start %d worker threads (workers, RODD_WORKERS): %s", d->cfg.workers,
+                 strerror(errno));
+        return -1;
+    }
     d->idem = idem_new(1024, 24 * 3600.0);
-    if (!d->pool || !d->idem) {
+    if (!d->idem) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }

@@ -32,7 +32,7 @@ char *read_example(daemon_ctx *d, const char *name)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')) return NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.json", d->cfg.examples_dir, name);
-    return read_text_file(path, ROD_SPEC_MAX_BYTES, NULL);
+    return read_regular_file(path, ROD_SPEC_MAX_BYTES, NULL);
 }
 
 typedef struct {
