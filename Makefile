@@ -49,7 +49,7 @@ RUN_EXAMPLE ?= octopus-reaching
 RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install test test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -112,6 +112,19 @@ run: $(BUILD)/rodd
 	@$(MAKE) --no-print-directory web || echo "viewer not built; the API still works"
 	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(RUN_STATE_DIR) --web-root web/dist
 
+# rodd in PREFIX/bin, the examples, the contract and (when built: make web) the viewer in
+# PREFIX/share/rodd, where the daemon finds them from its own location, whatever the working
+# directory (server/install_paths.h). DESTDIR stages it for a package.
+PREFIX ?= /usr/local
+SHARE = $(DESTDIR)$(PREFIX)/share/rodd
+install: $(BUILD)/rodd
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/examples
+	install -m 755 $(BUILD)/rodd $(DESTDIR)$(PREFIX)/bin/rodd
+	install -m 644 api/examples/*.json $(SHARE)/examples/
+	install -m 644 api/openapi.yaml api/asyncapi.yaml api/spec.schema.json $(SHARE)/
+	@if [ -f web/dist/index.html ]; then rm -rf $(SHARE)/web && cp -R web/dist $(SHARE)/web && chmod -R a+rX $(SHARE)/web; \
+	 else echo "make install: the viewer is not built (make web); the API and the examples are installed"; fi
+
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
 	$(BUILD)/tests/alloc_tests --jobs $(CRITERION_JOBS)
@@ -137,6 +150,7 @@ test-long: $(BUILD)/tests/validation_tests
 test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/run.sh
 	RODD=$(BUILD)/rodd bash tests/cli/export.sh
+	bash tests/cli/install.sh $(BUILD)
 
 # The README's first command: `make run` itself (not a copy of its command line), from a fresh
 # state directory on a free RODD_HTTP_PORT, with the viewer built first as run builds it.

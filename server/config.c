@@ -35,8 +35,9 @@ static const field fields[] = {
     NUM(http_port, "RODD_HTTP_PORT", K_INT, 0, 65535, 8080),
     NUM(ws_port, "RODD_WS_PORT", K_INT, 0, 65535, 0), /* 0: none */
     STR(state_dir, "RODD_STATE_DIR", ""),
-    STR(web_root, "RODD_WEB_ROOT", "web/dist"),
-    STR(examples_dir, "RODD_EXAMPLES_DIR", "api/examples"),
+    /* "": found from the binary's location when the daemon starts (install_paths.h) */
+    STR(web_root, "RODD_WEB_ROOT", ""),
+    STR(examples_dir, "RODD_EXAMPLES_DIR", ""),
     STR(tokens_file, "RODD_TOKENS_FILE", ""),
     STR(tokens, "RODD_TOKENS", ""),
     STR(allowed_origins, "RODD_ALLOWED_ORIGINS", ""),

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "http.h"
+#include "install_paths.h"
 #include "log.h"
 #include "metrics.h"
 #include "origin.h"
@@ -102,6 +103,29 @@ static int parse_serve_args(int argc, char **argv, serve_args *a)
     return 0;
 }
 
+/* The examples and the viewer, where the configuration does not name them: from the binary's
+ * location (install_paths.h), said in the log either way. */
+static void find_shipped_data(server_config *c)
+{
+    struct {
+        char *dir;
+        size_t len;
+        install_data what;
+        const char *key, *env;
+    } const data[] = {{c->examples_dir, sizeof c->examples_dir, INSTALL_EXAMPLES, "examples_dir", "RODD_EXAMPLES_DIR"},
+                      {c->web_root, sizeof c->web_root, INSTALL_WEB, "web_root", "RODD_WEB_ROOT"}};
+    for (size_t i = 0; i < sizeof data / sizeof *data; i++) {
+        char tried[2400];
+        if (data[i].dir[0])
+            log_event(LOG_INFO, "data", "%s=%s from=configuration", data[i].key, log_q(data[i].dir));
+        else if (install_find_dir(data[i].what, data[i].dir, data[i].len, tried, sizeof tried) == 0)
+            log_event(LOG_INFO, "data", "%s=%s from=binary_location", data[i].key, log_q(data[i].dir));
+        else
+            log_event(LOG_WARN, "data_missing", "%s=none tried=%s hint=\"set %s (or %s in a config file)\"",
+                      data[i].key, log_q(tried), data[i].env, data[i].key);
+    }
+}
+
 /* d->cfg from the defaults, the config file, the environment and the flags, in that order,
  * then checked as a whole. 0, or -1 with err. */
 static int configure(daemon_ctx *d, const serve_args *a, char *err, size_t errlen)
@@ -114,7 +138,9 @@ static int configure(daemon_ctx *d, const serve_args *a, char *err, size_t errle
         return -1;
     if (a->web_root && config_set_text(&d->cfg, "web_root", a->web_root, "--web-root", err, errlen) != 0) return -1;
     if (a->ws_port && config_set_text(&d->cfg, "ws_port", a->ws_port, "--ws-port", err, errlen) != 0) return -1;
-    return config_check(&d->cfg, err, errlen);
+    if (config_check(&d->cfg, err, errlen) != 0) return -1;
+    find_shipped_data(&d->cfg);
+    return 0;
 }
 
 /* The tokens, and the rule that without them the daemon serves loopback only. 0, or -1 with err. */
