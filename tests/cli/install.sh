@@ -47,6 +47,10 @@ serve_from() {
   [ "$status" = 201 ] && pass "$name: a session from an example (201)" || fail "$name: POST example answered $status"
   status=$(curl -s -o /dev/null -w '%{http_code}' "$base/openapi.yaml")
   [ "$status" = 200 ] && pass "$name: GET /openapi.yaml (200)" || fail "$name: GET /openapi.yaml answered $status"
+  if [ -f "$top/web/dist/index.html" ]; then # the viewer goes where the examples go, when built
+    grep -q '<title>rodd viewer</title>' <<<"$(curl -s "$base/")" && pass "$name: GET / serves the viewer" ||
+      fail "$name: GET / does not serve the built viewer"
+  fi
   stop
 }
 
