@@ -50,7 +50,7 @@ typedef struct {
     double min_sim_rate, rate_window;
 } session_opts;
 
-#define SESSION_DEFAULT_POINTS 51
+#define SESSION_DEFAULT_POINTS ROD_FRAME_DEFAULT_POINTS
 #define SESSION_DEFAULT_PACE 1.0 /* real time */
 
 /* Every option at its default: SESSION_DEFAULT_POINTS points at SESSION_DEFAULT_PACE, no end
