@@ -45,9 +45,11 @@ TEST_SUPPORT_OBJ = $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 
 SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
+# where `make run` keeps its sessions across runs (tests/cli/run_target.sh points it at a fresh one)
+RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install test test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -84,7 +86,8 @@ $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
-UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o
+UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
+                  $(BUILD)/server/config.o $(BUILD)/server/textfile.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
@@ -108,7 +111,20 @@ web/dist/index.html: $(WEB_SRC)
 
 run: $(BUILD)/rodd
 	@$(MAKE) --no-print-directory web || echo "viewer not built; the API still works"
-	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(BUILD)/state --web-root web/dist
+	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(RUN_STATE_DIR) --web-root web/dist
+
+# rodd in PREFIX/bin, the examples, the contract and (when built: make web) the viewer in
+# PREFIX/share/rodd, where the daemon finds them from its own location, whatever the working
+# directory (server/install_paths.h). DESTDIR stages it for a package.
+PREFIX ?= /usr/local
+SHARE = $(DESTDIR)$(PREFIX)/share/rodd
+install: $(BUILD)/rodd
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/examples
+	install -m 755 $(BUILD)/rodd $(DESTDIR)$(PREFIX)/bin/rodd
+	install -m 644 api/examples/*.json $(SHARE)/examples/
+	install -m 644 api/openapi.yaml api/asyncapi.yaml api/spec.schema.json $(SHARE)/
+	@if [ -f web/dist/index.html ]; then rm -rf $(SHARE)/web && cp -R web/dist $(SHARE)/web && chmod -R a+rX $(SHARE)/web; \
+	 else echo "make install: the viewer is not built (make web); the API and the examples are installed"; fi
 
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
@@ -135,6 +151,12 @@ test-long: $(BUILD)/tests/validation_tests
 test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/run.sh
 	RODD=$(BUILD)/rodd bash tests/cli/export.sh
+	bash tests/cli/install.sh $(BUILD)
+
+# The README's first command: `make run` itself (not a copy of its command line), from a fresh
+# state directory on a free RODD_HTTP_PORT, with the viewer built first as run builds it.
+test-run: $(BUILD)/rodd web
+	bash tests/cli/run_target.sh $(BUILD)
 
 test-schema: $(BUILD)/rodd
 	bash tests/schema/run.sh
@@ -188,7 +210,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+test: test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 

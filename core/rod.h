@@ -48,6 +48,9 @@ typedef struct rod_model rod_model;
 
 /* The largest spec text accepted; bigger inputs are refused before parsing. */
 #define ROD_SPEC_MAX_BYTES (4u << 20)
+/* a FRAME's points, base to tip, when nobody asks for another number (the command line, the
+ * daemon's sessions and /v1/solve alike) */
+#define ROD_FRAME_DEFAULT_POINTS 51
 
 /* Compiles a spec (JSON text of len bytes). overrides: n "PATH=VALUE" strings applied to the
  * JSON before validation (PATH is dot-separated, array elements by index, e.g.

@@ -10,7 +10,7 @@ int cli_parse_common(int argc, char **argv, int first, cli_common *o,
                      int (*extra)(int argc, char **argv, int i, void *data), void *data)
 {
     memset(o, 0, sizeof *o);
-    o->points = 51;
+    o->points = ROD_FRAME_DEFAULT_POINTS;
     o->overrides = calloc((size_t)argc, sizeof *o->overrides);
     if (!o->overrides) return EXIT_FAILURE_OTHER;
     for (int i = first; i < argc; i++) {

@@ -110,8 +110,14 @@ static const cli_command commands[] = {
      "  --listen ADDR:PORT  REST, the viewer and the streams (default 127.0.0.1:8080)\n"
      "  --ws-port PORT    also serve streams on a port of their own (default: none)\n"
      "  --state-dir DIR   where sessions are kept across restarts\n"
-     "  --web-root DIR    the built viewer to serve at / (web/dist)\n"
-     "  --example NAME    start that example running, unless sessions were restored\n",
+     "  --web-root DIR    the built viewer to serve at /\n"
+     "  --example NAME    start that example running, unless sessions were restored\n"
+     "The shipped examples (GET /v1/examples, --example) and the viewer come from examples_dir\n"
+     "and web_root (RODD_EXAMPLES_DIR, RODD_WEB_ROOT) when set; otherwise from beside this\n"
+     "binary, whatever the working directory: BIN/../share/rodd/examples and\n"
+     "BIN/../share/rodd/web (make install PREFIX=P puts rodd in P/bin and them in\n"
+     "P/share/rodd), else BIN/../api/examples and BIN/../web/dist (a checkout's build/rodd).\n"
+     "The log's \"data\" lines say which it found.\n",
      serve_options},
     {"probe", "health check of a running daemon: exit 0 when it answers 200",
      "usage: rodd probe [--listen ADDR:PORT] [--config FILE] [--path /readyz]\n"

@@ -366,7 +366,7 @@ int cli_sweep(int argc, char **argv)
 {
     static sweep sw;
     memset(&sw, 0, sizeof sw);
-    sw.points = 51;
+    sw.points = ROD_FRAME_DEFAULT_POINTS;
     sw.index = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     sw.jobs = ncpu > 0 ? (int)ncpu : 1;

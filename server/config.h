@@ -1,5 +1,7 @@
 /* The daemon's configuration: defaults, then a JSON file, then environment variables, then
- * command-line flags, each overriding the one before. */
+ * command-line flags, each overriding the one before. Every option has one row in config.c's
+ * table (key, RODD_* variable, range, default): each source is checked against the same range,
+ * and an error names the option as it was given (the key, the variable or the flag). */
 #ifndef RODD_CONFIG_H
 #define RODD_CONFIG_H
 
@@ -39,6 +41,7 @@ typedef struct {
     double min_sim_rate;      /* a session computing slower than this x real time fails */
     double sim_rate_window;   /* s of computing that rate is measured over */
     size_t ws_max_message;
+    int ordinal;              /* session ids start r<ordinal>; -1: from the host name */
 } server_config;
 
 void config_defaults(server_config *c);
@@ -49,5 +52,12 @@ int config_load_text(server_config *c, const char *name, const char *text, size_
 int config_from_env(server_config *c, char *err, size_t errlen);
 /* "HOST:PORT", ":PORT" or "PORT" */
 int config_set_listen(server_config *c, const char *addr, char *err, size_t errlen);
+/* Sets option key (config.c's table) from text, a decimal number for numeric options, checked
+ * against its range; source names the option in the error ("--ws-port", "RODD_WORKERS").
+ * 0, or -1 with err and c unchanged. */
+int config_set_text(server_config *c, const char *key, const char *text, const char *source, char *err,
+                    size_t errlen);
+/* What no single option can tell: options that contradict each other. 0, or -1 with err. */
+int config_check(const server_config *c, char *err, size_t errlen);
 
 #endif

@@ -17,7 +17,7 @@ void h_solve(http_request *rq, http_response *rs)
     if (!b) return;
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(b, "spec");
     const cJSON *pts = cJSON_GetObjectItemCaseSensitive(b, "points");
-    int points = 51;
+    int points = ROD_FRAME_DEFAULT_POINTS;
     cJSON *errors = cJSON_CreateArray();
     for (cJSON *it = b->child; it; it = it->next)
         if (strcmp(it->string, "spec") != 0 && strcmp(it->string, "points") != 0) {

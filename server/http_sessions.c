@@ -118,9 +118,8 @@ static void create(http_request *rq, http_response *rs)
             cJSON_AddItemToArray(errors, issue(p, "unknown key"));
         }
     }
-    create_request cr = {0};
-    cr.points = 51;
-    cr.pace = 1.0;
+    create_request cr;
+    create_request_init(&cr);
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(body, "spec");
     const cJSON *example = cJSON_GetObjectItemCaseSensitive(body, "example");
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(body, "checkpoint");
@@ -161,7 +160,6 @@ static void create(http_request *rq, http_response *rs)
             cr.points = (int)points->valuedouble;
         }
     }
-    recording_opts_default(&cr.recording);
     const cJSON *rec = cJSON_GetObjectItemCaseSensitive(body, "recording");
     if (rec) {
         cr.has_recording = 1;

@@ -178,9 +178,16 @@ int persist_load_all(const char *dir, persist_restore_fn cb, void *ctx)
             persist_quarantine(dir, name, "the file name is not a session id");
             continue;
         }
+        /* a FIFO, a device or a symlink where a checkpoint belongs is not one: reading it
+         * could wait forever for a writer, or read what the state directory does not hold */
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            persist_quarantine(dir, name, "not a regular file");
+            continue;
+        }
         size_t n;
-        char *buf = read_text_file(path, 64u << 20, &n);
-        char why[512] = "unreadable or over 64 MiB";
+        char *buf = read_regular_file(path, 64u << 20, &n);
+        char why[512] = "unreadable, not a regular file or over 64 MiB";
         const int rc = buf ? cb(ctx, id, path, buf, n, why, sizeof why) : PERSIST_REJECT;
         if (rc == PERSIST_RESTORED) count++;
         else if (rc == PERSIST_REJECT) persist_quarantine(dir, name, why);

@@ -110,12 +110,20 @@ pool *pool_new(int workers, int max_sessions)
         free(p);
         return NULL;
     }
-    for (int i = 0; i < (workers > 0 ? workers : 1); i++)
-        if (pthread_create(&p->threads[i], NULL, worker, p) == 0) p->nthreads++;
+    const int want = workers > 0 ? workers : 1;
+    int rc = 0;
+    for (int i = 0; i < want && (rc = pthread_create(&p->threads[i], NULL, worker, p)) == 0; i++) p->nthreads++;
     pthread_mutex_lock(&p->mu);
     p->live += p->nthreads;
     pthread_mutex_unlock(&p->mu);
-    p->has_watchdog = pthread_create(&p->watchdog, NULL, watchdog, p) == 0;
+    if (rc == 0) rc = pthread_create(&p->watchdog, NULL, watchdog, p);
+    p->has_watchdog = rc == 0;
+    if (rc != 0) {
+        /* a pool short of the workers it was asked for is not the daemon that was configured */
+        pool_free(p);
+        errno = rc;
+        return NULL;
+    }
     return p;
 }
 

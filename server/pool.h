@@ -7,6 +7,7 @@
 
 typedef struct pool pool;
 
+/* NULL (errno set) when out of memory or when a worker thread or the watchdog cannot start. */
 pool *pool_new(int workers, int max_sessions);
 /* Stops the workers, each after its slice; the sessions stay, and the watchdog keeps bounding
  * the pieces requests still run (an :advance during a drain) until pool_free. */

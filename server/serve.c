@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "http.h"
+#include "install_paths.h"
 #include "log.h"
 #include "metrics.h"
 #include "origin.h"
@@ -25,19 +26,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The configured ordinal, or the host name's: RODD_ORDINAL is checked with the configuration. */
 static void pick_ordinal(daemon_ctx *d)
 {
-    const char *env = getenv("RODD_ORDINAL");
     char host[256] = "";
-    long ord = 0;
-    if (env && *env) ord = strtol(env, NULL, 10);
-    else if (gethostname(host, sizeof host) == 0) {
+    long ord = d->cfg.ordinal >= 0 ? d->cfg.ordinal : 0;
+    if (d->cfg.ordinal < 0 && gethostname(host, sizeof host) == 0) {
         /* a StatefulSet pod is NAME-ORDINAL */
         char *dash = strrchr(host, '-');
         if (dash && dash[1]) {
             char *end;
+            errno = 0;
             long v = strtol(dash + 1, &end, 10);
-            if (!*end) ord = v;
+            if (!*end && !errno && v >= 0 && v <= 999999) ord = v;
         }
     }
     snprintf(d->ordinal, sizeof d->ordinal, "r%ld", ord);
@@ -79,134 +80,212 @@ static void serve_usage(void)
                     "                  [--web-root DIR] [--example NAME]   (start that example, running)\n");
 }
 
-int cli_serve(int argc, char **argv)
+/* The command line as given, before any of it is checked against the configuration. */
+typedef struct {
+    const char *config, *listen, *state_dir, *web_root, *example, *ws_port;
+} serve_args;
+
+/* 0, or -1 after printing the usage. */
+static int parse_serve_args(int argc, char **argv, serve_args *a)
 {
-    daemon_ctx d;
-    memset(&d, 0, sizeof d);
-    config_defaults(&d.cfg);
-    char err[512];
-    const char *config = NULL, *listen = NULL, *state_dir = NULL, *web_root = NULL, *example = NULL, *ws = NULL;
+    memset(a, 0, sizeof *a);
     for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char **dst = strcmp(a, "--config") == 0 ? &config : strcmp(a, "--listen") == 0 ? &listen
-                         : strcmp(a, "--state-dir") == 0 ? &state_dir : strcmp(a, "--web-root") == 0 ? &web_root
-                         : strcmp(a, "--example") == 0 ? &example : strcmp(a, "--ws-port") == 0 ? &ws : NULL;
+        const char *f = argv[i];
+        const char **dst = strcmp(f, "--config") == 0 ? &a->config : strcmp(f, "--listen") == 0 ? &a->listen
+                         : strcmp(f, "--state-dir") == 0 ? &a->state_dir : strcmp(f, "--web-root") == 0 ? &a->web_root
+                         : strcmp(f, "--example") == 0 ? &a->example : strcmp(f, "--ws-port") == 0 ? &a->ws_port : NULL;
         if (!dst || i + 1 >= argc) {
             serve_usage();
-            return EXIT_USAGE;
+            return -1;
         }
         *dst = argv[++i];
     }
-    if (config && config_load_file(&d.cfg, config, err, sizeof err) != 0) goto bad_config;
-    if (config_from_env(&d.cfg, err, sizeof err) != 0) goto bad_config;
-    if (listen && config_set_listen(&d.cfg, listen, err, sizeof err) != 0) goto bad_config;
-    if (state_dir) snprintf(d.cfg.state_dir, sizeof d.cfg.state_dir, "%s", state_dir);
-    if (web_root) snprintf(d.cfg.web_root, sizeof d.cfg.web_root, "%s", web_root);
-    if (ws) d.cfg.ws_port = atoi(ws);
-    if (d.cfg.ws_port && d.cfg.ws_port == d.cfg.http_port) {
-        snprintf(err, sizeof err, "ws_port %d is the REST port, which serves the streams already: leave ws_port "
-                 "unset (0) for one port, or give the stream port another", d.cfg.ws_port);
-        goto bad_config;
+    return 0;
+}
+
+/* The examples and the viewer, where the configuration does not name them: from the binary's
+ * location (install_paths.h), said in the log either way. */
+static void find_shipped_data(server_config *c)
+{
+    struct {
+        char *dir;
+        size_t len;
+        install_data what;
+        const char *key, *env;
+    } const data[] = {{c->examples_dir, sizeof c->examples_dir, INSTALL_EXAMPLES, "examples_dir", "RODD_EXAMPLES_DIR"},
+                      {c->web_root, sizeof c->web_root, INSTALL_WEB, "web_root", "RODD_WEB_ROOT"}};
+    for (size_t i = 0; i < sizeof data / sizeof *data; i++) {
+        char tried[2400];
+        if (data[i].dir[0])
+            log_event(LOG_INFO, "data", "%s=%s from=configuration", data[i].key, log_q(data[i].dir));
+        else if (install_find_dir(data[i].what, data[i].dir, data[i].len, tried, sizeof tried) == 0)
+            log_event(LOG_INFO, "data", "%s=%s from=binary_location", data[i].key, log_q(data[i].dir));
+        else
+            log_event(LOG_WARN, "data_missing", "%s=none tried=%s hint=\"set %s (or %s in a config file)\"",
+                      data[i].key, log_q(tried), data[i].env, data[i].key);
     }
-    d.auth = auth_new(&d.cfg, err, sizeof err);
-    if (!d.auth) goto bad_config;
-    if (!auth_enabled(d.auth) && !host_is_loopback(d.cfg.listen_host)) {
+}
+
+/* d->cfg from the defaults, the config file, the environment and the flags, in that order,
+ * then checked as a whole. 0, or -1 with err. */
+static int configure(daemon_ctx *d, const serve_args *a, char *err, size_t errlen)
+{
+    config_defaults(&d->cfg);
+    if (a->config && config_load_file(&d->cfg, a->config, err, errlen) != 0) return -1;
+    if (config_from_env(&d->cfg, err, errlen) != 0) return -1;
+    if (a->listen && config_set_listen(&d->cfg, a->listen, err, errlen) != 0) return -1;
+    if (a->state_dir && config_set_text(&d->cfg, "state_dir", a->state_dir, "--state-dir", err, errlen) != 0)
+        return -1;
+    if (a->web_root && config_set_text(&d->cfg, "web_root", a->web_root, "--web-root", err, errlen) != 0) return -1;
+    if (a->ws_port && config_set_text(&d->cfg, "ws_port", a->ws_port, "--ws-port", err, errlen) != 0) return -1;
+    if (config_check(&d->cfg, err, errlen) != 0) return -1;
+    find_shipped_data(&d->cfg);
+    return 0;
+}
+
+/* The tokens, and the rule that without them the daemon serves loopback only. 0, or -1 with err. */
+static int set_up_auth(daemon_ctx *d, char *err, size_t errlen)
+{
+    d->auth = auth_new(&d->cfg, err, errlen);
+    if (!d->auth) return -1;
+    if (!auth_enabled(d->auth) && !host_is_loopback(d->cfg.listen_host)) {
         /* refused, not quietly moved to loopback: whoever asked for it would not find it */
-        snprintf(err, sizeof err,
+        snprintf(err, errlen,
                  "listen address %.128s is not loopback and no tokens are configured: set RODD_TOKENS or "
                  "RODD_TOKENS_FILE, or listen on 127.0.0.1",
-                 d.cfg.listen_host);
-        goto bad_config;
-    } else if (!auth_enabled(d.auth)) {
+                 d->cfg.listen_host);
+        return -1;
+    }
+    if (!auth_enabled(d->auth))
         log_event(LOG_INFO, "auth", "message=\"no tokens configured: loopback only, everyone is an operator\"");
-    } else {
-        log_event(LOG_INFO, "auth", "tokens=%d", auth_token_count(d.auth));
-    }
-    pick_ordinal(&d);
-    /* every thread started from here on inherits the blocked signals; main waits for them */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    d.pool = pool_new(d.cfg.workers, d.cfg.max_sessions);
-    d.idem = idem_new(1024, 24 * 3600.0);
-    if (!d.pool || !d.idem) {
-        snprintf(err, sizeof err, "out of memory");
-        goto fail;
-    }
-    d.ws_port = d.cfg.ws_port; /* 0: none; the REST port serves streams either way */
-    d.streams = stream_start(&d, err, sizeof err);
-    if (!d.streams) goto fail;
-    if (d.cfg.state_dir[0]) {
-        if (persist_init(d.cfg.state_dir, err, sizeof err) != 0) goto fail;
-        int n = persist_load_all(d.cfg.state_dir, daemon_restore_one, &d);
-        log_event(LOG_INFO, "restored", "sessions=%d state_dir=%s", n > 0 ? n : 0, log_q(d.cfg.state_dir));
-    }
-    d.http = http_start(&d, err, sizeof err);
-    if (!d.http) goto fail;
-    if (example && pool_count(d.pool) > 0) {
-        log_event(LOG_INFO, "example_skipped", "example=%s reason=\"sessions restored from the state directory\"", example);
-    } else if (example) {
-        char *text = read_example(&d, example);
-        if (!text) {
-            snprintf(err, sizeof err, "no example named %.64s in %.400s", example, d.cfg.examples_dir);
-            goto fail;
-        }
-        create_request cr = {.spec_text = text, .name = example, .start = 1, .pace = 1.0, .points = 51};
-        session *s = NULL;
-        create_result r = daemon_create_session(&d, &cr, &s);
-        free(text);
-        cJSON_Delete(r.errors);
-        if (r.status != 201) {
-            snprintf(err, sizeof err, "example %.64s: %.400s", example, r.detail);
-            goto fail;
-        }
-        log_event(LOG_INFO, "example_started", "id=%s example=%s", session_id(s), example);
-        session_release(s);
-    }
-    atomic_store(&d.ready, 1);
-    if (d.ws_port)
-        log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ stream_port=ws://%s:%d/ version=%s",
-                  d.cfg.listen_host, d.cfg.http_port, d.cfg.listen_host, d.cfg.http_port, d.cfg.listen_host,
-                  d.ws_port, ROD_VERSION);
     else
-        log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ version=%s", d.cfg.listen_host,
-                  d.cfg.http_port, d.cfg.listen_host, d.cfg.http_port, ROD_VERSION);
+        log_event(LOG_INFO, "auth", "tokens=%d", auth_token_count(d->auth));
+    return 0;
+}
+
+/* SIGTERM and SIGINT blocked in this thread and so in every thread started after it: main
+ * alone takes them, with sigtimedwait. */
+static void block_stop_signals(sigset_t *sigs)
+{
+    sigemptyset(sigs);
+    sigaddset(sigs, SIGTERM);
+    sigaddset(sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* The workers, the streams, the sessions of the state directory and the REST port, in the
+ * order each needs the one before. 0, or -1 with err (what started is left in d for
+ * stop_after_failure). */
+static int start_services(daemon_ctx *d, char *err, size_t errlen)
+{
+    pick_ordinal(d);
+    d->pool = pool_new(d->cfg.workers, d->cfg.max_sessions);
+    if (!d->pool) {
+        snprintf(err, errlen, "cannot start %d worker threads (workers, RODD_WORKERS): %s", d->cfg.workers,
+                 strerror(errno));
+        return -1;
+    }
+    d->idem = idem_new(1024, 24 * 3600.0);
+    if (!d->idem) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    d->ws_port = d->cfg.ws_port; /* 0: none; the REST port serves streams either way */
+    d->streams = stream_start(d, err, errlen);
+    if (!d->streams) return -1;
+    if (d->cfg.state_dir[0]) {
+        if (persist_init(d->cfg.state_dir, err, errlen) != 0) return -1;
+        int n = persist_load_all(d->cfg.state_dir, daemon_restore_one, d);
+        log_event(LOG_INFO, "restored", "sessions=%d state_dir=%s", n > 0 ? n : 0, log_q(d->cfg.state_dir));
+    }
+    d->http = http_start(d, err, errlen);
+    return d->http ? 0 : -1;
+}
+
+/* The shipped example NAME as a running session, unless sessions came back from the state
+ * directory. 0, or -1 with err. */
+static int start_example(daemon_ctx *d, const char *name, char *err, size_t errlen)
+{
+    if (pool_count(d->pool) > 0) {
+        log_event(LOG_INFO, "example_skipped", "example=%s reason=\"sessions restored from the state directory\"", name);
+        return 0;
+    }
+    char *text = read_example(d, name);
+    if (!text) {
+        snprintf(err, errlen, "no example named %.64s in %.400s", name, d->cfg.examples_dir);
+        return -1;
+    }
+    create_request cr;
+    create_request_init(&cr);
+    cr.spec_text = text;
+    cr.name = name;
+    cr.start = 1;
+    session *s = NULL;
+    create_result r = daemon_create_session(d, &cr, &s);
+    free(text);
+    cJSON_Delete(r.errors);
+    if (r.status != 201) {
+        snprintf(err, errlen, "example %.64s: %.400s", name, r.detail);
+        return -1;
+    }
+    log_event(LOG_INFO, "example_started", "id=%s example=%s", session_id(s), name);
+    session_release(s);
+    return 0;
+}
+
+static void announce_listening(const daemon_ctx *d)
+{
+    const server_config *c = &d->cfg;
+    if (d->ws_port)
+        log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ stream_port=ws://%s:%d/ version=%s",
+                  c->listen_host, c->http_port, c->listen_host, c->http_port, c->listen_host, d->ws_port, ROD_VERSION);
+    else
+        log_event(LOG_INFO, "listening", "http=http://%s:%d/ streams=ws://%s:%d/ version=%s", c->listen_host,
+                  c->http_port, c->listen_host, c->http_port, ROD_VERSION);
     fprintf(stderr, "rodd: open http://%s:%d/ in a browser\n",
-            strcmp(d.cfg.listen_host, "0.0.0.0") == 0 ? "127.0.0.1" : d.cfg.listen_host, d.cfg.http_port);
-    double next_ck = mono_now() + d.cfg.checkpoint_period;
+            strcmp(c->listen_host, "0.0.0.0") == 0 ? "127.0.0.1" : c->listen_host, c->http_port);
+}
+
+/* Checkpoints every checkpoint_period until SIGTERM or SIGINT arrives. */
+static void serve_until_signal(daemon_ctx *d, const sigset_t *sigs)
+{
+    double next_ck = mono_now() + d->cfg.checkpoint_period;
     for (;;) {
         struct timespec to = {1, 0};
-        int sig = sigtimedwait(&sigs, NULL, &to);
+        int sig = sigtimedwait(sigs, NULL, &to);
         if (sig == SIGTERM || sig == SIGINT) {
             log_event(LOG_INFO, "draining", "signal=%s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-            break;
+            return;
         }
-        if (d.cfg.state_dir[0] && d.cfg.checkpoint_period > 0 && mono_now() >= next_ck) {
-            daemon_checkpoint_all(&d, d.cfg.checkpoint_period > 2.0 ? d.cfg.checkpoint_period : 2.0);
-            next_ck = mono_now() + d.cfg.checkpoint_period;
+        if (d->cfg.state_dir[0] && d->cfg.checkpoint_period > 0 && mono_now() >= next_ck) {
+            daemon_checkpoint_all(d, d->cfg.checkpoint_period > 2.0 ? d->cfg.checkpoint_period : 2.0);
+            next_ck = mono_now() + d->cfg.checkpoint_period;
         }
     }
-    /* drain: stop taking requests and stepping, save everything, finish the requests in
-     * flight, close the streams; nothing may call into the streams once they are gone */
-    start_drain_guard(d.cfg.drain_timeout + DRAIN_GRACE);
-    atomic_store(&d.ready, 0);
-    http_quiesce(d.http);
+}
+
+/* The drain: stop taking requests and stepping, save everything, finish the requests in
+ * flight, close the streams; nothing may call into the streams once they are gone. Does not
+ * return when a worker is stuck. */
+static void drain(daemon_ctx *d)
+{
+    start_drain_guard(d->cfg.drain_timeout + DRAIN_GRACE);
+    atomic_store(&d->ready, 0);
+    http_quiesce(d->http);
     /* a worker stuck in one long step (a model driven past what it can solve) must not hold
      * the drain past an orchestrator's grace period: its session keeps its last checkpoint */
-    const double drain_end = mono_now() + d.cfg.drain_timeout;
-    const int stuck = pool_stop_within(d.pool, d.cfg.drain_timeout);
+    const double drain_end = mono_now() + d->cfg.drain_timeout;
+    const int stuck = pool_stop_within(d->pool, d->cfg.drain_timeout);
     /* requests in flight (an :advance) finish within what is left of drain_timeout, then
      * whatever still computes is interrupted */
-    http_wait_idle(d.http, drain_end - mono_now());
-    pool_stop_all_work(d.pool);
-    daemon_checkpoint_all(&d, 1.0);
+    http_wait_idle(d->http, drain_end - mono_now());
+    pool_stop_all_work(d->pool);
+    daemon_checkpoint_all(d, 1.0);
     /* the streams say goodbye on both ports (going away), then the REST port hands back the
      * sockets of its own streams and stops */
-    stream_stop(d.streams);
-    http_stop(d.http);
+    stream_stop(d->streams);
+    http_stop(d->http);
     if (stuck) {
         log_event(LOG_WARN, "stopped", "version=%s stuck_workers=%d", ROD_VERSION, stuck);
         fflush(NULL);
@@ -214,25 +293,48 @@ int cli_serve(int argc, char **argv)
          * checker) under their feet, with the pool they still use deliberately not freed */
         _exit(EXIT_OK);
     }
-    pool_free(d.pool);
-    stream_free(d.streams); /* the workers are joined: nothing notifies any more */
-    idem_free(d.idem);
-    auth_free(d.auth);
+    pool_free(d->pool);
+    stream_free(d->streams); /* the workers are joined: nothing notifies any more */
+    idem_free(d->idem);
+    auth_free(d->auth);
     log_event(LOG_INFO, "stopped", "version=%s", ROD_VERSION);
-    return EXIT_OK;
-bad_config:
-    fprintf(stderr, "rodd: %s\n", err);
-    auth_free(d.auth);
-    return EXIT_USAGE;
-fail:
+}
+
+/* Whatever start_services and start_example got going, stopped and freed. */
+static void stop_after_failure(daemon_ctx *d, const char *err)
+{
     log_event(LOG_ERROR, "start_failed", "error=%s", log_q(err));
     fprintf(stderr, "rodd: %s\n", err);
-    if (d.pool) pool_stop(d.pool);
-    if (d.streams) stream_stop(d.streams);
-    if (d.http) http_stop(d.http);
-    pool_free(d.pool);
-    stream_free(d.streams);
-    idem_free(d.idem);
-    auth_free(d.auth);
-    return EXIT_FAILURE_OTHER;
+    if (d->pool) pool_stop(d->pool);
+    if (d->streams) stream_stop(d->streams);
+    if (d->http) http_stop(d->http);
+    pool_free(d->pool);
+    stream_free(d->streams);
+    idem_free(d->idem);
+    auth_free(d->auth);
+}
+
+int cli_serve(int argc, char **argv)
+{
+    serve_args a;
+    if (parse_serve_args(argc, argv, &a) != 0) return EXIT_USAGE;
+    daemon_ctx d;
+    memset(&d, 0, sizeof d);
+    char err[512];
+    if (configure(&d, &a, err, sizeof err) != 0 || set_up_auth(&d, err, sizeof err) != 0) {
+        fprintf(stderr, "rodd: %s\n", err);
+        auth_free(d.auth);
+        return EXIT_USAGE;
+    }
+    sigset_t sigs;
+    block_stop_signals(&sigs);
+    if (start_services(&d, err, sizeof err) != 0 || (a.example && start_example(&d, a.example, err, sizeof err) != 0)) {
+        stop_after_failure(&d, err);
+        return EXIT_FAILURE_OTHER;
+    }
+    atomic_store(&d.ready, 1);
+    announce_listening(&d);
+    serve_until_signal(&d, &sigs);
+    drain(&d);
+    return EXIT_OK;
 }

@@ -32,7 +32,7 @@ char *read_example(daemon_ctx *d, const char *name)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_')) return NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.json", d->cfg.examples_dir, name);
-    return read_text_file(path, ROD_SPEC_MAX_BYTES, NULL);
+    return read_regular_file(path, ROD_SPEC_MAX_BYTES, NULL);
 }
 
 typedef struct {
@@ -139,7 +139,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     session_opts so = *o;
     so.min_sim_rate = d->cfg.min_sim_rate;
     so.rate_window = d->cfg.sim_rate_window;
-    const int points = o->points > 1 ? o->points : 51;
+    const int points = o->points > 1 ? o->points : SESSION_DEFAULT_POINTS;
     rod_frame shape;
     if (rod_frame_shape(m, &shape) != ROD_OK) {
         r.status = 500;
@@ -199,9 +199,27 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     return r;
 }
 
+void create_request_init(create_request *cr)
+{
+    session_opts so;
+    session_opts_default(&so);
+    memset(cr, 0, sizeof *cr);
+    cr->pace = so.pace;
+    cr->until = so.until;
+    cr->points = so.points;
+    cr->start = so.start;
+    recording_opts_default(&cr->recording);
+}
+
 create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out)
 {
-    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL, 0, 0};
+    session_opts o;
+    session_opts_default(&o);
+    o.name = cr->name;
+    o.pace = cr->pace;
+    o.until = cr->until;
+    o.points = cr->points;
+    o.start = cr->start;
     recording_opts ro = cr->recording;
     if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, &ro, out);
     /* a session checkpoint: its spec, options and engine state */
@@ -289,14 +307,15 @@ int daemon_restore_one(void *ctx, const char *file_id, const char *file, const c
     }
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
     const cJSON *state = cJSON_GetObjectItemCaseSensitive(o, "state");
-    session_opts so = {0};
+    session_opts so;
+    session_opts_default(&so);
     const cJSON *v;
-    so.name = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name")) ? v->valuestring : NULL;
-    so.pace = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "pace")) ? v->valuedouble : 1.0;
-    so.until = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "until")) ? v->valuedouble : 0.0;
-    so.points = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "points")) ? (int)v->valuedouble : 51;
-    so.created_wall = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "created")) ? v->valuedouble : 0;
-    so.failure = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "failure")) ? v->valuestring : NULL;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name"))) so.name = v->valuestring;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "pace"))) so.pace = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "until"))) so.until = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "points"))) so.points = (int)v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "created"))) so.created_wall = v->valuedouble;
+    if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "failure"))) so.failure = v->valuestring;
     so.status = SESSION_PAUSED;
     if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "status"))) session_status_parse(v->valuestring, &so.status);
     char *spec_text = cJSON_PrintUnformatted(spec), *state_text = cJSON_PrintUnformatted(state);

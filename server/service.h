@@ -23,6 +23,10 @@ typedef struct {
     int has_recording;
 } create_request;
 
+/* A request with every option at its default (session_opts_default's pace and points, paused,
+ * recording_opts_default): every caller starts from here and sets what it was asked for. */
+void create_request_init(create_request *cr);
+
 typedef struct {
     int status;            /* 201, 422, 503, 500 */
     char detail[512];

@@ -23,6 +23,14 @@ int session_status_parse(const char *name, session_status *out)
     return -1;
 }
 
+void session_opts_default(session_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->pace = SESSION_DEFAULT_PACE;
+    o->points = SESSION_DEFAULT_POINTS;
+    o->status = SESSION_CREATED;
+}
+
 session *session_new(const char *id, rod_model *model, char *spec_json, const session_opts *o,
                      char *err, size_t errlen)
 {
@@ -42,7 +50,7 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
     s->spec_json = spec_json;
     s->pace = o->pace;
     s->until = o->until;
-    s->points = o->points > 1 ? o->points : 51;
+    s->points = o->points > 1 ? o->points : SESSION_DEFAULT_POINTS;
     s->created_wall = o->created_wall > 0 ? o->created_wall : unix_now();
     s->min_rate = o->min_sim_rate > 0 ? o->min_sim_rate : 0;
     s->rate_window = o->rate_window > 0 ? o->rate_window : 10.0;

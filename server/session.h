@@ -50,6 +50,14 @@ typedef struct {
     double min_sim_rate, rate_window;
 } session_opts;
 
+#define SESSION_DEFAULT_POINTS ROD_FRAME_DEFAULT_POINTS
+#define SESSION_DEFAULT_PACE 1.0 /* real time */
+
+/* Every option at its default: SESSION_DEFAULT_POINTS points at SESSION_DEFAULT_PACE, no end
+ * time, created (not running), no checkpoint, no recording, no rate floor. The one place these
+ * defaults live: fill a session_opts from here, then set what differs. */
+void session_opts_default(session_opts *o);
+
 /* Takes ownership of model and spec_json (both freed on failure too). Starts the dynamics
  * (which runs "initial": "static" statics); a failure there gives a session in state failed,
  * not an error. NULL only on no memory or a bad checkpoint (err says why). */
