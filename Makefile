@@ -84,7 +84,8 @@ $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
-UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o
+UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
+                  $(BUILD)/server/disk_budget.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 

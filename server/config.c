@@ -110,6 +110,7 @@ static const field fields[] = {
     F(min_sim_rate, "RODD_MIN_SIM_RATE", K_DBL),
     F(sim_rate_window, "RODD_SIM_RATE_WINDOW", K_DBL),
     F(ws_max_message, "RODD_WS_MAX_MESSAGE", K_SIZE),
+    F(recording_budget, "RODD_RECORDING_BUDGET", K_SIZE),
 };
 #undef F
 

@@ -4,6 +4,7 @@
 #include "service.h"
 
 #include "cli.h"
+#include "disk_budget.h"
 #include "http.h"
 #include "log.h"
 #include "metrics.h"
@@ -139,8 +140,9 @@ int cli_serve(int argc, char **argv)
     d.ws_port = d.cfg.ws_port; /* 0: none; the REST port serves streams either way */
     d.streams = stream_start(&d, err, sizeof err);
     if (!d.streams) goto fail;
+    if (d.cfg.state_dir[0] && persist_init(d.cfg.state_dir, err, sizeof err) != 0) goto fail;
+    if (daemon_recording_budget(&d, err, sizeof err) != 0) goto fail; /* before restored recordings take from it */
     if (d.cfg.state_dir[0]) {
-        if (persist_init(d.cfg.state_dir, err, sizeof err) != 0) goto fail;
         int n = persist_load_all(d.cfg.state_dir, daemon_restore_one, &d);
         log_event(LOG_INFO, "restored", "sessions=%d state_dir=%s", n > 0 ? n : 0, log_q(d.cfg.state_dir));
     }
@@ -214,7 +216,8 @@ int cli_serve(int argc, char **argv)
          * checker) under their feet, with the pool they still use deliberately not freed */
         _exit(EXIT_OK);
     }
-    pool_free(d.pool);
+    pool_free(d.pool); /* the recordings give their bytes back to the budget: freed after */
+    disk_budget_free(d.recording_budget);
     stream_free(d.streams); /* the workers are joined: nothing notifies any more */
     idem_free(d.idem);
     auth_free(d.auth);
@@ -231,6 +234,7 @@ fail:
     if (d.streams) stream_stop(d.streams);
     if (d.http) http_stop(d.http);
     pool_free(d.pool);
+    disk_budget_free(d.recording_budget);
     stream_free(d.streams);
     idem_free(d.idem);
     auth_free(d.auth);

@@ -3,6 +3,7 @@
 #include "service.h"
 
 #include "checkpoint_fields.h"
+#include "disk_budget.h"
 #include "log.h"
 #include "metrics.h"
 #include "persist.h"
@@ -160,7 +161,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
         rod_model_free(m);
         return r;
     }
-    so.recording = recording_open(d->cfg.state_dir, id, points, &shape, ro, err, sizeof err);
+    so.recording = recording_open(d->cfg.state_dir, id, points, &shape, ro, d->recording_budget, err, sizeof err);
     rod_frame_free(&shape);
     if (!so.recording) {
         /* a session without its recording would lose what it was asked to keep */
@@ -262,6 +263,27 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     free(spec_text);
     free(state_text);
     return r;
+}
+
+int daemon_recording_budget(daemon_ctx *d, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = d->cfg.state_dir[0] ? d->cfg.state_dir : tmp && *tmp ? tmp : "/tmp";
+    char how[300] = "recording_budget";
+    long long bytes = (long long)d->cfg.recording_budget;
+    if (bytes == 0) {
+        bytes = disk_budget_default(dir, disk_budget_reserve(d->cfg.max_sessions, RECORDING_DEFAULT_MAX_BYTES), how,
+                                    sizeof how, err, errlen);
+        if (bytes < 0) return -1;
+    }
+    d->recording_budget = disk_budget_new(bytes);
+    if (!d->recording_budget) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    log_event(bytes < 2 * RECORDING_DEFAULT_MAX_BYTES ? LOG_WARN : LOG_INFO, "recording_budget",
+              "bytes=%lld dir=%s from=%s", bytes, log_q(dir), log_q(how));
+    return 0;
 }
 
 /* ---- restore at start ---- */
