@@ -24,7 +24,8 @@ long long disk_budget_limit(const disk_budget *b);
 long long disk_budget_used(const disk_budget *b);
 
 /* Bytes kept out of the default budget for checkpoints (max_sessions of up to 1 MiB, each
- * written beside its previous one before the rename: 2 MiB a session) and one export's
+ * written beside its previous one before the rename: 2 MiB a session; the examples' are
+ * about 4 kB, a spec near its 4 MiB limit would need more) and one export's
  * temporary file (export_bytes: a recording at its largest; NDJSON is about the size of the
  * recording, CSV 1.3x, HDF5 0.4x). */
 long long disk_budget_reserve(int max_sessions, long long export_bytes);
