@@ -66,6 +66,7 @@ test("the recording budget: recordings stop at it, sessions run on, room made is
     const e = await api(d, "GET", `/v1/sessions/${b.json.id}/recording?format=ndjson`);
     assert.equal(e.status, 200, e.text);
     assert.equal(e.text.trim().split("\n").length, again.recording.frames);
+    assert.deepEqual(await d.stop(), { code: 0, signal: null }, d.log());
   } finally {
     await d.stop();
     d.cleanup();
@@ -156,6 +157,7 @@ test("a full disk (an 8 MiB tmpfs): the session runs on, the recording stops say
     const back = await status(d, id);
     assert.ok(back && back.id === id, `${id} restored`);
     assert.ok(back.recording.frames > 0, "with its recording");
+    assert.deepEqual(await d.stop(), { code: 0, signal: null }, d.log());
   } finally {
     if (d) await d.stop();
     spawnSync("umount", [dir]);
