@@ -12,6 +12,7 @@
 #include "disk_budget.h"
 #include "frame_fields.h"
 #include "frame_mech.h"
+#include "log.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -234,6 +235,13 @@ static off_t slot_offset(const header *h, uint64_t k)
     return (off_t)(HEADER_BYTES + (k % h->capacity) * h->record_bytes);
 }
 
+/* The recording stopped (mu held): said once in the log, for whoever watches the disk. */
+static void log_stop(const recording *r)
+{
+    log_event(LOG_WARN, "recording_stopped", "file=%s error=%s", log_q(r->path[0] ? r->path : "(temporary)"),
+              log_q(r->error));
+}
+
 static void fail(recording *r, const char *what)
 {
     const int full = errno == ENOSPC || errno == EDQUOT;
@@ -244,6 +252,7 @@ static void fail(recording *r, const char *what)
                  "export as before). Free space, then PATCH the recording to go on", what, strerror(errno));
     else
         snprintf(r->error, sizeof r->error, "%s: %s", what, strerror(errno));
+    log_stop(r);
 }
 
 /* The file will reach `end` bytes: takes what it has not taken yet from the budget (mu held,
@@ -258,6 +267,7 @@ static int charge_to(recording *r, long long end)
                  "session's recording: recording_budget); later frames are not recorded. Delete sessions or raise "
                  "recording_budget, then PATCH the recording to go on", disk_budget_used(r->budget),
                  disk_budget_limit(r->budget));
+        log_stop(r);
         return -1;
     }
     r->charged = end;
