@@ -142,6 +142,7 @@ int cli_serve(int argc, char **argv)
     if (!d.streams) goto fail;
     if (d.cfg.state_dir[0] && persist_init(d.cfg.state_dir, err, sizeof err) != 0) goto fail;
     if (daemon_recording_budget(&d, err, sizeof err) != 0) goto fail; /* before restored recordings take from it */
+    metrics_recording_budget(d.recording_budget);
     if (d.cfg.state_dir[0]) {
         int n = persist_load_all(d.cfg.state_dir, daemon_restore_one, &d);
         log_event(LOG_INFO, "restored", "sessions=%d state_dir=%s", n > 0 ? n : 0, log_q(d.cfg.state_dir));
@@ -217,6 +218,7 @@ int cli_serve(int argc, char **argv)
         _exit(EXIT_OK);
     }
     pool_free(d.pool); /* the recordings give their bytes back to the budget: freed after */
+    metrics_recording_budget(NULL);
     disk_budget_free(d.recording_budget);
     stream_free(d.streams); /* the workers are joined: nothing notifies any more */
     idem_free(d.idem);
@@ -234,6 +236,7 @@ fail:
     if (d.streams) stream_stop(d.streams);
     if (d.http) http_stop(d.http);
     pool_free(d.pool);
+    metrics_recording_budget(NULL);
     disk_budget_free(d.recording_budget);
     stream_free(d.streams);
     idem_free(d.idem);

@@ -69,6 +69,10 @@ test("the recording budget: recordings stop at it, sessions run on, room made is
     });
     assert.ok(again.recording.bytes + 64 <= budget && again.recording.bytes + 64 > budget - 2 * again.recording.frame_bytes,
       `the whole budget, and no more: ${again.recording.bytes}`);
+    const metrics = (await api(d, "GET", "/metrics")).text;
+    assert.match(metrics, /^rodd_recording_budget_bytes 400000$/m);
+    const used = Number(/^rodd_recording_bytes (\d+)$/m.exec(metrics)?.[1]);
+    assert.equal(used, again.recording.bytes + 64, "the metric counts the one file left, header and frames");
     const e = await api(d, "GET", `/v1/sessions/${b.json.id}/recording?format=ndjson`);
     assert.equal(e.status, 200, e.text);
     assert.equal(e.text.trim().split("\n").length, again.recording.frames);
