@@ -282,7 +282,8 @@ $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STA
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
 
 REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
-          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o
+          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o \
+          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o
 $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(LDLIBS)
 
