@@ -29,7 +29,7 @@ const filling = (extra = {}) => ({ spec: cableSpec(), points: 51, start: true, p
 
 test("the recording budget: recordings stop at it, sessions run on, room made is used again", async () => {
   const budget = 400000;
-  const d = await startDaemon({ env: { RODD_RECORDING_BUDGET: String(budget) } });
+  let d = await startDaemon({ env: { RODD_RECORDING_BUDGET: String(budget) } });
   try {
     assert.match(d.log(), new RegExp(`recording_budget.*bytes=${budget}`));
     // a ring of 150 kB that keeps within its own cap, then one that takes the rest
@@ -76,6 +76,20 @@ test("the recording budget: recordings stop at it, sessions run on, room made is
     const e = await api(d, "GET", `/v1/sessions/${b.json.id}/recording?format=ndjson`);
     assert.equal(e.status, 200, e.text);
     assert.equal(e.text.trim().split("\n").length, again.recording.frames);
+    assert.deepEqual(await d.stop(), { code: 0, signal: null }, d.log());
+    // restarted with a smaller budget: the restored file keeps its frames (it is on the disk
+    // already) and counts past the budget; nothing more is recorded
+    d = await startDaemon({ stateDir: d.dir, env: { RODD_RECORDING_BUDGET: "100000" } });
+    const back = await status(d, b.json.id);
+    assert.equal(back.recording.frames, again.recording.frames, "the restored recording keeps its frames");
+    assert.match((await api(d, "GET", "/metrics")).text, new RegExp(`^rodd_recording_bytes ${again.recording.bytes + 64}$`, "m"));
+    await api(d, "POST", `/v1/sessions/${b.json.id}:start`);
+    const stopped = await until("the restored recording stopped by the smaller budget", async () => {
+      const s = await status(d, b.json.id);
+      return s.recording.state === "full" && s;
+    });
+    assert.equal(stopped.recording.frames, again.recording.frames);
+    assert.match(stopped.recording.error, /of 100000 bytes/);
     assert.deepEqual(await d.stop(), { code: 0, signal: null }, d.log());
   } finally {
     await d.stop();
