@@ -87,7 +87,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
      * sits whole in memory */
     const char *dir = rq->d->cfg.state_dir[0] ? rq->d->cfg.state_dir : getenv("TMPDIR");
     char path[1100];
-    snprintf(path, sizeof path, "%s/.rodd-export-XXXXXX", dir && *dir ? dir : "/tmp");
+    snprintf(path, sizeof path, "%s/" EXPORT_TEMP_PREFIX "XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0) {
         snprintf(why, sizeof why, "cannot create a file for the export: %s", strerror(errno));

@@ -141,6 +141,7 @@ int cli_serve(int argc, char **argv)
     d.streams = stream_start(&d, err, sizeof err);
     if (!d.streams) goto fail;
     if (d.cfg.state_dir[0] && persist_init(d.cfg.state_dir, err, sizeof err) != 0) goto fail;
+    daemon_remove_stale_exports(&d); /* before the free space is measured */
     if (daemon_recording_budget(&d, err, sizeof err) != 0) goto fail; /* before restored recordings take from it */
     metrics_recording_budget(d.recording_budget);
     if (d.cfg.state_dir[0]) {

@@ -11,9 +11,12 @@
 #include "textfile.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void prefix_issues(cJSON *errors, const rod_issues *iss, const char *prefix)
 {
@@ -263,6 +266,25 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     free(spec_text);
     free(state_text);
     return r;
+}
+
+void daemon_remove_stale_exports(daemon_ctx *d)
+{
+    if (!d->cfg.state_dir[0]) return; /* TMPDIR may be another daemon's too */
+    DIR *dir = opendir(d->cfg.state_dir);
+    if (!dir) return;
+    const size_t n = strlen(EXPORT_TEMP_PREFIX);
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        if (strncmp(e->d_name, EXPORT_TEMP_PREFIX, n) != 0) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", d->cfg.state_dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlink(path) == 0)
+            log_event(LOG_INFO, "stale_export_removed", "file=%s bytes=%lld", log_q(path), (long long)st.st_size);
+    }
+    closedir(dir);
 }
 
 int daemon_recording_budget(daemon_ctx *d, char *err, size_t errlen)

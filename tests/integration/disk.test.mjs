@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { api, cableSpec, sleep, startDaemon } from "./daemon.mjs";
@@ -176,9 +176,14 @@ test("a full disk (an 8 MiB tmpfs): the session runs on, the recording stops say
     const nd = await api(d, "GET", `/v1/sessions/${id}/recording?format=ndjson&from=0&to=0.1`);
     assert.equal(nd.status, 200, nd.text);
     assert.equal(nd.text.trim().split("\n").length, 31, "0 to 0.1 s at 300 Hz");
-    // kill -9 and start again on the same disk: the session and its recording come back
+    // kill -9 and start again on the same disk: the session and its recording come back, and
+    // an export's temporary file that a kill left behind is removed
     await d.stop("SIGKILL");
+    const stale = path.join(dir, ".rodd-export-AbC123");
+    writeFileSync(stale, Buffer.alloc(100000, 1));
     d = await startDaemon({ stateDir: dir, env });
+    assert.ok(!existsSync(stale), "the stale export is gone");
+    assert.match(d.log(), /event=stale_export_removed file="?\S*\.rodd-export-AbC123"? bytes=100000/);
     const back = await status(d, id);
     assert.ok(back && back.id === id, `${id} restored`);
     assert.ok(back.recording.frames > 0, "with its recording");
