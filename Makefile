@@ -87,7 +87,7 @@ $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
 UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
-                  $(BUILD)/server/config.o $(BUILD)/server/textfile.o
+                  $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
@@ -303,7 +303,8 @@ $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STA
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
 
 REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
-          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o
+          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o \
+          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o
 $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(LDLIBS)
 

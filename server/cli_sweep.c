@@ -350,7 +350,13 @@ static int collect(const char *dir, const char *out_path)
     }
     free(pts);
     for (int k = 0; k < nkeys; k++) free(keys[k]);
-    if (out != stdout) fclose(out);
+    /* a full disk shows only here (stdio buffers): a CSV cut short must not exit 0 */
+    int bad = ferror(out) || fflush(out) != 0;
+    if (out != stdout) bad |= fclose(out) != 0;
+    if (bad) {
+        fprintf(stderr, "rodd sweep: cannot write %s: %s\n", out_path ? out_path : "the CSV to stdout", strerror(errno));
+        return EXIT_FAILURE_OTHER;
+    }
     return EXIT_OK;
 }
 

@@ -70,6 +70,9 @@ static const field fields[] = {
     NUM(ws_max_message, "RODD_WS_MAX_MESSAGE", K_SIZE, 256, 64 * MiB, 4096),
     /* the session ids' prefix r<ordinal>; -1: from the host name (a StatefulSet pod's NAME-N) */
     NUM(ordinal, "RODD_ORDINAL", K_INT, 0, 999999, -1),
+    /* bytes for every session's recording together; 0: sized at start from the state
+     * directory's free space (disk_budget_default) */
+    NUM(recording_budget, "RODD_RECORDING_BUDGET", K_SIZE, 0, 9007199254740992.0, 0),
 };
 #undef SZ
 #undef NUM

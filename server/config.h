@@ -42,6 +42,8 @@ typedef struct {
     double sim_rate_window;   /* s of computing that rate is measured over */
     size_t ws_max_message;
     int ordinal;              /* session ids start r<ordinal>; -1: from the host name */
+    size_t recording_budget;  /* bytes for every session's recording together; 0 = sized at start
+                               * from the state directory's free space (disk_budget_default) */
 } server_config;
 
 void config_defaults(server_config *c);

@@ -11,6 +11,7 @@
 
 struct stream_server;
 struct http_server;
+struct disk_budget;
 
 typedef struct {
     server_config cfg;
@@ -22,6 +23,7 @@ typedef struct {
     atomic_int ready;     /* serving; 0 while starting or draining */
     char ordinal[32];     /* the prefix of every session id this daemon makes */
     int ws_port;          /* the stream port, when there is one (0: the REST port only) */
+    struct disk_budget *recording_budget; /* every session's recording takes from it */
 } daemon_ctx;
 
 #endif

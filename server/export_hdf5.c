@@ -8,7 +8,14 @@
  * row-major file.
  *
  * Frames are gathered per dataset and written a chunk at a time: one HDF5 write per frame
- * and dataset would cost more than computing the frame. */
+ * and dataset would cost more than computing the frame. A dataset is created when its first
+ * chunk is written, so that its chunks are sized by what is written: a short export (all its
+ * frames gathered when the file closes) is one chunk of exactly its frames, where a chunk
+ * sized for a long one would store mostly padding. Chunks are compressed with HDF5's own
+ * filters, shuffle then deflate (zlib), which h5py, MATLAB, Octave and jsfive read without
+ * plug-ins (a filter they lack would make the file unreadable to them). Frames' float64
+ * values have busy low mantissa bytes: deflate takes about 2.8x off them, shuffle moves that
+ * by under 3% either way here, and does more for smooth or constant fields. */
 #include "export_impl.h"
 #include "frame_fields.h"
 #include "frame_mech.h"
@@ -21,8 +28,14 @@
 
 #define FORMAT_VERSION 1
 #define CHUNK_BYTES (256 * 1024)
+/* zlib's level. rodd run of 1000 frames of octopus-reaching (51 points, every field), CPU
+ * seconds and file size: uncompressed 0.09 s, 9.6 MB; level 1 0.25 s, 3.64 MB; 4 0.32 s,
+ * 3.46 MB; 6 0.65 s, 3.43 MB. Past 4 the bytes saved cost twice the time. */
+#define DEFLATE_LEVEL 4
 typedef struct {
-    hid_t id;
+    hid_t id;            /* -1 until the first chunk is written */
+    char *path;          /* from the file's root, for the late creation */
+    const char *units, *description; /* static strings */
     int integer;         /* int64 (counts and indices); else float64 */
     int rank;            /* 1 + the per-frame dimensions */
     hsize_t frame[3];    /* per-frame dimensions */
@@ -100,7 +113,8 @@ static int attr_int(hid_t obj, const char *name, long long value)
     return rc;
 }
 
-/* Creates an extendible dataset of frames x dims; -1 on failure. */
+/* Declares an extendible dataset of frames x dims at where/name (created by create_set when
+ * its first chunk is written); -1 on failure. units and description must be static. */
 static int add_typed_set(export_h5 *h, hid_t where, const char *name, int integer, int ndims, const hsize_t *dims,
                          const char *units, const char *description)
 {
@@ -117,24 +131,45 @@ static int add_typed_set(export_h5 *h, hid_t where, const char *name, int intege
     d->integer = integer;
     d->rank = 1 + ndims;
     d->frame_values = 1;
-    hsize_t cur[4] = {0}, max[4] = {H5S_UNLIMITED}, chunk[4];
+    d->units = units;
+    d->description = description;
     for (int i = 0; i < ndims; i++) {
-        d->frame[i] = cur[1 + i] = max[1 + i] = chunk[1 + i] = dims[i];
+        d->frame[i] = dims[i];
         d->frame_values *= dims[i];
     }
-    hsize_t c = CHUNK_BYTES / (8 * d->frame_values);
-    d->chunk = chunk[0] = c < 1 ? 1 : c > 4096 ? 4096 : c;
+    const hsize_t c = CHUNK_BYTES / (8 * d->frame_values);
+    d->chunk = c < 1 ? 1 : c > 4096 ? 4096 : c;
     d->pending = malloc(d->chunk * d->frame_values * sizeof *d->pending);
+    char at[512];
+    const ssize_t n = H5Iget_name(where, at, sizeof at);
+    const size_t len = n > 0 && (size_t)n < sizeof at ? (size_t)n + strlen(name) + 2 : 0;
+    d->path = len ? malloc(len) : NULL;
+    if (d->path) snprintf(d->path, len, "%s%s%s", at, strcmp(at, "/") ? "/" : "", name);
+    h->nsets++; /* counted even when half made, so that closing frees it */
+    if (!d->pending || !d->path) {
+        if (n < 0) note_error(h);
+        return -1;
+    }
+    return 0;
+}
+
+/* Creates the dataset with chunks of d->chunk frames, compressed where zlib is there. */
+static int create_set(export_h5 *h, h5_set *d)
+{
+    hsize_t cur[4] = {0}, max[4] = {H5S_UNLIMITED}, chunk[4] = {d->chunk};
+    for (int i = 1; i < d->rank; i++) cur[i] = max[i] = chunk[i] = d->frame[i - 1];
     hid_t space = H5Screate_simple(d->rank, cur, max);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    int ok = d->pending && space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, d->rank, chunk) >= 0 &&
-             (d->id = H5Dcreate2(where, name, integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl,
-                                 H5P_DEFAULT)) >= 0 &&
-             attr_string(d->id, "units", units) == 0 && attr_string(d->id, "description", description) == 0;
+    int ok = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, d->rank, chunk) >= 0;
+    if (ok && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
+        ok = H5Pset_shuffle(dcpl) >= 0 && H5Pset_deflate(dcpl, DEFLATE_LEVEL) >= 0;
+    ok = ok &&
+         (d->id = H5Dcreate2(h->file, d->path, d->integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl,
+                             H5P_DEFAULT)) >= 0 &&
+         attr_string(d->id, "units", d->units) == 0 && attr_string(d->id, "description", d->description) == 0;
     if (!ok) note_error(h);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
-    h->nsets++; /* counted even when half made, so that closing frees it */
     return ok ? 0 : -1;
 }
 
@@ -144,9 +179,14 @@ static int add_set(export_h5 *h, hid_t where, const char *name, int ndims, const
     return add_typed_set(h, where, name, 0, ndims, dims, units, description);
 }
 
-/* Writes the gathered frames of a dataset. */
+/* Writes the gathered frames of a dataset, creating it first: its chunk is then what was
+ * gathered (a whole chunk, or every frame of a short export; at least one frame). */
 static int flush_set(export_h5 *h, h5_set *d)
 {
+    if (d->id < 0) {
+        if (d->npending < d->chunk) d->chunk = d->npending > 0 ? d->npending : 1;
+        if (create_set(h, d) != 0) return -1;
+    }
     if (d->npending == 0) return 0;
     hsize_t dims[4], start[4] = {d->written}, count[4] = {d->npending};
     dims[0] = d->written + d->npending;
@@ -425,6 +465,7 @@ static void free_sets(export_h5 *h)
     for (int i = 0; i < h->nsets; i++) {
         if (h->sets[i].id >= 0) H5Dclose(h->sets[i].id);
         free(h->sets[i].pending);
+        free(h->sets[i].path);
     }
     free(h->sets);
     h->sets = NULL;

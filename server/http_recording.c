@@ -87,7 +87,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
      * sits whole in memory */
     const char *dir = rq->d->cfg.state_dir[0] ? rq->d->cfg.state_dir : getenv("TMPDIR");
     char path[1100];
-    snprintf(path, sizeof path, "%s/.rodd-export-XXXXXX", dir && *dir ? dir : "/tmp");
+    snprintf(path, sizeof path, "%s/" EXPORT_TEMP_PREFIX "XXXXXX", dir && *dir ? dir : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0) {
         snprintf(why, sizeof why, "cannot create a file for the export: %s", strerror(errno));
@@ -99,8 +99,11 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
     long n = recording_export(r, fmt, from, to, session_spec_json(s), path, err, sizeof err);
     if (n < 0) {
         unlink(path);
-        const int retry = strstr(err, "ask again") != NULL;
-        reply_problem(rs, retry ? 503 : 500, retry ? "not-ready" : "internal", "The export failed", err, NULL);
+        const int retry = strstr(err, "ask again") != NULL, full = strstr(err, strerror(ENOSPC)) != NULL;
+        if (full) /* the temporary file met a full disk: nothing wrong with the recording */
+            reply_problem(rs, 507, "insufficient-storage", "The export failed", err, NULL);
+        else
+            reply_problem(rs, retry ? 503 : 500, retry ? "not-ready" : "internal", "The export failed", err, NULL);
         if (retry) snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         return;
     }

@@ -1,5 +1,6 @@
 #include "metrics.h"
 
+#include "disk_budget.h"
 #include "pool.h"
 
 #include <stdarg.h>
@@ -20,6 +21,12 @@ typedef struct {
 } histogram;
 static histogram slices, requests;
 static _Atomic double simulated_sum;
+static const disk_budget *_Atomic recording_budget;
+
+void metrics_recording_budget(const disk_budget *b)
+{
+    atomic_store(&recording_budget, b);
+}
 
 static void add_double(_Atomic double *a, double v)
 {
@@ -168,6 +175,13 @@ char *metrics_render(pool *p)
     OUT("# HELP rodd_checkpoints_total Checkpoints written, by result.\n# TYPE rodd_checkpoints_total counter\n");
     OUT("rodd_checkpoints_total{result=\"ok\"} %ld\n", atomic_load(&checkpoints_ok));
     OUT("rodd_checkpoints_total{result=\"error\"} %ld\n", atomic_load(&checkpoints_failed));
+    const disk_budget *b = atomic_load(&recording_budget);
+    if (b) {
+        OUT("# HELP rodd_recording_budget_bytes The bytes every recording together may take (recording_budget).\n");
+        OUT("# TYPE rodd_recording_budget_bytes gauge\nrodd_recording_budget_bytes %lld\n", disk_budget_limit(b));
+        OUT("# HELP rodd_recording_bytes The bytes the recordings' files take of it.\n");
+        OUT("# TYPE rodd_recording_bytes gauge\nrodd_recording_bytes %lld\n", disk_budget_used(b));
+    }
     OUT("# HELP rodd_http_requests_total HTTP requests by status code.\n# TYPE rodd_http_requests_total counter\n");
     for (int c = 100; c < 600; c++) {
         long v = atomic_load(&http_by_code[c]);

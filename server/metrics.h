@@ -16,6 +16,10 @@ void metrics_frames_sent(long n);
 void metrics_frames_dropped(long n);
 void metrics_stream_clients(int delta);
 void metrics_checkpoint(int ok);
+/* The recording budget whose limit and use /metrics shows (borrowed; NULL: none shown).
+ * Set once at start, before the HTTP server, and cleared before the budget is freed. */
+struct disk_budget;
+void metrics_recording_budget(const struct disk_budget *b);
 /* The exposition text (malloc'd), sessions by state read from the pool. */
 char *metrics_render(struct pool *p);
 

@@ -40,6 +40,9 @@ static const struct {
      "The daemon holds RODD_MAX_SESSIONS sessions; delete one or retry after Retry-After seconds."},
     {"not-ready", "503", "Not ready",
      "The daemon is starting or draining, or a long step holds the session; retry after Retry-After seconds."},
+    {"insufficient-storage", "507", "Insufficient storage",
+     "The disk of the state directory is full: an export's temporary file could not be written. The recording "
+     "itself is whole; free space (delete sessions, or their recordings) and ask again."},
     {"internal", "500", "Internal error", "The daemon could not do it (out of memory, a file it could not write)."},
     {"host-not-allowed", "403", "Host not allowed",
      "The request's Host is not one this daemon answers to (its listen address, or RODD_ALLOWED_HOSTS): a guard "

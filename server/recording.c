@@ -9,8 +9,10 @@
  * frame can be several slots, frames are found by walking from the oldest one. */
 #include "recording.h"
 
+#include "disk_budget.h"
 #include "frame_fields.h"
 #include "frame_mech.h"
+#include "log.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -55,7 +57,10 @@ struct recording {
     double grid_t0;         /* grid_t0 + grid_k / rate, a grid without rounding drift */
     double grid_k;
     rec_state state;
-    char error[300];
+    char error[400];
+    int space_stop;  /* stopped by the budget or a full disk: a PATCH tries again */
+    disk_budget *budget; /* the daemon's, borrowed; NULL: no limit */
+    long long charged;   /* bytes of the file taken from the budget: the farthest it was written */
     double *buf; /* a frame's slots, for the writer */
     uint64_t buf_slots;
 };
@@ -230,10 +235,50 @@ static off_t slot_offset(const header *h, uint64_t k)
     return (off_t)(HEADER_BYTES + (k % h->capacity) * h->record_bytes);
 }
 
+/* The recording stopped (mu held): said once in the log, for whoever watches the disk. */
+static void log_stop(const recording *r)
+{
+    log_event(LOG_WARN, "recording_stopped", "file=%s error=%s", log_q(r->path[0] ? r->path : "(temporary)"),
+              log_q(r->error));
+}
+
 static void fail(recording *r, const char *what)
 {
+    const int full = errno == ENOSPC || errno == EDQUOT;
     r->state = REC_FAILED;
-    snprintf(r->error, sizeof r->error, "%s: %s", what, strerror(errno));
+    r->space_stop = full;
+    if (full)
+        snprintf(r->error, sizeof r->error, "%s: %s: the disk is full; later frames are not recorded (the frames kept "
+                 "export as before). Free space, then PATCH the recording to go on", what, strerror(errno));
+    else
+        snprintf(r->error, sizeof r->error, "%s: %s", what, strerror(errno));
+    log_stop(r);
+}
+
+/* The file will reach `end` bytes: takes what it has not taken yet from the budget (mu held,
+ * or not yet shared). -1, with the recording full, when the budget has no room. */
+static int charge_to(recording *r, long long end)
+{
+    if (end <= r->charged) return 0;
+    if (disk_budget_take(r->budget, end - r->charged) != 0) {
+        r->state = REC_FULL;
+        r->space_stop = 1;
+        snprintf(r->error, sizeof r->error, "the daemon's recording budget is used up (%lld of %lld bytes for every "
+                 "session's recording: recording_budget); later frames are not recorded. Delete sessions or raise "
+                 "recording_budget, then PATCH the recording to go on", disk_budget_used(r->budget),
+                 disk_budget_limit(r->budget));
+        log_stop(r);
+        return -1;
+    }
+    r->charged = end;
+    return 0;
+}
+
+/* The file was emptied or is gone: its bytes go back to the budget. */
+static void uncharge(recording *r)
+{
+    disk_budget_give(r->budget, r->charged);
+    r->charged = 0;
 }
 
 static size_t slot_values(const recording *r)
@@ -284,7 +329,16 @@ static int start_fresh(recording *r, int points)
         snprintf(r->error, sizeof r->error, "out of memory");
         return -1;
     }
-    if (ftruncate(r->fd, 0) != 0 || write_all(r->fd, &r->h, sizeof r->h, 0) != 0) {
+    r->space_stop = 0;
+    if (ftruncate(r->fd, 0) != 0) {
+        fail(r, "cannot write the recording");
+        return -1;
+    }
+    uncharge(r);
+    /* the header is taken whatever the budget: a session always has its (empty) recording */
+    disk_budget_force(r->budget, HEADER_BYTES);
+    r->charged = HEADER_BYTES;
+    if (write_all(r->fd, &r->h, sizeof r->h, 0) != 0) {
         fail(r, "cannot write the recording");
         return -1;
     }
@@ -346,7 +400,11 @@ static int continue_file(recording *r, int points)
         return -1;
     /* records written after the header was (a crash between the two writes) are dropped */
     r->h = h;
-    if (reserve_slots(r, 1) != 0 || walk_frames(r) != 0) return -1;
+    struct stat st;
+    if (reserve_slots(r, 1) != 0 || walk_frames(r) != 0 || fstat(r->fd, &st) != 0) return -1;
+    /* a restored file takes its bytes past any budget: it is on the disk already */
+    disk_budget_force(r->budget, (long long)st.st_size - r->charged);
+    r->charged = (long long)st.st_size;
     r->state = r->o.enabled ? REC_RECORDING : REC_OFF;
     if (r->frames) {
         r->first_t = record_time(r, h.first);
@@ -363,7 +421,7 @@ static int continue_file(recording *r, int points)
 }
 
 recording *recording_open(const char *state_dir, const char *id, int points, const rod_frame *shape,
-                          const recording_opts *o, char *err, size_t errlen)
+                          const recording_opts *o, disk_budget *budget, char *err, size_t errlen)
 {
     recording *r = calloc(1, sizeof *r);
     if (!r) {
@@ -373,6 +431,7 @@ recording *recording_open(const char *state_dir, const char *id, int points, con
     pthread_mutex_init(&r->mu, NULL);
     r->o = *o;
     r->fd = -1;
+    r->budget = budget;
     if (shape && mech_shape_copy(&r->shape, shape) != 0) {
         snprintf(err, errlen, "out of memory");
         recording_close(r, 0);
@@ -417,6 +476,7 @@ void recording_close(recording *r, int remove_file)
     if (!r) return;
     if (r->fd >= 0) close(r->fd);
     if (remove_file && r->path[0]) unlink(r->path);
+    uncharge(r); /* kept files are charged again when a daemon opens them */
     free(r->buf);
     rod_frame_free(&r->shape);
     pthread_mutex_destroy(&r->mu);
@@ -509,9 +569,10 @@ static void rewind_to(recording *r, double t)
     if (write_all(r->fd, h, sizeof *h, 0) != 0) fail(r, "cannot write the recording");
     r->last_t = r->frames ? record_time(r, r->last) : 0;
     r->next_t = -INFINITY;
-    if (r->state == REC_FULL) {
+    if (r->state == REC_FULL) { /* the frames dropped made room, in the file and in the budget */
         r->state = REC_RECORDING;
         r->error[0] = '\0';
+        r->space_stop = 0;
     }
 }
 
@@ -567,6 +628,15 @@ void recording_add(recording *r, const rod_frame *f)
         pthread_mutex_unlock(&r->mu);
         return;
     }
+    long long end = 0; /* where the file ends once the slots are written (they may wrap) */
+    for (uint64_t j = 0; j < n; j++) {
+        const long long e = (long long)slot_offset(h, h->total + j) + (long long)h->record_bytes;
+        if (e > end) end = e;
+    }
+    if (charge_to(r, end) != 0) {
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
     pack(f, h->fields, &r->shape, r->buf);
     /* the slots first, then the header that counts them: a crash between them loses one frame */
     int rc = 0;
@@ -612,9 +682,12 @@ int recording_configure(recording *r, const recording_opts *o, char *err, size_t
     if (relayout) {
         rc = start_fresh(r, (int)r->h.points);
         if (rc) snprintf(err, errlen, "%s", r->error);
-    } else if (r->state == REC_RECORDING || r->state == REC_OFF || (r->state == REC_FULL && o->ring)) {
+    } else if (r->state == REC_RECORDING || r->state == REC_OFF || (r->state == REC_FULL && o->ring) ||
+               r->space_stop) {
+        /* after the budget or the disk stopped it, the next frame tries again */
         r->state = o->enabled ? REC_RECORDING : REC_OFF;
         r->error[0] = '\0';
+        r->space_stop = 0;
     }
     if (!relayout && r->frames) { /* a new rate's grid starts at the last frame */
         r->grid_t0 = r->last_t;

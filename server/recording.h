@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 struct cJSON;
+struct disk_budget;
 
 typedef struct {
     int enabled;
@@ -49,9 +50,12 @@ typedef struct recording recording;
  * it was written with the same points, fields, shape and size) or, state_dir empty, a
  * temporary file. shape (rod_frame_shape; copied, may be NULL for none) is what the frames
  * carry beside their fields: a moving base, bodies, constraints, contacts; they are recorded
- * whatever the fields. NULL with err on failure. */
+ * whatever the fields. budget (borrowed, outlives the recording; NULL: none) is taken from as
+ * the file grows: with no room left, or the disk full, the recording stops (state "full" or
+ * "failed" with an error saying which; the session carries on) until a recording_configure.
+ * NULL with err on failure. */
 recording *recording_open(const char *state_dir, const char *id, int points, const rod_frame *shape,
-                          const recording_opts *o, char *err, size_t errlen);
+                          const recording_opts *o, struct disk_budget *budget, char *err, size_t errlen);
 /* Closes it; remove_file also deletes the file. */
 void recording_close(recording *r, int remove_file);
 /* Deletes the file now (the session was deleted); the open recording lives on unnamed. */

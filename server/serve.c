@@ -4,6 +4,7 @@
 #include "service.h"
 
 #include "cli.h"
+#include "disk_budget.h"
 #include "http.h"
 #include "install_paths.h"
 #include "log.h"
@@ -194,8 +195,11 @@ static int start_services(daemon_ctx *d, char *err, size_t errlen)
     d->ws_port = d->cfg.ws_port; /* 0: none; the REST port serves streams either way */
     d->streams = stream_start(d, err, errlen);
     if (!d->streams) return -1;
+    if (d->cfg.state_dir[0] && persist_init(d->cfg.state_dir, err, errlen) != 0) return -1;
+    daemon_remove_stale_exports(d); /* before the free space is measured */
+    if (daemon_recording_budget(d, err, errlen) != 0) return -1; /* before restored recordings take from it */
+    metrics_recording_budget(d->recording_budget);
     if (d->cfg.state_dir[0]) {
-        if (persist_init(d->cfg.state_dir, err, errlen) != 0) return -1;
         int n = persist_load_all(d->cfg.state_dir, daemon_restore_one, d);
         log_event(LOG_INFO, "restored", "sessions=%d state_dir=%s", n > 0 ? n : 0, log_q(d->cfg.state_dir));
     }
@@ -293,7 +297,9 @@ static void drain(daemon_ctx *d)
          * checker) under their feet, with the pool they still use deliberately not freed */
         _exit(EXIT_OK);
     }
-    pool_free(d->pool);
+    pool_free(d->pool); /* the recordings give their bytes back to the budget: freed after */
+    metrics_recording_budget(NULL);
+    disk_budget_free(d->recording_budget);
     stream_free(d->streams); /* the workers are joined: nothing notifies any more */
     idem_free(d->idem);
     auth_free(d->auth);
@@ -309,6 +315,8 @@ static void stop_after_failure(daemon_ctx *d, const char *err)
     if (d->streams) stream_stop(d->streams);
     if (d->http) http_stop(d->http);
     pool_free(d->pool);
+    metrics_recording_budget(NULL);
+    disk_budget_free(d->recording_budget);
     stream_free(d->streams);
     idem_free(d->idem);
     auth_free(d->auth);

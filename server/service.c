@@ -3,6 +3,7 @@
 #include "service.h"
 
 #include "checkpoint_fields.h"
+#include "disk_budget.h"
 #include "log.h"
 #include "metrics.h"
 #include "persist.h"
@@ -10,9 +11,12 @@
 #include "textfile.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void prefix_issues(cJSON *errors, const rod_issues *iss, const char *prefix)
 {
@@ -160,7 +164,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
         rod_model_free(m);
         return r;
     }
-    so.recording = recording_open(d->cfg.state_dir, id, points, &shape, ro, err, sizeof err);
+    so.recording = recording_open(d->cfg.state_dir, id, points, &shape, ro, d->recording_budget, err, sizeof err);
     rod_frame_free(&shape);
     if (!so.recording) {
         /* a session without its recording would lose what it was asked to keep */
@@ -280,6 +284,46 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     free(spec_text);
     free(state_text);
     return r;
+}
+
+void daemon_remove_stale_exports(daemon_ctx *d)
+{
+    if (!d->cfg.state_dir[0]) return; /* TMPDIR may be another daemon's too */
+    DIR *dir = opendir(d->cfg.state_dir);
+    if (!dir) return;
+    const size_t n = strlen(EXPORT_TEMP_PREFIX);
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        if (strncmp(e->d_name, EXPORT_TEMP_PREFIX, n) != 0) continue;
+        char path[1400];
+        snprintf(path, sizeof path, "%s/%s", d->cfg.state_dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlink(path) == 0)
+            log_event(LOG_INFO, "stale_export_removed", "file=%s bytes=%lld", log_q(path), (long long)st.st_size);
+    }
+    closedir(dir);
+}
+
+int daemon_recording_budget(daemon_ctx *d, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = d->cfg.state_dir[0] ? d->cfg.state_dir : tmp && *tmp ? tmp : "/tmp";
+    char how[300] = "recording_budget";
+    long long bytes = (long long)d->cfg.recording_budget;
+    if (bytes == 0) {
+        bytes = disk_budget_default(dir, disk_budget_reserve(d->cfg.max_sessions, RECORDING_DEFAULT_MAX_BYTES), how,
+                                    sizeof how, err, errlen);
+        if (bytes < 0) return -1;
+    }
+    d->recording_budget = disk_budget_new(bytes);
+    if (!d->recording_budget) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    log_event(bytes < 2 * RECORDING_DEFAULT_MAX_BYTES ? LOG_WARN : LOG_INFO, "recording_budget",
+              "bytes=%lld dir=%s from=%s", bytes, log_q(dir), log_q(how));
+    return 0;
 }
 
 /* ---- restore at start ---- */

@@ -47,6 +47,16 @@ void daemon_checkpoint_all(daemon_ctx *d, double within);
 /* Removes a session: its work stops, its checkpoint goes and is never written again, its
  * stream clients are told. -1 when there is no such session. */
 int daemon_delete_session(daemon_ctx *d, const char *id);
+/* An export is written to a temporary file of this prefix in the state directory (else
+ * TMPDIR), sent, then removed; a daemon killed meanwhile leaves it behind. */
+#define EXPORT_TEMP_PREFIX ".rodd-export-"
+/* Removes the exports' temporary files a killed daemon left in the state directory (logged):
+ * on a small volume they would hold its space for good. */
+void daemon_remove_stale_exports(daemon_ctx *d);
+/* Makes d->recording_budget: cfg.recording_budget, or (0) disk_budget_default over the state
+ * directory (else TMPDIR, where recordings then go), logged with how it was sized. -1 with err
+ * when the filesystem cannot be asked or there is no memory. Freed by disk_budget_free. */
+int daemon_recording_budget(daemon_ctx *d, char *err, size_t errlen);
 /* persist_load_all's callback: one checkpoint file back as a session (persist.h's codes). */
 int daemon_restore_one(void *ctx, const char *file_id, const char *file, const char *text, size_t len, char *why,
                        size_t whylen);

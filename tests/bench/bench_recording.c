@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     recording_opts_default(&o);
     rod_frame shape;
     if (rod_frame_shape(m, &shape) != ROD_OK) return 1;
-    recording *r = recording_open(dir, "bench", 51, &shape, &o, err, sizeof err);
+    recording *r = recording_open(dir, "bench", 51, &shape, &o, NULL, err, sizeof err);
     rod_frame_free(&shape);
     if (!r) {
         fprintf(stderr, "bench_recording: %s\n", err);

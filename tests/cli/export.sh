@@ -69,6 +69,27 @@ for fmt in ndjson hdf5; do
     || fail "$fmt full-disk message: $(cat "$tmp/err")"
 done
 
+# HDF5 sized by what is written: 37 frames of 51 points (1.2 s at 30 Hz) were 2.04 MB in
+# chunks sized for 214 frames, uncompressed, against 329 kB of NDJSON; now one chunk of the 37
+# frames, shuffled and deflated, by HDF5's own filters (no plug-in a reader may lack)
+short=(run "$ex" --until 1.2 --every 0.03333333333333333)
+"$rodd" "${short[@]}" --format ndjson --out "$tmp/short.ndjson" 2>/dev/null
+"$rodd" "${short[@]}" --format hdf5 --out "$tmp/short.h5" 2>/dev/null
+"$py" - "$tmp/short.h5" "$tmp/short.ndjson" <<'PY' && pass "a short HDF5 export: one chunk of its frames, shuffle+deflate, smaller than its NDJSON" \
+  || fail "short HDF5 export's layout or size"
+import h5py, os, sys
+h = h5py.File(sys.argv[1])
+n = h["t"].shape[0]
+assert n == 37, n
+for name in ("t", "position", "rotation", "energy/kinetic", "volume_change"):
+    d = h[name]
+    assert d.chunks[0] == n, (name, d.chunks)
+    assert d.compression == "gzip" and d.shuffle, (name, d.compression, d.shuffle)
+    assert set(d._filters) <= {"gzip", "shuffle"}, d._filters
+size, nd = os.path.getsize(sys.argv[1]), os.path.getsize(sys.argv[2])
+assert size < 0.7 * nd, (size, nd)
+PY
+
 # SIGINT during an HDF5 run: the frames so far in a finished file (a run far longer than the
 # 1.5 s it gets: 1000 s took 1.4 s once the engine got faster)
 "$rodd" run "$ex" --until 100000 --every 0.01 --points 5 --format hdf5 --out "$tmp/cut.h5" >"$tmp/out" 2>"$tmp/err" &

@@ -153,6 +153,9 @@ for f in "$tmp"/sweep-all/point-*.json; do cmp -s "$f" "$tmp/sweep-one/$(basenam
 [ "$ok" -eq 1 ] && pass "--index points are identical to the local run's" || fail "--index results differ"
 expect "collect a directory" 0 "$rodd" sweep --collect "$tmp/sweep-one"
 cmp -s "$tmp/out" "$tmp/sweep-all/results.csv" && pass "collecting the tasks gives the same CSV" || fail "collect CSV"
+"$rodd" sweep --collect "$tmp/sweep-one" >/dev/full 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "No space left on device" "$tmp/err" && pass "a CSV onto a full disk fails with 1, saying so" \
+  || fail "sweep CSV onto /dev/full: exit $rc, $(cat "$tmp/err")"
 python3 - "$tmp/sweep-all/results.csv" <<'PY' && pass "the sweep's numbers follow the bar's law" || fail "sweep values"
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

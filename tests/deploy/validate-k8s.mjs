@@ -49,6 +49,20 @@ if (sts) {
   need(c.resources?.requests?.cpu && c.resources?.requests?.memory, "resource requests");
   need(c.env.some((e) => e.name === "RODD_TOKENS_FILE"), "tokens from the Secret");
   need(sts.spec.template.spec.securityContext?.runAsNonRoot === true, "runs as non-root");
+  // the state volume holds the recordings' budget, the checkpoints (2 MiB a session: one and
+  // its temporary copy) and one export's temporary file (a recording at the default 256 MiB)
+  const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
+  const MiB = 1 << 20;
+  const unit = { "": 1, Ki: 1024, Mi: MiB, Gi: 1024 * MiB, Ti: 1024 * 1024 * MiB };
+  const bytes = (q) => {
+    const m = /^(\d+)(Ki|Mi|Gi|Ti)?$/.exec(String(q));
+    return m ? Number(m[1]) * unit[m[2] ?? ""] : NaN;
+  };
+  const budget = Number(env.RODD_RECORDING_BUDGET), sessions = Number(env.RODD_MAX_SESSIONS ?? 64);
+  const volume = bytes(sts.spec.volumeClaimTemplates?.[0]?.spec.resources.requests.storage);
+  need(budget > 0, "a recording budget (RODD_RECORDING_BUDGET) for the state volume");
+  need(volume >= 1.05 * (budget + sessions * 2 * MiB + 256 * MiB),
+    `the state volume (${volume / MiB} MiB) holds the recording budget (${budget / MiB} MiB), ${sessions} checkpoints and an export, with 5% to spare`);
 }
 // hardened pods: no privilege escalation, no capabilities, a read-only root, the runtime's
 // seccomp profile, a versioned image
