@@ -18,7 +18,8 @@ build_pkgs=(
 # independently and run the Python client's tests (recordings as NumPy arrays and DataFrames); octave runs the MATLAB client's (about 190 MiB with its libraries, 40 s);
 # nginx and openssl the TLS reverse-proxy test (and the router's)
 test_pkgs=(clang libclang-rt-14-dev valgrind libcriterion-dev chromium curl yamllint docker-compose shellcheck
-           hdf5-tools python3-h5py python3-numpy python3-pandas octave nginx openssl)
+           hdf5-tools python3-h5py python3-numpy python3-pandas octave nginx openssl
+           python3-websocket python3-websockets)
 # exactly the packages of the binary's NEEDED libraries (deploy/check-runtime-libs.sh checks it)
 runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libmicrohttpd12 libwebsockets17 libhdf5-103-1)
 container_pkgs=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns)

@@ -33,6 +33,7 @@ struct http_server {
 
 typedef struct {
     int started;   /* the handler has seen the headers */
+    int counted;   /* counted in in_flight */
     char *target;  /* a stream path's request target as sent (path and query), for the stream server */
     int upgraded;  /* the connection is a stream now (set by the upgrade handler) */
     bridge_conn *bridged; /* between the handshake and the upgrade */
@@ -136,6 +137,14 @@ static enum MHD_Result stream_upgrade(http_server *h, struct MHD_Connection *con
         return send_response(conn, method, url, &rs);
     const enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
     MHD_destroy_response(r);
+    /* The stream's handler holds this connection's thread until the stream ends (stream_bridge.c
+     * says why), and libmicrohttpd says the request completed only then: the stream is no
+     * request in flight for the drain to wait on, and has no request deadline. */
+    if (ret == MHD_YES) {
+        up->counted = 0;
+        atomic_fetch_sub(&h->in_flight, 1);
+        http_guard_upgraded(h->guard, conn);
+    }
     metrics_http(101);
     log_event(LOG_DEBUG, "http", "method=%s path=%s status=101", method, log_q(url));
     return ret;
@@ -150,7 +159,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     upload *up = *con_cls;
     if (!up) return MHD_NO; /* no memory when its request line came */
     if (!up->started) {
-        up->started = 1;
+        up->started = up->counted = 1;
         atomic_fetch_add(&h->in_flight, 1);
         http_guard_headers_done(h->guard, conn);
         if (up->target && bridge_wants_upgrade(conn, method)) return stream_upgrade(h, conn, method, url, up);
@@ -227,7 +236,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
     const int upgraded = up && up->upgraded;
     if (up) {
         if (!upgraded && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) metrics_request_time(mono_now() - up->seen);
-        if (up->started) atomic_fetch_sub(&h->in_flight, 1);
+        if (up->counted) atomic_fetch_sub(&h->in_flight, 1);
         http_guard_release_body(h->guard, up->reserved);
         if (!up->upgraded) bridge_discard(up->bridged); /* the 101 never went out */
         free(up->target);
