@@ -76,7 +76,10 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const char *me
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     if (rs->status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
-    if (rs->status == 426) MHD_add_response_header(r, "Upgrade", "websocket");
+    if (rs->status == 426) {
+        MHD_add_response_header(r, "Upgrade", "websocket");
+        MHD_add_response_header(r, "Sec-WebSocket-Version", "13"); /* RFC 6455 4.4 */
+    }
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     metrics_http(rs->status);
@@ -150,6 +153,21 @@ static enum MHD_Result stream_upgrade(http_server *h, struct MHD_Connection *con
     return ret;
 }
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, "Host") == 0) ++*(int *)cls;
+    return MHD_YES;
+}
+
+static int host_headers(struct MHD_Connection *conn)
+{
+    int n = 0;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &n);
+    return n;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
@@ -162,6 +180,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         up->started = up->counted = 1;
         atomic_fetch_add(&h->in_flight, 1);
         http_guard_headers_done(h->guard, conn);
+        if (host_headers(conn) > 1) { /* RFC 9112 3.2 */
+            http_response rs = {0};
+            reply_problem(&rs, 400, "invalid-request", "More than one Host header",
+                          "a request names its host once", NULL);
+            up->answered = 1;
+            return send_response(conn, method, url, &rs);
+        }
         if (up->target && bridge_wants_upgrade(conn, method)) return stream_upgrade(h, conn, method, url, up);
         http_response rs = {0};
         if (admit(h, conn, up, &rs) != 0) {

@@ -210,6 +210,7 @@ static void hand_back(bridge_conn *c)
     pthread_cond_destroy(&c->pumped_cv);
     free(c->early);
     free(c);
+    stream_release(b->d->streams);
     pthread_mutex_lock(&b->mu);
     if (--b->open == 0) pthread_cond_broadcast(&b->idle);
     pthread_mutex_unlock(&b->mu);
@@ -258,6 +259,7 @@ void bridge_discard(bridge_conn *c)
     if (!c) return;
     close(c->fd);
     pthread_cond_destroy(&c->pumped_cv);
+    stream_release(c->b->d->streams);
     free(c->early);
     free(c);
 }
@@ -299,6 +301,24 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
 {
     *upgrade = NULL;
     *state = NULL;
+    /* RFC 6455 4.2.1's checks here too, before a place is taken: a bad request at the limit
+     * still hears what is wrong with it */
+    if (!handshake_version_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Version"))) {
+        reply_problem(rs, 426, "invalid-request", "Unsupported WebSocket version",
+                      "Sec-WebSocket-Version must be 13", NULL);
+        return 0;
+    }
+    if (!handshake_key_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key"))) {
+        reply_problem(rs, 400, "invalid-request", "Bad WebSocket key",
+                      "Sec-WebSocket-Key must be the base64 of 16 bytes", NULL);
+        return 0;
+    }
+    const char *query = strchr(target, '?');
+    if (query && strlen(query + 1) > HANDSHAKE_QUERY_MAX) {
+        reply_problem(rs, 414, "invalid-request", "The stream URL is too long",
+                      "the stream URL's query is over 2048 characters", NULL);
+        return 0;
+    }
     char peer[INET6_ADDRSTRLEN + 8];
     peer_of(conn, peer, sizeof peer);
     char *req = malloc(MAX_REQUEST), *buf = malloc(MAX_ANSWER + MAX_REFUSAL);
@@ -309,12 +329,20 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
         return 0;
     }
     const long n = handshake_request(req, MAX_REQUEST, target, header_of, conn, peer);
-    int sv[2] = {-1, -1};
+    int sv[2] = {-1, -1}, reserved = 0;
     if (n < 0) {
         reply_problem(rs, 400, "invalid-request", "The stream request cannot be passed on",
                       "its target or a header holds control characters, or its headers are over 16 KiB", NULL);
         goto out;
     }
+    /* the stream's place among max_streams, held until hand_back or bridge_discard */
+    if (stream_reserve(b->d->streams) != 0) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\" port=rest");
+        reply_problem(rs, 503, "busy", "Too many streams", "too many streams", NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+        goto out;
+    }
+    reserved = 1;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         no_answer(rs, strerror(errno));
         goto out;
@@ -370,8 +398,10 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     *upgrade = r;
     *state = c;
     sv[0] = -1;
+    reserved = 0; /* c holds it now */
 out:
     if (sv[0] >= 0) close(sv[0]);
+    if (reserved) stream_release(b->d->streams);
     free(req);
     free(buf);
     return *upgrade != NULL;

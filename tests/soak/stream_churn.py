@@ -124,6 +124,10 @@ def one_run(args, log_path):
     state = tempfile.mkdtemp(prefix="rodd-churn-")
     env = dict(os.environ, RODD_STREAM_IDLE_TIMEOUT=str(args.idle), RODD_WORKERS="2")
     argv = [args.rodd, "serve", "--listen", f"127.0.0.1:{port}", "--state-dir", state]
+    ws_port = port
+    if args.via == "stream":
+        ws_port = free_port()
+        argv += ["--ws-port", str(ws_port)]
     if args.max_streams:
         argv += ["--config", write_config(state, args.max_streams)]
     wrap = os.environ.get("RODD_WRAP", "").split()
@@ -146,7 +150,7 @@ def one_run(args, log_path):
         started = time.monotonic()
         holders, admitted, refused = [], 0, 0
         for i in range(args.holders):
-            s, st = handshake(port, path, source=f"127.0.0.{2 + i % 20}", rcvbuf=4096)
+            s, st = handshake(ws_port, path, source=f"127.0.0.{2 + i % 20}", rcvbuf=4096)
             if st == 101:
                 admitted += 1
                 holders.append(s)
@@ -164,7 +168,7 @@ def one_run(args, log_path):
         end = time.monotonic() + args.churn
         k = 0
         while time.monotonic() < end:
-            s, st = handshake(port, path)
+            s, st = handshake(ws_port, path)
             if s is None:
                 if proc.poll() is not None:
                     break
@@ -221,6 +225,8 @@ def main():
     ap.add_argument("--churn", type=float, default=14, help="s of open-and-close")
     ap.add_argument("--holders", type=int, default=300)
     ap.add_argument("--max-streams", type=int, default=0, help="config max_streams (0: the default)")
+    ap.add_argument("--via", choices=["rest", "stream"], default="rest",
+                    help="the streams come in on the REST port or on the stream port (--ws-port)")
     ap.add_argument("--log-dir", default=tempfile.gettempdir())
     args = ap.parse_args()
     failures = 0
