@@ -304,7 +304,7 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     /* RFC 6455 4.2.1's checks here too, before a place is taken: a bad request at the limit
      * still hears what is wrong with it */
     if (!handshake_version_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Version"))) {
-        reply_problem(rs, 426, "invalid-request", "Unsupported WebSocket version",
+        reply_problem(rs, 426, "upgrade-required", "Unsupported WebSocket version",
                       "Sec-WebSocket-Version must be 13", NULL);
         return 0;
     }
