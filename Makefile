@@ -232,8 +232,8 @@ SOAK_RODD ?= $(BUILD)/rodd
 soak: $(BUILD)/rodd
 	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS)
 	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --holders 300 --max-streams 400 --idle 21 --lead 21 --churn 20
-	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --holders 300 --max-streams 64 --idle 8 --lead 1 --churn 10
-	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --via stream --holders 300 --max-streams 256 --idle 8 --lead 1 --churn 10
+	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --holders 300 --max-streams 64 --idle 8 --lead 1 --churn 10 --expect-opened
+	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --via stream --holders 300 --max-streams 256 --idle 8 --lead 1 --churn 10 --expect-opened
 
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
              -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread

@@ -188,6 +188,9 @@ def one_run(args, log_path):
             s.close()
         if proc.poll() is not None:
             return f"the daemon died during the churn (status {proc.returncode})"
+        if args.expect_opened and not opened:
+            return ("no stream opened during the churn: the silent ones were not dropped at the idle timeout"
+                    f" ({args.idle} s)")
         if request(port, "GET", "/livez")[0] != 200:
             return "/livez did not answer 200 after the churn"
         proc.send_signal(signal.SIGTERM)
@@ -227,6 +230,8 @@ def main():
     ap.add_argument("--max-streams", type=int, default=0, help="config max_streams (0: the default)")
     ap.add_argument("--via", choices=["rest", "stream"], default="rest",
                     help="the streams come in on the REST port or on the stream port (--ws-port)")
+    ap.add_argument("--expect-opened", action="store_true",
+                    help="fail when no churn stream opened (the silent ones fill max_streams until their idle drop)")
     ap.add_argument("--log-dir", default=tempfile.gettempdir())
     args = ap.parse_args()
     failures = 0
