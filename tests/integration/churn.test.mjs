@@ -29,10 +29,10 @@ function churn(args) {
 
 const variants = [
   // 300 silent streams on the REST port and churn beside them, all admitted
-  ["300 silent streams and churn on the REST port", ["--holders", "300", "--max-streams", "400", "--idle", "6", "--lead", "6", "--churn", "6"]],
+  ["300 silent streams and churn on the REST port", ["--holders", "300", "--max-streams", "400", "--idle", "6", "--lead", "6", "--churn", "5"]],
   // the silent ones fill max_streams, the churn is refused at the limit until the idle drop
   // (which must come at stream_idle_timeout: under 20 s it used to mean 30)
-  ["refusals at the limit, then idle drops, on the REST port", ["--holders", "100", "--max-streams", "64", "--idle", "6", "--lead", "1", "--churn", "5", "--expect-opened"]],
+  ["refusals at the limit, then idle drops, on the REST port", ["--holders", "100", "--max-streams", "64", "--idle", "6", "--lead", "1", "--churn", "4", "--expect-opened"]],
   ["refusals at the limit, then idle drops, on the stream port", ["--via", "stream", "--holders", "100", "--max-streams", "64", "--idle", "4", "--lead", "1", "--churn", "3", "--expect-opened"]],
 ];
 
