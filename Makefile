@@ -51,7 +51,7 @@ CRITERION_JOBS ?= 2
 
 .PHONY: all setup run install test test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
-        asan tsan valgrind \
+        asan tsan valgrind soak \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
@@ -87,7 +87,8 @@ $(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
 UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
-                  $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o
+                  $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o \
+                  $(BUILD)/server/accept.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
@@ -242,6 +243,20 @@ valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/va
 tsan:
 	$(MAKE) -j2 BUILD=build-tsan SAN=thread build-tsan/rodd
 	RODD=build-tsan/rodd bash tests/integration/checked.sh tsan
+
+# Stream churn over real sockets for minutes (tests/soak/stream_churn.py; make test runs three
+# short variants in tests/integration/churn.test.mjs): issue 27's reproducer as filed (300
+# silent streams from 127.0.0.2-21, the churn from 2 s before their 25 s idle drop for 14 s),
+# then the same with every stream admitted, refusals at the limit, and on the stream port;
+# SOAK_RUNS runs of each (about 40 s each for the first, 10-25 s for the others), a fresh daemon
+# every run. SOAK_RODD picks the binary (build-asan/rodd, build-tsan/rodd).
+SOAK_RUNS ?= 3
+SOAK_RODD ?= $(BUILD)/rodd
+soak: $(BUILD)/rodd
+	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS)
+	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --holders 300 --max-streams 400 --idle 21 --lead 21 --churn 20
+	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --holders 300 --max-streams 64 --idle 8 --lead 1 --churn 10 --expect-opened
+	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --via stream --holders 300 --max-streams 256 --idle 8 --lead 1 --churn 10 --expect-opened
 
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
              -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread

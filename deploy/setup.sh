@@ -17,12 +17,13 @@ build_pkgs=(
 # hdf5-tools, python3-h5py, python3-numpy and python3-pandas read the HDF5 exports back
 # independently and run the Python client's tests (recordings as NumPy arrays and DataFrames); octave runs the MATLAB client's (about 190 MiB with its libraries, 40 s),
 # octave-instrument-control gives it tcpclient (one kept-alive connection instead of a curl per request);
-# python3-websocket (websocket-client) carries the Python client's streams, and python3-pip,
+# python3-websocket (websocket-client) carries the Python client's streams (and, with
+# python3-websockets, tests the stream endpoint as third-party clients), and python3-pip,
 # -setuptools and -wheel install that client offline into a venv in its test;
 # nginx and openssl the TLS reverse-proxy test (and the router's)
 test_pkgs=(clang libclang-rt-14-dev valgrind libcriterion-dev chromium curl yamllint docker-compose shellcheck
            hdf5-tools python3-h5py python3-numpy python3-pandas octave octave-instrument-control
-           python3-websocket python3-pip python3-setuptools python3-wheel nginx openssl)
+           python3-websocket python3-pip python3-setuptools python3-wheel python3-websockets nginx openssl)
 # exactly the packages of the binary's NEEDED libraries (deploy/check-runtime-libs.sh checks it)
 runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libmicrohttpd12 libwebsockets17 libhdf5-103-1)
 container_pkgs=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns)

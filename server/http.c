@@ -33,6 +33,7 @@ struct http_server {
 
 typedef struct {
     int started;   /* the handler has seen the headers */
+    int counted;   /* counted in in_flight */
     char *target;  /* a stream path's request target as sent (path and query), for the stream server */
     int upgraded;  /* the connection is a stream now (set by the upgrade handler) */
     bridge_conn *bridged; /* between the handshake and the upgrade */
@@ -75,7 +76,10 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, const char *me
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     if (rs->status == 401) MHD_add_response_header(r, "WWW-Authenticate", "Bearer");
-    if (rs->status == 426) MHD_add_response_header(r, "Upgrade", "websocket");
+    if (rs->status == 426) {
+        MHD_add_response_header(r, "Upgrade", "websocket");
+        MHD_add_response_header(r, "Sec-WebSocket-Version", "13"); /* RFC 6455 4.4 */
+    }
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     metrics_http(rs->status);
@@ -136,9 +140,32 @@ static enum MHD_Result stream_upgrade(http_server *h, struct MHD_Connection *con
         return send_response(conn, method, url, &rs);
     const enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
     MHD_destroy_response(r);
+    /* The stream's handler holds this connection's thread until the stream ends (stream_bridge.c
+     * says why), and libmicrohttpd says the request completed only then: the stream is no
+     * request in flight for the drain to wait on, and has no request deadline. */
+    if (ret == MHD_YES) {
+        up->counted = 0;
+        atomic_fetch_sub(&h->in_flight, 1);
+        http_guard_upgraded(h->guard, conn);
+    }
     metrics_http(101);
     log_event(LOG_DEBUG, "http", "method=%s path=%s status=101", method, log_q(url));
     return ret;
+}
+
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, "Host") == 0) ++*(int *)cls;
+    return MHD_YES;
+}
+
+static int host_headers(struct MHD_Connection *conn)
+{
+    int n = 0;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_host, &n);
+    return n;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -150,9 +177,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     upload *up = *con_cls;
     if (!up) return MHD_NO; /* no memory when its request line came */
     if (!up->started) {
-        up->started = 1;
+        up->started = up->counted = 1;
         atomic_fetch_add(&h->in_flight, 1);
         http_guard_headers_done(h->guard, conn);
+        if (host_headers(conn) > 1) { /* RFC 9112 3.2 */
+            http_response rs = {0};
+            reply_problem(&rs, 400, "invalid-request", "More than one Host header",
+                          "a request names its host once", NULL);
+            up->answered = 1;
+            return send_response(conn, method, url, &rs);
+        }
         if (up->target && bridge_wants_upgrade(conn, method)) return stream_upgrade(h, conn, method, url, up);
         http_response rs = {0};
         if (admit(h, conn, up, &rs) != 0) {
@@ -227,7 +261,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, en
     const int upgraded = up && up->upgraded;
     if (up) {
         if (!upgraded && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) metrics_request_time(mono_now() - up->seen);
-        if (up->started) atomic_fetch_sub(&h->in_flight, 1);
+        if (up->counted) atomic_fetch_sub(&h->in_flight, 1);
         http_guard_release_body(h->guard, up->reserved);
         if (!up->upgraded) bridge_discard(up->bridged); /* the 101 never went out */
         free(up->target);

@@ -2,6 +2,8 @@
  * (?format= or Accept; ?from=&to= in simulated seconds), PATCH changes what is recorded. */
 #include "http.h"
 
+#include "accept.h"
+
 #include "frame_fields.h"
 #include "service.h"
 #include "session.h"
@@ -14,8 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The format a request asks for: ?format= first, else the first of the three media types in
- * Accept, else NDJSON when Accept allows anything. -1 when it names none of them. */
+/* The format a request asks for: ?format= first, else the one Accept gives the highest
+ * quality (a tie goes to the one Accept names first, then NDJSON, CSV, HDF5; q=0 refuses a
+ * type). -1 when ?format= names none of them, -2 when Accept accepts none. */
 static int wanted_format(http_request *rq, export_format *fmt, char *why, size_t whylen)
 {
     const char *q = req_query(rq, "format");
@@ -25,16 +28,19 @@ static int wanted_format(http_request *rq, export_format *fmt, char *why, size_t
         return -1;
     }
     const char *accept = req_header(rq, "Accept");
-    if (!accept || !*accept || strstr(accept, "*/*")) *fmt = EXPORT_NDJSON;
-    const char *best = NULL;
+    double best_q = 0;
+    const char *best_at = NULL;
     for (int f = EXPORT_NDJSON; f <= EXPORT_HDF5; f++) {
-        const char *at = accept ? strstr(accept, export_format_media_type((export_format)f)) : NULL;
-        if (at && (!best || at < best)) {
-            best = at;
+        const char *type = export_format_media_type((export_format)f);
+        const double fq = accept_quality(accept, type);
+        const char *at = accept ? strstr(accept, type) : NULL;
+        if (fq > best_q || (fq == best_q && fq > 0 && at && (!best_at || at < best_at))) {
+            best_q = fq;
+            best_at = at;
             *fmt = (export_format)f;
         }
     }
-    if (best || !accept || !*accept || strstr(accept, "*/*")) return 0;
+    if (best_q > 0) return 0;
     snprintf(why, whylen, "a recording comes as application/x-ndjson, text/csv or application/x-hdf5 "
              "(Accept: %.80s)", accept);
     return -2;
@@ -46,7 +52,8 @@ static int time_param(http_request *rq, const char *name, double *v, cJSON *erro
     if (!q) return 0;
     char *end;
     double x = strtod(q, &end);
-    if (!*q || *end || !isfinite(x)) {
+    /* decimal only: strtod also reads 0x10 as 16, and inf and nan */
+    if (!*q || *end || !isfinite(x) || strspn(q, "0123456789+-.eE") != strlen(q)) {
         cJSON *e = cJSON_CreateObject();
         char msg[96];
         snprintf(msg, sizeof msg, "query parameter %s must be a simulated time in seconds", name);

@@ -117,14 +117,22 @@ static void pump_dir(pair *p, int i)
     end_t *src = &p->e[1 - i], *dst = &p->e[i];
     dir_buf *d = &p->to[i];
     for (;;) {
-        while (buf_sendable(d) && !p->failed) {
+        while (buf_sendable(d) && !dst->write_shut) {
             const ssize_t n = send(dst->fd, d->b + d->start, d->ok - d->start, MSG_NOSIGNAL);
             if (n > 0) d->start += (size_t)n;
             else if (n < 0 && errno == EINTR) continue;
             else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            else p->failed = 1; /* the peer is gone: nothing more can reach it */
+            else {
+                /* dst is gone for writing: nothing more can reach it, and what src sends is
+                 * dropped; but what dst sent before it went (a Close that says why, say) still
+                 * goes the other way, so the pair is not failed for this */
+                dst->write_shut = 1;
+                src->read_closed = 1;
+                d->start = d->ok = d->end = 0;
+                d->close_len = 0;
+            }
         }
-        if (p->failed) return;
+        if (p->failed || dst->write_shut) return;
         if (!buf_sendable(d) && d->start) { /* what waits (a cut header) moves to the front */
             memmove(d->b, d->b + d->start, d->end - d->start);
             d->end -= d->start;
@@ -275,8 +283,10 @@ static void *run(void *arg)
             end_t *x = evs[i].data.ptr;
             pair *p = x->pair;
             if (p->dead) continue;
-            if (evs[i].events & EPOLLERR) p->failed = 1;
-            if (evs[i].events & (EPOLLHUP | EPOLLRDHUP)) x->hung_up = 1;
+            /* an error is a hang-up too, not a failure: a stream server that closes with our
+             * bytes unread leaves ECONNRESET on our end, and the Close it sent before (1009,
+             * say) still waits to be read and passed on */
+            if (evs[i].events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) x->hung_up = 1;
             pump(p);
             settle(pool, p, mono_now());
         }

@@ -46,6 +46,7 @@ typedef struct client {
     size_t rxlen;
     int rx_too_big;
     int via_rest; /* came in on the REST port (stream_adopt) */
+    int reserved; /* holds a stream_reserve place (stream port only: the bridge holds the REST port's) */
 } client;
 
 struct stream_server {
@@ -68,6 +69,7 @@ struct stream_server {
     int nadopt, capadopt;
     client *clients; /* service thread only */
     int nclients;
+    atomic_int places; /* max_streams' places taken (stream_reserve) */
     lws_retry_bo_t retry;
     lws_sorted_usec_list_t drain_tick; /* service thread only */
 };
@@ -246,20 +248,21 @@ static int write_one(stream_server *ss, client *c)
     return rc;
 }
 
+#define URL_ARGS_MAX HANDSHAKE_QUERY_MAX
 /* The handshake is still HTTP here, so a refusal can say why with a status (lws issue #478). */
 /* A subscription given in the stream URL (?format=binary&rate=60&fields=position,rho), as
  * the subscribe message it stands for: then the very first frame already comes in the
  * chosen form, and no frame is sent twice. NULL when the URL names none; malloc'd. */
 static char *url_subscription(struct lws *wsi)
 {
-    char buf[600];
+    char buf[URL_ARGS_MAX + 16];
     const char *format = lws_get_urlarg_by_name(wsi, "format=", buf, sizeof buf);
     char fmt[32] = "";
     if (format) snprintf(fmt, sizeof fmt, "%s", format);
     char rate[64] = "";
     const char *r = lws_get_urlarg_by_name(wsi, "rate=", buf, sizeof buf);
     if (r) snprintf(rate, sizeof rate, "%s", r);
-    char fields[400] = "";
+    char fields[URL_ARGS_MAX + 1] = "";
     const char *f = lws_get_urlarg_by_name(wsi, "fields=", buf, sizeof buf);
     if (f) snprintf(fields, sizeof fields, "%s", f);
     if (!format && !r && !f) return NULL;
@@ -288,6 +291,50 @@ static int refuse(struct lws *wsi, unsigned int status, const char *why)
     return 1;
 }
 
+/* 426 with the version there is (RFC 6455 4.4), in lws_return_http_status's page so that the
+ * REST port repeats its reason the same way. */
+static int refuse_version(struct lws *wsi)
+{
+    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
+    char body[200], clen[16];
+    const int blen = snprintf(body, sizeof body, "<html><body><h1>426</h1>%s</body></html>",
+                              "Sec-WebSocket-Version must be 13");
+    const int clen_n = snprintf(clen, sizeof clen, "%d", blen);
+    if (lws_add_http_header_status(wsi, 426, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"sec-websocket-version:", (const unsigned char *)"13", 2,
+                                    &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, (const unsigned char *)"text/html", 9, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)clen, clen_n, &p, end) ||
+        lws_finalize_http_header(wsi, &p, end) || end - p < blen)
+        return 1;
+    memcpy(p, body, (size_t)blen);
+    p += blen;
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP);
+    return 1;
+}
+
+/* What RFC 6455 4.2.1 and RFC 9112 3.2 ask of the handshake's own headers: one Host, version
+ * 13, a key of 16 bytes. 0 when it holds; else the refusal is written. */
+static int refuse_bad_handshake(struct lws *wsi)
+{
+    char v[64] = "", key[64] = "";
+    /* lws keeps a repeated header as fragments, and counts one more byte for each after the
+     * first */
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HOST) > lws_hdr_fragment_length(wsi, WSI_TOKEN_HOST, 0)) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"two Host headers\"");
+        return refuse(wsi, HTTP_STATUS_BAD_REQUEST, "the request has more than one Host header");
+    }
+    if (lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_VERSION) < 0 || !handshake_version_ok(v)) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"Sec-WebSocket-Version is not 13\" version=%s", log_q(v));
+        return refuse_version(wsi);
+    }
+    if (lws_hdr_copy(wsi, key, sizeof key, WSI_TOKEN_KEY) < 0 || !handshake_key_ok(key)) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"bad Sec-WebSocket-Key\"");
+        return refuse(wsi, HTTP_STATUS_BAD_REQUEST, "Sec-WebSocket-Key must be the base64 of 16 bytes");
+    }
+    return 0;
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     stream_server *ss = the_server;
@@ -299,9 +346,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             log_event(LOG_WARN, "stream_refused", "reason=\"not a stream path\" uri=%s", log_q(uri));
             return refuse(wsi, HTTP_STATUS_NOT_FOUND, "not a stream path");
         }
-        if (ss->nclients >= ss->d->cfg.max_streams) {
-            log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\"");
-            return refuse(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many streams");
+        if (refuse_bad_handshake(wsi)) return 1;
+        if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > URL_ARGS_MAX) {
+            log_event(LOG_WARN, "stream_refused", "reason=\"query too long\"");
+            return refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the stream URL's query is over 2048 characters");
         }
         if (!origin_ok(ss, wsi)) {
             log_event(LOG_WARN, "stream_refused", "reason=\"origin not allowed\" session=%s", id);
@@ -345,11 +393,29 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 return refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
             }
         }
+        /* last, so that nothing after it refuses the stream: a stream-port stream takes its
+         * place here (the REST port's took theirs before passing the handshake on) */
+        if (lws_get_vhost(wsi) != ss->adopted_vh) {
+            if (stream_reserve(ss) != 0) {
+                log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\"");
+                return refuse(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many streams");
+            }
+            c->reserved = 1;
+        }
         return 0;
     }
+    case LWS_CALLBACK_WS_SERVER_DROP_PROTOCOL:
+        /* a stream that ends before or without ESTABLISHED/CLOSED gives its place back here */
+        if (c && c->reserved && !c->wsi) {
+            c->reserved = 0;
+            stream_release(ss);
+        }
+        return 0;
     case LWS_CALLBACK_ESTABLISHED: {
         char uri[512] = "", id[80];
+        const int reserved = c->reserved;
         memset(c, 0, sizeof *c);
+        c->reserved = reserved;
         if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0)
             return -1;
         c->s = pool_find(ss->d->pool, id);
@@ -400,7 +466,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_RECEIVE: {
         if (!c || !c->wsi) return 0;
         const size_t cap = ss->d->cfg.ws_max_message;
-        if (c->rxlen + len > cap) c->rx_too_big = 1;
+        /* what the frame's header declares counts too: a frame of 2^62 bytes, or continuations
+         * without end, are refused at once, not after the final fragment that may never come */
+        if (c->rxlen + len > cap || lws_remaining_packet_payload(wsi) > cap - c->rxlen - len) {
+            c->rx_too_big = 1;
+            begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+        }
         if (!c->rx_too_big) {
             char *nb = realloc(c->rx, c->rxlen + len + 1);
             if (!nb) return -1;
@@ -433,6 +504,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             log_event(LOG_INFO, "stream_closed", "session=%s dropped=%ld", c->s ? session_id(c->s) : "?", c->dropped);
             client_unlink(ss, c);
             c->wsi = NULL;
+        }
+        if (c && c->reserved) {
+            c->reserved = 0;
+            stream_release(ss);
         }
         return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
@@ -566,13 +641,20 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
     the_server = ss;
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
     protocols[0].rx_buffer_size = d->cfg.ws_max_message;
-    ss->retry.secs_since_valid_ping = 20;
-    ss->retry.secs_since_valid_hangup = (uint16_t)(d->cfg.stream_idle_timeout > 20 ? d->cfg.stream_idle_timeout : 30);
+    /* a silent client is pinged after half the idle timeout (20 s at most) and dropped at the
+     * idle timeout itself (a timeout under 20 s used to mean 30) */
+    const double idle = d->cfg.stream_idle_timeout < 65535 ? d->cfg.stream_idle_timeout : 65535;
+    const double ping = idle / 2 < 1 ? 1 : idle / 2 < 20 ? idle / 2 : 20;
+    ss->retry.secs_since_valid_ping = (uint16_t)ping;
+    ss->retry.secs_since_valid_hangup = (uint16_t)(idle > ping + 1 ? idle : ping + 1);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     /* lws 4.1 reads VALIDATE_UTF8 from the context's options, not the vhost's */
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.fd_limit_per_thread = (unsigned)(d->cfg.max_streams + 64);
+    /* room for a query of HANDSHAKE_QUERY_MAX and the usual headers, so that an overlong one
+     * is refused with a status rather than by dropping the connection (lws's default: 4 KiB) */
+    info.max_http_header_data = 16384;
     ss->ctx = lws_create_context(&info);
     if (!ss->ctx) snprintf(err, errlen, "cannot start the stream server");
     if (ss->ctx) ss->adopted_vh = make_vhost(ss, "rest", CONTEXT_PORT_NO_LISTEN_SERVER, err, errlen);
@@ -624,6 +706,21 @@ int stream_adopt(stream_server *ss, int fd)
     lws_cancel_service(ss->ctx);
     pthread_mutex_unlock(&ss->mu);
     return 0;
+}
+
+int stream_reserve(stream_server *ss)
+{
+    const int cap = ss->d->cfg.max_streams;
+    int n = atomic_load(&ss->places);
+    do {
+        if (n >= cap) return -1;
+    } while (!atomic_compare_exchange_weak(&ss->places, &n, n + 1));
+    return 0;
+}
+
+void stream_release(stream_server *ss)
+{
+    atomic_fetch_sub(&ss->places, 1);
 }
 
 void stream_stop(stream_server *ss)

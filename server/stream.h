@@ -29,5 +29,11 @@ void stream_session_gone(stream_server *ss, session *s);
  * serves it as a stream client from the service thread. 0; -1 when the streams are stopping
  * (then fd is still the caller's). Any thread. */
 int stream_adopt(stream_server *ss, int fd);
+/* One of max_streams' places, taken and counted in one atomic step: 0, or -1 when all are
+ * taken. A stream holds its place until every resource it holds is given back (on the REST
+ * port: its connection, its thread and its socketpair, stream_bridge.c; on the stream port:
+ * its socket); stream_release gives it back. Any thread. */
+int stream_reserve(stream_server *ss);
+void stream_release(stream_server *ss);
 
 #endif

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,15 @@
 #define MAX_REQUEST 16384   /* the forwarded request: the stream server takes 4 KiB of headers */
 #define MAX_ANSWER 16384    /* the stream server's header, and the first frames after it */
 #define MAX_REFUSAL 4096    /* a refusal's body */
+/* at stop, for the streams' handlers to hand their sockets back once the pump let them go */
+#define HANDBACK_TIMEOUT 2.0
 
 struct stream_bridge {
     daemon_ctx *d;
     splice_pool *pump;
+    pthread_mutex_t mu;
+    pthread_cond_t idle; /* signalled when open drops to 0 */
+    int open;            /* under mu: streams whose upgrade handler has not yet closed them */
 };
 
 struct bridge_conn {
@@ -39,6 +45,8 @@ struct bridge_conn {
     int *upgraded;     /* the REST connection's flag: set when the upgrade handler takes this */
     struct MHD_UpgradeResponseHandle *urh;
     int allow_rsv1;    /* the stream server agreed an extension that uses RSV1 */
+    pthread_cond_t pumped_cv; /* with b->mu: the pump is done with the stream */
+    int pumped;               /* under b->mu */
 };
 
 stream_bridge *bridge_start(daemon_ctx *d, char *err, size_t errlen)
@@ -54,18 +62,28 @@ stream_bridge *bridge_start(daemon_ctx *d, char *err, size_t errlen)
         free(b);
         return NULL;
     }
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->idle, NULL);
     return b;
 }
 
 void bridge_stop(stream_bridge *b, double grace)
 {
-    if (b) splice_stop(b->pump, grace);
+    if (!b) return;
+    splice_stop(b->pump, grace); /* every pair's pumped has run: their handlers are closing them */
+    const struct timespec until = realtime_after(HANDBACK_TIMEOUT);
+    pthread_mutex_lock(&b->mu);
+    while (b->open > 0 && pthread_cond_timedwait(&b->idle, &b->mu, &until) == 0) continue;
+    if (b->open > 0) log_event(LOG_WARN, "stream_bridge", "message=\"%d streams not handed back at stop\"", b->open);
+    pthread_mutex_unlock(&b->mu);
 }
 
 void bridge_free(stream_bridge *b)
 {
     if (!b) return;
     splice_free(b->pump);
+    pthread_cond_destroy(&b->idle);
+    pthread_mutex_destroy(&b->mu);
     free(b);
 }
 
@@ -170,14 +188,32 @@ static void no_answer(http_response *rs, const char *why)
     snprintf(rs->retry_after, sizeof rs->retry_after, "1");
 }
 
-/* After the 101 went out: the bytes flow through the pump until either side ends. */
+/* On the pump's thread, when it is done with the stream: wakes the stream's handler, which
+ * hands the socket back (on_upgrade). c is not touched after the unlock. */
 static void pumped(void *cls)
 {
     bridge_conn *c = cls;
+    stream_bridge *b = c->b;
+    pthread_mutex_lock(&b->mu);
+    c->pumped = 1;
+    pthread_cond_signal(&c->pumped_cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* Hands the client's socket back to libmicrohttpd (which closes it) and frees c; on the
+ * connection's own thread only, see on_upgrade. */
+static void hand_back(bridge_conn *c)
+{
+    stream_bridge *b = c->b;
     close(c->fd);
-    MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE); /* libmicrohttpd closes the client's socket */
+    MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
+    pthread_cond_destroy(&c->pumped_cv);
     free(c->early);
     free(c);
+    stream_release(b->d->streams);
+    pthread_mutex_lock(&b->mu);
+    if (--b->open == 0) pthread_cond_broadcast(&b->idle);
+    pthread_mutex_unlock(&b->mu);
 }
 
 static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, const char *extra_in,
@@ -195,21 +231,35 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *con_cls, co
     MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CORK_OFF);
     const int one = 1;
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    char *early = c->early;
-    const size_t nearly = c->nearly;
-    c->early = NULL;
+    stream_bridge *b = c->b;
+    pthread_mutex_lock(&b->mu);
+    b->open++;
+    pthread_mutex_unlock(&b->mu);
     /* the client's bytes that came with its request go to the stream server, the stream
-     * server's that came with its 101 to the client; the pump copies both and may finish c at
-     * once, so c is not touched after */
-    if (splice_add_ws(c->b->pump, sock, c->fd, early, nearly, extra_in, extra_in_size, c->allow_rsv1, pumped, c) != 0)
-        pumped(c);
-    free(early);
+     * server's that came with its 101 to the client */
+    if (splice_add_ws(b->pump, sock, c->fd, c->early, c->nearly, extra_in, extra_in_size, c->allow_rsv1, pumped, c) ==
+        0) {
+        /* This thread (the connection's own: a thread per connection) waits for the stream's
+         * end and hands the socket back itself. libmicrohttpd 0.9.75 marks an upgraded
+         * connection closed without its lock and only then takes the lock to resume it: called
+         * from another thread (the pump's, as it was) after the connection's thread had resumed
+         * it once already, its listen thread could free the connection in between, and the
+         * resume then wrote into freed memory (the heap corruption under stream churn, issue 27;
+         * fixed upstream in 0.9.76, a59760c5). From the connection's own thread the connection
+         * cannot be freed before this thread ends, since the listen thread joins it first. */
+        pthread_mutex_lock(&b->mu);
+        while (!c->pumped) pthread_cond_wait(&c->pumped_cv, &b->mu);
+        pthread_mutex_unlock(&b->mu);
+    }
+    hand_back(c);
 }
 
 void bridge_discard(bridge_conn *c)
 {
     if (!c) return;
     close(c->fd);
+    pthread_cond_destroy(&c->pumped_cv);
+    stream_release(c->b->d->streams);
     free(c->early);
     free(c);
 }
@@ -251,6 +301,24 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
 {
     *upgrade = NULL;
     *state = NULL;
+    /* RFC 6455 4.2.1's checks here too, before a place is taken: a bad request at the limit
+     * still hears what is wrong with it */
+    if (!handshake_version_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Version"))) {
+        reply_problem(rs, 426, "upgrade-required", "Unsupported WebSocket version",
+                      "Sec-WebSocket-Version must be 13", NULL);
+        return 0;
+    }
+    if (!handshake_key_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key"))) {
+        reply_problem(rs, 400, "invalid-request", "Bad WebSocket key",
+                      "Sec-WebSocket-Key must be the base64 of 16 bytes", NULL);
+        return 0;
+    }
+    const char *query = strchr(target, '?');
+    if (query && strlen(query + 1) > HANDSHAKE_QUERY_MAX) {
+        reply_problem(rs, 414, "invalid-request", "The stream URL is too long",
+                      "the stream URL's query is over 2048 characters", NULL);
+        return 0;
+    }
     char peer[INET6_ADDRSTRLEN + 8];
     peer_of(conn, peer, sizeof peer);
     char *req = malloc(MAX_REQUEST), *buf = malloc(MAX_ANSWER + MAX_REFUSAL);
@@ -261,12 +329,20 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
         return 0;
     }
     const long n = handshake_request(req, MAX_REQUEST, target, header_of, conn, peer);
-    int sv[2] = {-1, -1};
+    int sv[2] = {-1, -1}, reserved = 0;
     if (n < 0) {
         reply_problem(rs, 400, "invalid-request", "The stream request cannot be passed on",
                       "its target or a header holds control characters, or its headers are over 16 KiB", NULL);
         goto out;
     }
+    /* the stream's place among max_streams, held until hand_back or bridge_discard */
+    if (stream_reserve(b->d->streams) != 0) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\" port=rest");
+        reply_problem(rs, 503, "busy", "Too many streams", "too many streams", NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+        goto out;
+    }
+    reserved = 1;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         no_answer(rs, strerror(errno));
         goto out;
@@ -311,8 +387,10 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     c->early = early;
     c->nearly = nearly;
     c->allow_rsv1 = names_deflate(a.extensions);
+    pthread_cond_init(&c->pumped_cv, NULL);
+    /* libmicrohttpd adds "Connection: Upgrade" to an upgrade response itself; adding it here
+     * too made "Connection: Upgrade, Upgrade", which strict clients (undici) refuse */
     MHD_add_response_header(r, "Upgrade", "websocket");
-    MHD_add_response_header(r, "Connection", "Upgrade");
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "Sec-WebSocket-Accept", a.accept);
     if (a.protocol[0]) MHD_add_response_header(r, "Sec-WebSocket-Protocol", a.protocol);
@@ -320,8 +398,10 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     *upgrade = r;
     *state = c;
     sv[0] = -1;
+    reserved = 0; /* c holds it now */
 out:
     if (sv[0] >= 0) close(sv[0]);
+    if (reserved) stream_release(b->d->streams);
     free(req);
     free(buf);
     return *upgrade != NULL;

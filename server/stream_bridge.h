@@ -5,8 +5,10 @@
  * answer, the 101 with its Sec-WebSocket-Accept or the refusal with its status, through
  * libmicrohttpd. After the 101 one pump thread (splice.h) copies the bytes both ways. So
  * whichever port a stream comes in on, the same code admits it (Host, Origin, token or ticket,
- * max_streams) and serves it, and a REST-port stream holds no REST thread: only its
- * connection slot (max_connections, per_ip_connections, http_guard's share) until it ends.
+ * max_streams) and serves it. A REST-port stream holds its connection slot (max_connections,
+ * per_ip_connections, http_guard's share) and its connection's thread, which sleeps until the
+ * pump is done and then hands the socket back itself: libmicrohttpd 0.9.75 frees an upgraded
+ * connection racily when another thread hands it back (stream_bridge.c, on_upgrade).
  * The copy is the price, and a small one (make bench-oneport, README "Ports"): the same frame
  * arrives 0.1 ms later than on the stream port (median), and the daemon spends 3.9 ms CPU per
  * client-second of full 51-point JSON frames at 60 Hz against 3.5 ms there (the pump 1.1 ms of

@@ -108,3 +108,19 @@ int handshake_parse_answer(const char *buf, size_t len, handshake_answer *a)
     }
     return 1;
 }
+
+/* RFC 6455 4.1: the key is the base64 of 16 random bytes, so 22 characters of the alphabet,
+ * the last of which leaves the unused low 4 bits zero, and "==". */
+int handshake_key_ok(const char *key)
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (!key || strlen(key) != 24 || strcmp(key + 22, "==") != 0) return 0;
+    for (int i = 0; i < 22; i++)
+        if (!key[i] || !strchr(alphabet, key[i])) return 0;
+    return strchr("AQgw", key[21]) != NULL;
+}
+
+int handshake_version_ok(const char *version)
+{
+    return version && strcmp(version, "13") == 0;
+}

@@ -11,6 +11,11 @@
  * socketpairs the REST port hands over, never on the stream port. */
 #define HANDSHAKE_PEER_HEADER "X-Rodd-Peer"
 
+/* The longest query a stream URL may have (its subscription, a ticket and room to spare): a
+ * longer one is refused with 414 on either port rather than read in part (a field name cut
+ * off would go unchecked) or dropped by the stream server's 4 KiB header buffer. */
+#define HANDSHAKE_QUERY_MAX 2048
+
 /* A request header's value by name (case-insensitive), NULL when absent. */
 typedef const char *(*handshake_lookup_fn)(void *ctx, const char *name);
 
@@ -37,5 +42,11 @@ typedef struct {
  * and parsed into *a, 0 when more is needed, -1 when it is not an HTTP/1.1 answer (or a value
  * is too long to repeat). */
 int handshake_parse_answer(const char *buf, size_t len, handshake_answer *a);
+
+/* Sec-WebSocket-Key as RFC 6455 wants it: base64 of 16 bytes (24 characters ending "=="). */
+int handshake_key_ok(const char *key);
+/* Sec-WebSocket-Version 13, the only one there is; anything else (or none) is answered 426
+ * with "Sec-WebSocket-Version: 13". */
+int handshake_version_ok(const char *version);
 
 #endif

@@ -216,3 +216,28 @@ Test(splice, stopping_says_goodbye_within_the_grace)
     }
     splice_free(p);
 }
+
+/* A server that answers and then closes with the client's bytes unread (a stream server
+ * refusing a message too large: its Close, then its end) leaves ECONNRESET on the pumped end;
+ * its last words must still reach the client. They were lost when an error failed the pair. */
+Test(splice, last_words_of_a_peer_that_closes_unread_still_arrive)
+{
+    char err[128];
+    splice_pool *p = splice_start(err, sizeof err);
+    cr_assert(p);
+    rig r;
+    rig_open(&r);
+    cr_assert_eq(splice_add(p, r.a, r.b, NULL, 0, NULL, 0, on_done, &r), 0);
+    static char junk[4096];
+    cr_assert_eq(write(r.a_peer, junk, sizeof junk), (ssize_t)sizeof junk); /* reaches b_peer unread */
+    usleep(100 * 1000);
+    cr_assert_eq(write(r.b_peer, "bye", 3), 3);
+    close(r.b_peer); /* with the junk unread */
+    char got[3];
+    cr_expect_eq(read_n(r.a_peer, got, 3, 3.0), 3);
+    cr_expect_eq(memcmp(got, "bye", 3), 0);
+    cr_expect(sees_end(r.a_peer, 3.0));
+    cr_expect(wait_done(&r, 3.0));
+    close(r.a_peer);
+    splice_free(p);
+}

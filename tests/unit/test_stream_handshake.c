@@ -109,3 +109,29 @@ Test(stream_handshake, answer_that_is_not_http_is_refused)
     cr_assert_eq(handshake_parse_answer(bare, sizeof bare - 1, &a), 1);
     cr_assert_eq(a.status, 101);
 }
+
+Test(stream_handshake, key_must_be_base64_of_16_bytes)
+{
+    cr_expect(handshake_key_ok("dGhlIHNhbXBsZSBub25jZQ==")); /* RFC 6455's own example */
+    cr_expect(handshake_key_ok("AAAAAAAAAAAAAAAAAAAAAA=="));
+    cr_expect(handshake_key_ok("/////////////////////w=="));
+    cr_expect(!handshake_key_ok(NULL));
+    cr_expect(!handshake_key_ok(""));
+    cr_expect(!handshake_key_ok("not-a-key"));
+    cr_expect(!handshake_key_ok("dGhlIHNhbXBsZSBub25jZQ"));     /* padding left off */
+    cr_expect(!handshake_key_ok("dGhlIHNhbXBsZSBub25jZQ==="));  /* 25 characters */
+    cr_expect(!handshake_key_ok("dGhlIHNhbXBsZSBub25jZR=="));   /* low bits set: not 16 bytes */
+    cr_expect(!handshake_key_ok("dGhlIHNhbXBsZSBub25j*Q=="));   /* outside the alphabet */
+    cr_expect(!handshake_key_ok("dGhlIHNhbXBsZSBub25jZXMx"));   /* 18 bytes, no padding */
+    cr_expect(!handshake_key_ok("dGhlIHNhbXBsZSBub25jZQ= "));
+}
+
+Test(stream_handshake, version_must_be_13)
+{
+    cr_expect(handshake_version_ok("13"));
+    cr_expect(!handshake_version_ok(NULL));
+    cr_expect(!handshake_version_ok("8"));
+    cr_expect(!handshake_version_ok("13, 8"));
+    cr_expect(!handshake_version_ok("130"));
+    cr_expect(!handshake_version_ok(""));
+}
