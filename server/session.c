@@ -138,7 +138,7 @@ void session_snapshot(session *s, session_view *out)
     out->status = s->status;
     out->t = s->t;
     out->seq = s->seq;
-    out->advancing = s->advancing;
+    out->advancing = s->advancing || s->turn_head;
     out->behind_pace = s->status == SESSION_RUNNING && s->behind_pace;
     memcpy(out->name, s->name, sizeof out->name);
     memcpy(out->failure, s->failure, sizeof out->failure);

@@ -65,11 +65,51 @@ void session_drain_mailbox(session *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+int session_turn_take(session *s, session_turn *turn, double wait)
+{
+    turn->next = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (s->turn_tail) s->turn_tail->next = turn;
+    else s->turn_head = turn;
+    s->turn_tail = turn;
+    const struct timespec until = realtime_after(wait >= 0 ? wait : 0);
+    int rc = SESSION_OK;
+    while (s->turn_head != turn) {
+        if (wait < 0) {
+            pthread_cond_wait(&s->cv, &s->mu);
+        } else if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT && s->turn_head != turn) {
+            /* out of the line; the ones behind keep their places */
+            session_turn **p = &s->turn_head;
+            session_turn *prev = NULL;
+            while (*p != turn) {
+                prev = *p;
+                p = &(*p)->next;
+            }
+            *p = turn->next;
+            if (s->turn_tail == turn) s->turn_tail = prev;
+            rc = SESSION_ETIMEDOUT;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void session_turn_give(session *s, session_turn *turn)
+{
+    pthread_mutex_lock(&s->mu);
+    s->turn_head = turn->next;
+    if (!s->turn_head) s->turn_tail = NULL;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
 int session_start(session *s)
 {
     pthread_mutex_lock(&s->mu);
     int rc = SESSION_ESTATE;
-    if ((s->status == SESSION_CREATED || s->status == SESSION_PAUSED) && !s->advancing) {
+    /* a queued :advance or :step would find it running and fail: it came first */
+    if ((s->status == SESSION_CREATED || s->status == SESSION_PAUSED) && !s->advancing && !s->turn_head) {
         s->status = SESSION_RUNNING;
         s->anchor_sim = s->t;
         s->anchor_wall = mono_now();
@@ -147,7 +187,8 @@ int session_reset(session *s)
     return rc == ROD_OK ? SESSION_OK : SESSION_ESOLVER;
 }
 
-int session_advance(session *s, double t_end, double wall_limit, double *t_out, char *err, size_t errlen)
+int session_advance(session *s, double t_end, double by, double wall_limit, double *t_out, char *err,
+                    size_t errlen)
 {
     const struct timespec wait = realtime_after(wall_limit);
     if (pthread_mutex_timedlock(&s->state_mu, &wait) != 0) {
@@ -170,6 +211,7 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     int rc = ROD_OK;
     char failure[512] = "";
     double t = rod_state_time(s->state);
+    if (!isnan(by)) t_end = t + by; /* from where the turn before left it */
     while (t < t_end && mono_now() < limit_at) {
         session_drain_mailbox(s); /* commands sent meanwhile apply at the next 10 ms piece */
         double next = session_piece_end(s, t, t_end);

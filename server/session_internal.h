@@ -39,6 +39,7 @@ struct session {
     double error_indicator; /* rod_error_indicator of the latest frame's q (within 0.2 s) */
     double indicator_wall;  /* when it was computed (monotonic s; 0: never) */
     command *mail_head, *mail_tail;
+    session_turn *turn_head, *turn_tail; /* the head holds the turn; the rest wait in arrival order */
     published_frame *latest;
     uint64_t seq;
     /* publication follows its readers (session_publish_due): the highest rate asked within

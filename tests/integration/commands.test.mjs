@@ -1,0 +1,54 @@
+// Commands from several clients at once on one session: every :advance and :step answered 200
+// did its own work, one after another (issue 27, item 5).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { api, cableSpec, startDaemon } from "./daemon.mjs";
+
+const near = (a, b) => Math.abs(a - b) < 1e-9;
+
+test("four concurrent :advance {by} each advance the session: it ends at four times by", async () => {
+  const d = await startDaemon();
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), points: 5 });
+    assert.equal(r.status, 201, r.text);
+    const id = r.json.id;
+    const by = 0.05;
+    const answers = await Promise.all([0, 1, 2, 3].map(() => api(d, "POST", `/v1/sessions/${id}:advance`, { by })));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+    // each answer reports the time its own advance reached: by, 2 by, 3 by, 4 by in some order
+    const ts = answers.map((a) => a.json.t).sort((x, y) => x - y);
+    ts.forEach((t, i) => assert.ok(near(t, (i + 1) * by), `answers at ${ts}`));
+    const end = await api(d, "GET", `/v1/sessions/${id}`);
+    assert.ok(near(end.json.t, 4 * by), `the session ends at ${end.json.t}, not ${4 * by}`);
+    assert.equal(end.json.state, "paused");
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("four concurrent :step each set their own inputs and advance from where the one before left", async () => {
+  const d = await startDaemon();
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), points: 5 });
+    const id = r.json.id;
+    const by = 0.05;
+    const answers = await Promise.all([1, 2, 3, 4].map((k) =>
+      api(d, "POST", `/v1/sessions/${id}:step`, { by, inputs: { LM1: k * 0.01 } }).then((a) => ({ k, ...a }))));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+    const byT = [...answers].sort((x, y) => x.json.t - y.json.t);
+    byT.forEach((a, i) => {
+      assert.ok(near(a.json.t, (i + 1) * by), `step ${a.k} answered t = ${a.json.t}`);
+      // its inputs took over within its own advance (at its first solver step), not another's
+      assert.ok(a.json.applied_at >= i * by - 1e-9 && a.json.applied_at < (i + 1) * by,
+        `step ${a.k} applied at ${a.json.applied_at}, advanced to ${a.json.t}`);
+    });
+    const acts = (await api(d, "GET", `/v1/sessions/${id}/actuators`)).json;
+    assert.ok(near(acts.t, 4 * by), `the session ends at ${acts.t}`);
+    // the last step's inputs are the ones in force
+    assert.equal(acts.actuators.find((a) => a.name === "LM1").value, byT[3].k * 0.01);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
