@@ -1,5 +1,6 @@
-// Commands from several clients at once on one session: every :advance and :step answered 200
-// did its own work, one after another (issue 27, item 5).
+// Commands and reads from several clients at once on one session: every :advance and :step
+// answered 200 did its own work, one after another (issue 27, item 5); an export during a
+// change of the recording's layout answers the recording as it was (item 6).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { api, cableSpec, startDaemon } from "./daemon.mjs";
@@ -47,6 +48,47 @@ test("four concurrent :step each set their own inputs and advance from where the
     assert.ok(near(acts.t, 4 * by), `the session ends at ${acts.t}`);
     // the last step's inputs are the ones in force
     assert.equal(acts.actuators.find((a) => a.name === "LM1").value, byT[3].k * 0.01);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("exports during PATCHes that change the recording's layout answer whole recordings, never a 500", async () => {
+  const d = await startDaemon();
+  try {
+    const r = await api(d, "POST", "/v1/sessions", {
+      spec: cableSpec(), points: 11, start: true, pace: "max", recording: { rate: 500, max_bytes: 1000000 } });
+    assert.equal(r.status, 201, r.text);
+    const id = r.json.id;
+    const layouts = [["position", "rho"], []];
+    let patches = 0, stop = false;
+    const patcher = (async () => {
+      while (!stop) {
+        const p = await api(d, "PATCH", `/v1/sessions/${id}/recording`, { fields: layouts[patches++ % 2] });
+        assert.equal(p.status, 200, p.text);
+      }
+    })();
+    const statuses = {};
+    const reads = 120;
+    for (let i = 0; i < reads; i += 4) {
+      const got = await Promise.all([0, 1, 2, 3].map(() => api(d, "GET", `/v1/sessions/${id}/recording?format=ndjson`)));
+      for (const g of got) {
+        statuses[g.status] = (statuses[g.status] ?? 0) + 1;
+        if (g.status !== 200) continue; // counted: the end says how many of each
+        // one layout throughout, times increasing: a snapshot, not two files mixed
+        const frames = g.text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+        const keys = frames.length ? Object.keys(frames[0]).sort().join() : "";
+        for (let k = 1; k < frames.length; k++) {
+          assert.equal(Object.keys(frames[k]).sort().join(), keys, "one layout in one export");
+          assert.ok(frames[k].t > frames[k - 1].t, "times increase");
+        }
+      }
+    }
+    stop = true;
+    await patcher;
+    assert.ok(patches >= 10, `${patches} layout changes during the ${reads} exports`);
+    assert.deepEqual(statuses, { 200: reads });
   } finally {
     await d.stop();
     d.cleanup();
