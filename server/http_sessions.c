@@ -92,6 +92,23 @@ static int parse_pace(const cJSON *v, double *pace)
     return -1;
 }
 
+#define REPEAT_FORM "must be {\"every\": simulated seconds > 0} (start again from the beginning there) or null (never)"
+
+/* A session's "repeat": {"every": s} or null (*every 0). -1 when it is neither. */
+static int parse_repeat(const cJSON *v, double *every)
+{
+    if (cJSON_IsNull(v)) {
+        *every = 0;
+        return 0;
+    }
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(v, "every");
+    if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) != 1 || !cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
+        e->valuedouble > 1e9)
+        return -1;
+    *every = e->valuedouble;
+    return 0;
+}
+
 static cJSON *issue(const char *path, const char *msg)
 {
     cJSON *e = cJSON_CreateObject();
@@ -107,7 +124,7 @@ static void create(http_request *rq, http_response *rs)
     cJSON *body = req_json(rq, rs);
     if (!body) return;
     cJSON *errors = cJSON_CreateArray();
-    static const char *const allowed[] = {"spec", "example", "name", "start", "pace", "until", "points",
+    static const char *const allowed[] = {"spec", "example", "name", "start", "pace", "until", "repeat", "points",
                                           "checkpoint", "recording", NULL};
     for (cJSON *it = body->child; it; it = it->next) {
         int ok = 0;
@@ -150,6 +167,9 @@ static void create(http_request *rq, http_response *rs)
         else
             cr.until = until->valuedouble;
     }
+    const cJSON *repeat = cJSON_GetObjectItemCaseSensitive(body, "repeat");
+    cr.has_repeat = repeat != NULL;
+    if (repeat && parse_repeat(repeat, &cr.repeat) != 0) cJSON_AddItemToArray(errors, issue("/repeat", REPEAT_FORM));
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(body, "points");
     if (points) {
         if (!cJSON_IsNumber(points) || points->valuedouble != floor(points->valuedouble) ||
@@ -534,7 +554,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     cJSON *b = req_json(rq, rs);
     if (!b) return;
     cJSON *errors = cJSON_CreateArray();
-    double pace = -1, until = -1;
+    double pace = -1, until = -1, repeat = -1;
     for (cJSON *it = b->child; it; it = it->next) {
         if (strcmp(it->string, "pace") == 0) {
             if (parse_pace(it, &pace) != 0)
@@ -547,10 +567,12 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
                 cJSON_AddItemToArray(errors, issue("/until", "must be a simulated time > 0 (s), or null for none"));
             else
                 until = cJSON_IsNull(it) ? 0 : it->valuedouble;
+        } else if (strcmp(it->string, "repeat") == 0) {
+            if (parse_repeat(it, &repeat) != 0) cJSON_AddItemToArray(errors, issue("/repeat", REPEAT_FORM));
         } else {
             char p[160];
             snprintf(p, sizeof p, "/%s", it->string);
-            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace, until and name may change)"));
+            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace, until, repeat and name may change)"));
         }
     }
     if (cJSON_GetArraySize(errors)) {
@@ -561,6 +583,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     cJSON_Delete(errors);
     if (pace >= 0) session_set_pace(s, pace);
     if (until >= 0) session_set_until(s, until);
+    if (repeat >= 0) session_set_repeat(s, repeat);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
     if (cJSON_IsString(name)) {
         session_set_name(s, name->valuestring);

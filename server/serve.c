@@ -154,7 +154,10 @@ int cli_serve(int argc, char **argv)
             snprintf(err, sizeof err, "no example named %.64s in %.400s", example, d.cfg.examples_dir);
             goto fail;
         }
-        create_request cr = {.spec_text = text, .name = example, .start = 1, .pace = 1.0, .points = 51};
+        /* it loops at its spec's duration (the reach): the daemon's option, for every viewer */
+        create_request cr = {.spec_text = text, .name = example, .start = 1, .pace = 1.0, .points = 51,
+                             .repeat = SESSION_REPEAT_DURATION};
+        recording_opts_default(&cr.recording); /* (issue 27 item 1 gives every request one constructor) */
         session *s = NULL;
         create_result r = daemon_create_session(&d, &cr, &s);
         free(text);

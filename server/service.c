@@ -137,6 +137,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     }
     char err[512];
     session_opts so = *o;
+    if (so.repeat == SESSION_REPEAT_DURATION) so.repeat = rod_model_duration(m); /* 0 when it gives none */
     so.min_sim_rate = d->cfg.min_sim_rate;
     so.rate_window = d->cfg.sim_rate_window;
     const int points = o->points > 1 ? o->points : 51;
@@ -201,7 +202,8 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
 
 create_result daemon_create_session(daemon_ctx *d, const create_request *cr, session **out)
 {
-    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL, 0, 0};
+    session_opts o = {cr->name, cr->pace, cr->until, cr->points, cr->start, NULL, SESSION_CREATED, NULL, 0, NULL, 0, 0,
+                      cr->repeat};
     recording_opts ro = cr->recording;
     if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, &ro, out);
     /* a session checkpoint: its spec, options and engine state */
@@ -241,6 +243,8 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
         o.pace = v->valuedouble;
     if (!cr->has_until && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "until")) && v->valuedouble > 0)
         o.until = v->valuedouble;
+    if (!cr->has_repeat && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "repeat")) && v->valuedouble > 0)
+        o.repeat = v->valuedouble;
     if (!cr->has_points && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "points")) &&
         v->valuedouble >= 2 && v->valuedouble <= d->cfg.max_points)
         o.points = (int)v->valuedouble;
@@ -294,6 +298,7 @@ int daemon_restore_one(void *ctx, const char *file_id, const char *file, const c
     so.name = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name")) ? v->valuestring : NULL;
     so.pace = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "pace")) ? v->valuedouble : 1.0;
     so.until = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "until")) ? v->valuedouble : 0.0;
+    so.repeat = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "repeat")) ? v->valuedouble : 0.0;
     so.points = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "points")) ? (int)v->valuedouble : 51;
     so.created_wall = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "created")) ? v->valuedouble : 0;
     so.failure = cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "failure")) ? v->valuestring : NULL;

@@ -42,6 +42,7 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
     s->spec_json = spec_json;
     s->pace = o->pace;
     s->until = o->until;
+    s->repeat = o->repeat > 0 ? o->repeat : 0;
     s->points = o->points > 1 ? o->points : 51;
     s->created_wall = o->created_wall > 0 ? o->created_wall : unix_now();
     s->min_rate = o->min_sim_rate > 0 ? o->min_sim_rate : 0;

@@ -48,7 +48,12 @@ typedef struct {
     /* the floor: a session computing slower than min_sim_rate x real time over rate_window
      * seconds of computing fails (0: no floor) */
     double min_sim_rate, rate_window;
+    /* the simulated time at which a running session starts again from its beginning, as
+     * :reset then :start would (0: never; SESSION_REPEAT_DURATION: the spec's "duration") */
+    double repeat;
 } session_opts;
+
+#define SESSION_REPEAT_DURATION (-1.0)
 
 /* Takes ownership of model and spec_json (both freed on failure too). Starts the dynamics
  * (which runs "initial": "static" statics); a failure there gives a session in state failed,
@@ -101,6 +106,8 @@ int session_set_inputs(session *s, int n, const char *const *names, const double
                        const char *const *profiles, double wait_limit, double *t_applied, char *err,
                        size_t errlen);
 int session_set_pace(session *s, double pace);
+/* The simulated time at which a running session starts again (0: never). */
+int session_set_repeat(session *s, double every);
 /* Where a running session stops (0: never). A finished session that the new end leaves time
  * to run becomes paused, to be continued with session_start. */
 int session_set_until(session *s, double until);

@@ -163,25 +163,34 @@ int session_pause(session *s)
     return rc;
 }
 
-int session_reset(session *s)
+int session_restart(session *s, session_status status)
 {
-    pthread_mutex_lock(&s->mu);
-    if (s->status == SESSION_RUNNING) s->status = SESSION_PAUSED; /* its worker lets go */
-    pthread_mutex_unlock(&s->mu);
-    lock_state_interrupting(s, -1);
     session_drain_mailbox(s);
     s->win_wall = s->win_sim = 0;
-    int rc = rod_dynamics_start(s->model, s->state);
+    const int rc = rod_dynamics_start(s->model, s->state);
     pthread_mutex_lock(&s->mu);
     if (rc == ROD_OK) {
-        s->status = SESSION_CREATED;
+        s->status = status;
         s->failure[0] = '\0';
+        s->anchor_sim = rod_state_time(s->state);
+        s->anchor_wall = mono_now();
+        s->rtf_from_wall = 0; /* the restart is not slow running */
     } else {
         s->status = SESSION_FAILED;
         snprintf(s->failure, sizeof s->failure, "%s", rod_state_error(s->state));
     }
     pthread_mutex_unlock(&s->mu);
     session_publish(s);
+    return rc;
+}
+
+int session_reset(session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->status == SESSION_RUNNING) s->status = SESSION_PAUSED; /* its worker lets go */
+    pthread_mutex_unlock(&s->mu);
+    lock_state_interrupting(s, -1);
+    const int rc = session_restart(s, SESSION_CREATED);
     pthread_mutex_unlock(&s->state_mu);
     session_notify(s);
     return rc == ROD_OK ? SESSION_OK : SESSION_ESOLVER;
@@ -365,6 +374,15 @@ int session_set_until(session *s, double until)
     s->until = until;
     /* a finished session with time left to run is paused: :start continues it */
     if (s->status == SESSION_FINISHED && (until == 0 || until > s->t + 1e-12)) s->status = SESSION_PAUSED;
+    pthread_mutex_unlock(&s->mu);
+    return SESSION_OK;
+}
+
+int session_set_repeat(session *s, double every)
+{
+    if (!(every >= 0) || !isfinite(every)) return SESSION_EINVAL;
+    pthread_mutex_lock(&s->mu);
+    s->repeat = every;
     pthread_mutex_unlock(&s->mu);
     return SESSION_OK;
 }
