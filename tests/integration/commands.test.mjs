@@ -3,7 +3,7 @@
 // change of the recording's layout answers the recording as it was (item 6).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { api, cableSpec, startDaemon } from "./daemon.mjs";
+import { api, cableSpec, sleep, startDaemon } from "./daemon.mjs";
 
 const near = (a, b) => Math.abs(a - b) < 1e-9;
 
@@ -48,6 +48,34 @@ test("four concurrent :step each set their own inputs and advance from where the
     assert.ok(near(acts.t, 4 * by), `the session ends at ${acts.t}`);
     // the last step's inputs are the ones in force
     assert.equal(acts.actuators.find((a) => a.name === "LM1").value, byT[3].k * 0.01);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
+test("an :advance that waits its turn longer than the limit answers 503 and does nothing; :start meanwhile is refused", async () => {
+  const d = await startDaemon({ env: { RODD_ADVANCE_LIMIT: "1" } });
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), points: 5 });
+    const id = r.json.id;
+    // each of the first two runs its whole 1 s limit; the third is still in line at its own 1 s
+    const first = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 1e6 });
+    await sleep(200);
+    const second = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 1e6 });
+    await sleep(200);
+    const third = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 1e6 });
+    await sleep(200);
+    const start = await api(d, "POST", `/v1/sessions/${id}:start`);
+    assert.equal(start.status, 409, start.text);
+    const [a, b, c] = await Promise.all([first, second, third]);
+    assert.equal(a.status, 200, a.text);
+    assert.equal(b.status, 200, b.text);
+    assert.ok(b.json.t > a.json.t, `the second went on from the first: ${a.json.t} then ${b.json.t}`);
+    assert.equal(c.status, 503, c.text);
+    assert.equal(c.json.type, "/problems/not-ready");
+    const end = await api(d, "GET", `/v1/sessions/${id}`);
+    assert.equal(end.json.t, b.json.t, "the refused one did not step");
   } finally {
     await d.stop();
     d.cleanup();
