@@ -359,7 +359,7 @@ static void synchronous(http_request *rq, http_response *rs, session *s, const c
     char err[512];
     if (advance) rc = session_advance(s, until, by, d->cfg.advance_limit, &t_out, err, sizeof err);
     else session_reset(s);
-    if (rc == SESSION_ESTATE) wrong_state(rs, s, ":advance needs it paused or created");
+    if (rc == SESSION_ESTATE) reply_problem(rs, 409, "wrong-state", "The session is not in a state that allows this", err, NULL);
     else if (rc == SESSION_ETIMEDOUT) not_ready(rs, err);
     else reply_json(rs, 200, describe_with_url(rq, s));
     session_turn_give(s, &turn);

@@ -206,12 +206,16 @@ int session_advance(session *s, double t_end, double by, double wall_limit, doub
     }
     pthread_mutex_lock(&s->mu);
     const session_status st = s->status;
+    /* deleted (or drained) while this waited its turn: the interrupt that stopped the work
+     * went to the turn before */
+    const int stopping = s->stopping;
     /* :start must wait until this is done: it would leave a "running" session with no worker */
-    if (st == SESSION_PAUSED || st == SESSION_CREATED) s->advancing = 1;
+    if (!stopping && (st == SESSION_PAUSED || st == SESSION_CREATED)) s->advancing = 1;
     pthread_mutex_unlock(&s->mu);
-    if (st != SESSION_PAUSED && st != SESSION_CREATED) {
+    if (stopping || (st != SESSION_PAUSED && st != SESSION_CREATED)) {
         pthread_mutex_unlock(&s->state_mu);
-        snprintf(err, errlen, "the session is %s; :advance needs it paused", session_status_name(st));
+        if (stopping) snprintf(err, errlen, "the session is deleted, or the daemon is stopping");
+        else snprintf(err, errlen, "the session is %s; :advance needs it paused", session_status_name(st));
         return SESSION_ESTATE;
     }
     session_drain_mailbox(s);

@@ -82,6 +82,28 @@ test("an :advance that waits its turn longer than the limit answers 503 and does
   }
 });
 
+test("a DELETE ends the :advance in progress and refuses the ones in line at once", async () => {
+  const d = await startDaemon({ env: { RODD_ADVANCE_LIMIT: "5" } });
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), points: 5 });
+    const id = r.json.id;
+    const t0 = Date.now();
+    const first = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 1e6 });
+    await sleep(200);
+    const second = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 1e6 });
+    await sleep(200);
+    assert.equal((await api(d, "DELETE", `/v1/sessions/${id}`)).status, 204);
+    const [a, b] = await Promise.all([first, second]);
+    assert.ok(Date.now() - t0 < 3000, `both answered ${Date.now() - t0} ms after the first began (limit 5 s each)`);
+    assert.equal(a.status, 200, a.text);
+    assert.equal(b.status, 409, b.text);
+    assert.match(b.json.detail, /deleted/);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
 test("exports during PATCHes that change the recording's layout answer whole recordings, never a 500", async () => {
   const d = await startDaemon();
   try {
