@@ -92,6 +92,30 @@ test("an :advance that waits its turn longer than the limit answers 503 and does
   }
 });
 
+test(":reset takes its turn too: after the :advance before it, before the :advance after it", async () => {
+  const d = await startDaemon({ env: { RODD_ADVANCE_LIMIT: "1" } });
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { spec: cableSpec(), points: 5 });
+    const id = r.json.id;
+    const long = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 1e6 }); // its whole 1 s
+    await sleep(150);
+    const reset = api(d, "POST", `/v1/sessions/${id}:reset`);
+    await sleep(150);
+    const after = api(d, "POST", `/v1/sessions/${id}:advance`, { by: 0.05 });
+    const [a, b, c] = await Promise.all([long, reset, after]);
+    assert.equal(a.status, 200, a.text);
+    assert.ok(a.json.t > 0.05, `the first advanced its whole second: t = ${a.json.t}`);
+    assert.equal(b.status, 200, b.text);
+    assert.equal(b.json.t, 0, "the reset answers the session it reset");
+    assert.equal(c.status, 200, c.text);
+    assert.ok(near(c.json.t, 0.05), `the last advanced from the reset: t = ${c.json.t}`);
+    await cleanExit(d);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});
+
 test("a DELETE ends the :advance in progress and refuses the ones in line at once", async () => {
   const d = await startDaemon({ env: { RODD_ADVANCE_LIMIT: "5" } });
   try {
