@@ -186,6 +186,11 @@ test("two viewers of a repeating session (a page and the compare view) never com
   assert.deepEqual(commands.map((c) => c.replace(/^(\S+) .*(\/v1\/sessions\/[^/?]+).*$/, "$1 $2")), [`PATCH /v1/sessions/${s.id}`]);
   assert.equal((await daemon.api("GET", `/v1/sessions/${s.id}`)).json.repeat, null);
   await pane.waitForFunction(() => !document.querySelector("#s-repeat").checked, undefined, { timeout: 5000 });
+  // another session in the same page: its own repeat (none) and no time left over from the first
+  await openSession(tab, daemon, other.id);
+  assert.ok(!(await tab.isChecked("#s-repeat")));
+  assert.equal(await tab.inputValue("#s-repeat-t"), "");
+  assert.equal(commands.length, 1, commands.join("\n"));
   for (const p of [tab, cmp]) {
     assert.deepEqual(p.problems.filter((x) => !networkNoise(x)), []);
     await p.context().close();

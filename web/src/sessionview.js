@@ -95,6 +95,9 @@ export class SessionView {
     this.timeline.resume();
     this.display.clear();
     this.controls.clear();
+    this.ui.repeat.checked = false; // the next session's own repeat, or its spec's duration
+    this.ui.repeatAt.value = "";
+    this.specDuration = null;
     this.ui.root.hidden = true;
     this.status.reset();
     this.status.connection("closed");
