@@ -55,6 +55,7 @@ int checkpoint_fields_check(const cJSON *ck, int max_points, char *path, size_t 
         return bad(path, plen, "/status", msg, mlen, "must be created, running, paused, finished or failed");
     if (number_in(ck, "pace", 0, CHECKPOINT_MAX_PACE, 0, path, plen, msg, mlen) ||
         number_in(ck, "until", 0, CHECKPOINT_MAX_TIME, 0, path, plen, msg, mlen) ||
+        number_in(ck, "repeat", 0, CHECKPOINT_MAX_TIME, 0, path, plen, msg, mlen) ||
         number_in(ck, "points", 2, max_points, 1, path, plen, msg, mlen) ||
         number_in(ck, "created", 0, 1e11, 0, path, plen, msg, mlen) ||
         number_in(ck, "version", 1, 1, 1, path, plen, msg, mlen))

@@ -92,6 +92,23 @@ static int parse_pace(const cJSON *v, double *pace)
     return -1;
 }
 
+#define REPEAT_FORM "must be {\"every\": simulated seconds > 0} (start again from the beginning there) or null (never)"
+
+/* A session's "repeat": {"every": s} or null (*every 0). -1 when it is neither. */
+static int parse_repeat(const cJSON *v, double *every)
+{
+    if (cJSON_IsNull(v)) {
+        *every = 0;
+        return 0;
+    }
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(v, "every");
+    if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) != 1 || !cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
+        e->valuedouble > 1e9)
+        return -1;
+    *every = e->valuedouble;
+    return 0;
+}
+
 static cJSON *issue(const char *path, const char *msg)
 {
     cJSON *e = cJSON_CreateObject();
@@ -107,7 +124,7 @@ static void create(http_request *rq, http_response *rs)
     cJSON *body = req_json(rq, rs);
     if (!body) return;
     cJSON *errors = cJSON_CreateArray();
-    static const char *const allowed[] = {"spec", "example", "name", "start", "pace", "until", "points",
+    static const char *const allowed[] = {"spec", "example", "name", "start", "pace", "until", "repeat", "points",
                                           "checkpoint", "recording", NULL};
     for (cJSON *it = body->child; it; it = it->next) {
         int ok = 0;
@@ -149,6 +166,9 @@ static void create(http_request *rq, http_response *rs)
         else
             cr.until = until->valuedouble;
     }
+    const cJSON *repeat = cJSON_GetObjectItemCaseSensitive(body, "repeat");
+    cr.has_repeat = repeat != NULL;
+    if (repeat && parse_repeat(repeat, &cr.repeat) != 0) cJSON_AddItemToArray(errors, issue("/repeat", REPEAT_FORM));
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(body, "points");
     if (points) {
         if (!cJSON_IsNumber(points) || points->valuedouble != floor(points->valuedouble) ||
@@ -275,6 +295,75 @@ static void wrong_state(http_response *rs, session *s, const char *what)
     reply_problem(rs, 409, "wrong-state", "The session is not in a state that allows this", detail, NULL);
 }
 
+static void not_ready(http_response *rs, const char *detail)
+{
+    reply_problem(rs, 503, "not-ready", "The session is in a long step", detail, NULL);
+    snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+}
+
+/* The body of an :advance: where to (*until) or how far (*by); the other is NAN. 0, or -1
+ * with the answer given. */
+static int advance_request(http_request *rq, http_response *rs, double *until, double *by)
+{
+    *until = *by = NAN;
+    cJSON *b = rq->len ? req_json(rq, rs) : cJSON_CreateObject();
+    if (!b) return -1;
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(b, "until");
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(b, "by");
+    cJSON *unknown = cJSON_CreateArray();
+    for (const cJSON *it = b->child; it; it = it->next) {
+        if (strcmp(it->string, "until") == 0 || strcmp(it->string, "by") == 0) continue;
+        char p[160];
+        snprintf(p, sizeof p, "/%s", it->string);
+        cJSON_AddItemToArray(unknown, issue(p, "unknown key (give until or by)"));
+    }
+    if (cJSON_GetArraySize(unknown)) {
+        cJSON_Delete(b);
+        reply_problem(rs, 422, "invalid-request", "The advance request is invalid", NULL, unknown);
+        return -1;
+    }
+    cJSON_Delete(unknown);
+    if (cJSON_IsNumber(u) && !dt && isfinite(u->valuedouble) && u->valuedouble >= 0) *until = u->valuedouble;
+    else if (cJSON_IsNumber(dt) && !u && isfinite(dt->valuedouble) && dt->valuedouble >= 0) *by = dt->valuedouble;
+    cJSON_Delete(b);
+    if (isnan(*until) && isnan(*by)) {
+        cJSON *e = cJSON_CreateArray();
+        cJSON_AddItemToArray(e, issue("", "give {\"until\": t} or {\"by\": dt}, in simulated seconds"));
+        reply_problem(rs, 422, "invalid-request", "What to advance to is missing", NULL, e);
+        return -1;
+    }
+    return 0;
+}
+
+/* :advance and :reset take their turn behind the ones that came before (session_turn_take),
+ * and answer the session as their own work left it, before the next one changes it. */
+static void synchronous(http_request *rq, http_response *rs, session *s, const char *verb)
+{
+    daemon_ctx *d = rq->d;
+    double until = NAN, by = NAN;
+    const int advance = strcmp(verb, "advance") == 0;
+    if (advance && advance_request(rq, rs, &until, &by) != 0) return;
+    session_turn turn;
+    /* a reset waits as long as it takes (the turns before it are each bounded) */
+    if (session_turn_take(s, &turn, advance ? d->cfg.advance_limit : -1) != SESSION_OK) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "the :advance and :step requests before this one held the session for over %g s",
+                 d->cfg.advance_limit);
+        not_ready(rs, detail);
+        return;
+    }
+    int rc = SESSION_OK;
+    double t_out = 0;
+    char err[512];
+    if (advance) rc = session_advance(s, until, by, d->cfg.advance_limit, &t_out, err, sizeof err);
+    else session_reset(s);
+    if (rc == SESSION_ESTATE) reply_problem(rs, 409, "wrong-state", "The session is not in a state that allows this", err, NULL);
+    else if (rc == SESSION_ETIMEDOUT) not_ready(rs, err);
+    else reply_json(rs, 200, describe_with_url(rq, s));
+    session_turn_give(s, &turn);
+    if (rs->status == 200) daemon_checkpoint_session(d, s);
+}
+
 static void lifecycle(http_request *rq, http_response *rs, session *s, const char *verb)
 {
     daemon_ctx *d = rq->d;
@@ -285,7 +374,7 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
         else {
             session_view v;
             session_snapshot(s, &v);
-            wrong_state(rs, s, v.advancing ? "an :advance is stepping it; :start after that answers"
+            wrong_state(rs, s, v.advancing ? "an :advance, :step or :reset is stepping it or waiting to; :start after that answers"
                                          : ":start needs it created or paused (reset a finished one)");
             return;
         }
@@ -298,52 +387,9 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
     } else if (strcmp(verb, "step") == 0) {
         h_step(rq, rs, s);
         return;
-    } else if (strcmp(verb, "reset") == 0) {
-        session_reset(s);
-    } else if (strcmp(verb, "advance") == 0) {
-        cJSON *b = rq->len ? req_json(rq, rs) : cJSON_CreateObject();
-        if (!b) return;
-        const cJSON *until = cJSON_GetObjectItemCaseSensitive(b, "until");
-        const cJSON *by = cJSON_GetObjectItemCaseSensitive(b, "by");
-        cJSON *unknown = cJSON_CreateArray();
-        for (const cJSON *it = b->child; it; it = it->next) {
-            if (strcmp(it->string, "until") == 0 || strcmp(it->string, "by") == 0) continue;
-            char p[160];
-            snprintf(p, sizeof p, "/%s", it->string);
-            cJSON_AddItemToArray(unknown, issue(p, "unknown key (give until or by)"));
-        }
-        if (cJSON_GetArraySize(unknown)) {
-            cJSON_Delete(b);
-            reply_problem(rs, 422, "invalid-request", "The advance request is invalid", NULL, unknown);
-            return;
-        }
-        cJSON_Delete(unknown);
-        double target = NAN;
-        if (cJSON_IsNumber(until) && !by) target = until->valuedouble;
-        else if (cJSON_IsNumber(by) && !until) {
-            session_view v;
-            session_snapshot(s, &v);
-            target = v.t + by->valuedouble;
-        }
-        cJSON_Delete(b);
-        if (!isfinite(target) || target < 0) {
-            cJSON *e = cJSON_CreateArray();
-            cJSON_AddItemToArray(e, issue("", "give {\"until\": t} or {\"by\": dt}, in simulated seconds"));
-            reply_problem(rs, 422, "invalid-request", "What to advance to is missing", NULL, e);
-            return;
-        }
-        double t_out = 0;
-        char err[512];
-        rc = session_advance(s, target, d->cfg.advance_limit, &t_out, err, sizeof err);
-        if (rc == SESSION_ESTATE) {
-            wrong_state(rs, s, ":advance needs it paused or created");
-            return;
-        }
-        if (rc == SESSION_ETIMEDOUT) {
-            reply_problem(rs, 503, "not-ready", "The session is in a long step", err, NULL);
-            snprintf(rs->retry_after, sizeof rs->retry_after, "1");
-            return;
-        }
+    } else if (strcmp(verb, "reset") == 0 || strcmp(verb, "advance") == 0) {
+        synchronous(rq, rs, s, verb);
+        return;
     } else {
         reply_problem(rs, 404, "not-found", "No such method", verb, NULL);
         return;
@@ -506,7 +552,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     cJSON *b = req_json(rq, rs);
     if (!b) return;
     cJSON *errors = cJSON_CreateArray();
-    double pace = -1, until = -1;
+    double pace = -1, until = -1, repeat = -1;
     for (cJSON *it = b->child; it; it = it->next) {
         if (strcmp(it->string, "pace") == 0) {
             if (parse_pace(it, &pace) != 0)
@@ -519,10 +565,12 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
                 cJSON_AddItemToArray(errors, issue("/until", "must be a simulated time > 0 (s), or null for none"));
             else
                 until = cJSON_IsNull(it) ? 0 : it->valuedouble;
+        } else if (strcmp(it->string, "repeat") == 0) {
+            if (parse_repeat(it, &repeat) != 0) cJSON_AddItemToArray(errors, issue("/repeat", REPEAT_FORM));
         } else {
             char p[160];
             snprintf(p, sizeof p, "/%s", it->string);
-            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace, until and name may change)"));
+            cJSON_AddItemToArray(errors, issue(p, "unknown key (pace, until, repeat and name may change)"));
         }
     }
     if (cJSON_GetArraySize(errors)) {
@@ -533,6 +581,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
     cJSON_Delete(errors);
     if (pace >= 0) session_set_pace(s, pace);
     if (until >= 0) session_set_until(s, until);
+    if (repeat >= 0) session_set_repeat(s, repeat);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
     if (cJSON_IsString(name)) {
         session_set_name(s, name->valuestring);

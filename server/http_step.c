@@ -22,6 +22,61 @@ static void add_issue(cJSON *errors, const char *path, const char *msg)
     cJSON_AddItemToArray(errors, e);
 }
 
+/* Sets the inputs, advances by `by` and answers (the caller holds the session's turn; names
+ * point into the request's body, which the caller frees). */
+static void answer(http_request *rq, http_response *rs, session *s, int n, const char *const *names,
+                   const double *values, char *const *profiles, double by)
+{
+    session_view v;
+    session_snapshot(s, &v);
+    if (v.status != SESSION_PAUSED && v.status != SESSION_CREATED) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "the session is %s; :step needs it paused or created",
+                 session_status_name(v.status));
+        reply_problem(rs, 409, "wrong-state", "Wrong state for this", detail, NULL);
+        return;
+    }
+    char err[512];
+    double t_applied = v.t;
+    int rc = n ? session_set_inputs(s, n, names, values, (const char *const *)profiles, 2.0, &t_applied, err, sizeof err)
+               : SESSION_OK;
+    if (rc == SESSION_ENOTFOUND || rc == SESSION_EINVAL) {
+        cJSON *e = cJSON_CreateArray();
+        add_issue(e, "/inputs", err);
+        reply_problem(rs, 422, "invalid-request", "The inputs are invalid", err, e);
+        return;
+    }
+    if (rc != SESSION_OK) {
+        reply_problem(rs, 409, "wrong-state", "Wrong state for this", err, NULL);
+        return;
+    }
+    double t_out = 0;
+    /* by is counted from the session's time; the inputs may take over a step later (their ramp) */
+    rc = session_advance(s, NAN, by, rq->d->cfg.advance_limit, &t_out, err, sizeof err);
+    if (rc == SESSION_ESTATE) {
+        reply_problem(rs, 409, "wrong-state", "Wrong state for this", err, NULL);
+        return;
+    }
+    if (rc == SESSION_ETIMEDOUT) {
+        reply_problem(rs, 503, "not-ready", "The session is in a long step", err, NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
+        return;
+    }
+    session_snapshot(s, &v);
+    published_frame *pf = session_latest(s);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "state", session_status_name(v.status));
+    if (v.status == SESSION_FAILED) cJSON_AddStringToObject(o, "failure", v.failure);
+    else cJSON_AddNullToObject(o, "failure");
+    cJSON_AddNumberToObject(o, "t", t_out);
+    cJSON_AddNumberToObject(o, "applied_at", t_applied);
+    const char *json = pf ? frame_json(pf, NULL) : NULL;
+    if (json) cJSON_AddItemToObject(o, "frame", cJSON_CreateRaw(json));
+    else cJSON_AddNullToObject(o, "frame");
+    frame_release(pf);
+    reply_json(rs, 200, o);
+}
+
 void h_step(http_request *rq, http_response *rs, session *s)
 {
     cJSON *b = req_json(rq, rs);
@@ -72,56 +127,19 @@ void h_step(http_request *rq, http_response *rs, session *s)
         return;
     }
     cJSON_Delete(errors);
-    session_view v;
-    session_snapshot(s, &v);
-    if (v.status != SESSION_PAUSED && v.status != SESSION_CREATED) {
-        char detail[160];
-        snprintf(detail, sizeof detail, "the session is %s; :step needs it paused or created",
-                 session_status_name(v.status));
-        reply_problem(rs, 409, "wrong-state", "Wrong state for this", detail, NULL);
+    /* the inputs and the advance are one turn: the next :step sets its inputs after this one's
+     * advance, and advances from where this one left the session */
+    session_turn turn;
+    if (session_turn_take(s, &turn, rq->d->cfg.advance_limit) != SESSION_OK) {
+        reply_problem(rs, 503, "not-ready", "The session is in a long step",
+                      "the :advance and :step requests before this one held the session too long", NULL);
+        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         for (int i = 0; i < n; i++) free(profiles[i]);
         cJSON_Delete(b);
         return;
     }
-    char err[512];
-    double t_applied = v.t;
-    int rc = n ? session_set_inputs(s, n, names, values, (const char *const *)profiles, 2.0, &t_applied, err, sizeof err)
-               : SESSION_OK;
+    answer(rq, rs, s, n, names, values, profiles, by);
+    session_turn_give(s, &turn);
     for (int i = 0; i < n; i++) free(profiles[i]);
-    cJSON_Delete(b); /* names pointed into it: not used past here */
-    if (rc == SESSION_ENOTFOUND || rc == SESSION_EINVAL) {
-        cJSON *e = cJSON_CreateArray();
-        add_issue(e, "/inputs", err);
-        reply_problem(rs, 422, "invalid-request", "The inputs are invalid", err, e);
-        return;
-    }
-    if (rc != SESSION_OK) {
-        reply_problem(rs, 409, "wrong-state", "Wrong state for this", err, NULL);
-        return;
-    }
-    double t_out = 0;
-    /* by is counted from the session's time; the inputs may take over a step later (their ramp) */
-    rc = session_advance(s, v.t + by, rq->d->cfg.advance_limit, &t_out, err, sizeof err);
-    if (rc == SESSION_ESTATE) {
-        reply_problem(rs, 409, "wrong-state", "Wrong state for this", err, NULL);
-        return;
-    }
-    if (rc == SESSION_ETIMEDOUT) {
-        reply_problem(rs, 503, "not-ready", "The session is in a long step", err, NULL);
-        snprintf(rs->retry_after, sizeof rs->retry_after, "1");
-        return;
-    }
-    session_snapshot(s, &v);
-    published_frame *pf = session_latest(s);
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "state", session_status_name(v.status));
-    if (v.status == SESSION_FAILED) cJSON_AddStringToObject(o, "failure", v.failure);
-    else cJSON_AddNullToObject(o, "failure");
-    cJSON_AddNumberToObject(o, "t", t_out);
-    cJSON_AddNumberToObject(o, "applied_at", t_applied);
-    const char *json = pf ? frame_json(pf, NULL) : NULL;
-    if (json) cJSON_AddItemToObject(o, "frame", cJSON_CreateRaw(json));
-    else cJSON_AddNullToObject(o, "frame");
-    frame_release(pf);
-    reply_json(rs, 200, o);
+    cJSON_Delete(b);
 }

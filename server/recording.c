@@ -216,13 +216,15 @@ static int write_all(int fd, const void *p, size_t n, off_t at)
     return 0;
 }
 
+/* 0, -1 on a read error (errno), -2 when the file ends first. */
 static int read_all(int fd, void *p, size_t n, off_t at)
 {
     char *c = p;
     while (n > 0) {
         ssize_t r = pread(fd, c, n, at);
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
+        if (r == 0) return -2;
+        if (r < 0) return -1;
         c += r;
         n -= (size_t)r;
         at += r;
@@ -301,6 +303,49 @@ static int reserve_slots(recording *r, uint64_t n)
     if (!b) return -1;
     r->buf = b;
     r->buf_slots = n;
+    return 0;
+}
+
+/* An unnamed file in TMPDIR, for a recording without a state directory; -1 on failure. */
+static int temporary_file(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char templ[1024];
+    snprintf(templ, sizeof templ, "%s/rodd-recording-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    const int fd = mkstemp(templ);
+    if (fd >= 0) {
+        unlink(templ); /* it lives as long as the session */
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    return fd;
+}
+
+/* A new, empty file in the recording's place (mu held), for a new layout: an export reading
+ * the old file (its own descriptor) goes on reading it whole, as it was, instead of a file
+ * truncated and rewritten under it. */
+static int replace_file(recording *r)
+{
+    int fd;
+    if (r->path[0]) {
+        char tmp[1200];
+        snprintf(tmp, sizeof tmp, "%s.new", r->path);
+        fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd >= 0 && rename(tmp, r->path) != 0) {
+            const int e = errno;
+            close(fd);
+            unlink(tmp);
+            errno = e;
+            fd = -1;
+        }
+    } else {
+        fd = temporary_file();
+    }
+    if (fd < 0) {
+        fail(r, "cannot start a new recording file");
+        return -1;
+    }
+    close(r->fd);
+    r->fd = fd;
     return 0;
 }
 
@@ -448,14 +493,7 @@ recording *recording_open(const char *state_dir, const char *id, int points, con
         snprintf(r->path, sizeof r->path, "%s/%s.rec", dir, id);
         r->fd = open(r->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     } else {
-        const char *tmp = getenv("TMPDIR");
-        char templ[1024];
-        snprintf(templ, sizeof templ, "%s/rodd-recording-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        r->fd = mkstemp(templ);
-        if (r->fd >= 0) {
-            unlink(templ); /* it lives as long as the session */
-            fcntl(r->fd, F_SETFD, FD_CLOEXEC);
-        }
+        r->fd = temporary_file();
     }
     if (r->fd < 0) {
         snprintf(err, errlen, "cannot open the recording %s: %s", r->path[0] ? r->path : "(temporary file)",
@@ -680,7 +718,7 @@ int recording_configure(recording *r, const recording_opts *o, char *err, size_t
     r->o = *o;
     int rc = 0;
     if (relayout) {
-        rc = start_fresh(r, (int)r->h.points);
+        rc = replace_file(r) != 0 ? -1 : start_fresh(r, (int)r->h.points);
         if (rc) snprintf(err, errlen, "%s", r->error);
     } else if (r->state == REC_RECORDING || r->state == REC_OFF || (r->state == REC_FULL && o->ring) ||
                r->space_stop) {
@@ -732,31 +770,55 @@ cJSON *recording_describe(recording *r)
     return j;
 }
 
-/* A reader's view of the frame at slot k: its slots read into *v (grown as needed), or 0 when
- * the ring passed it meanwhile (then *next is where the oldest frame now is); -1 on a read
- * error, -2 when the recording started afresh. */
-static int read_frame(recording *r, const header *h, uint64_t k, double **v, uint64_t *cap, uint64_t *next, char *err,
-                      size_t errlen)
+/* The header of the file an export reads (its own descriptor fd), taken under mu so that no
+ * frame is half written: the recording's current file, or one a new layout replaced, which no
+ * longer changes. */
+static int reader_header(recording *r, int fd, header *out)
+{
+    pthread_mutex_lock(&r->mu);
+    const int rc = read_all(fd, out, sizeof *out, 0);
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+static void read_error(int rc, uint64_t k, char *err, size_t errlen)
+{
+    if (rc == -2)
+        snprintf(err, errlen, "cannot read the recording: its file ends before frame slot %llu (damaged)",
+                 (unsigned long long)k);
+    else
+        snprintf(err, errlen, "cannot read the recording: %s", strerror(errno));
+}
+
+/* A reader's view of the frame at slot k of its file fd: its slots read into *v (grown as
+ * needed), or 0 when the ring passed it meanwhile (then *next is where the oldest frame now
+ * is); -1 on a read error, -2 when the file went back in time (a reset or a restore rewound
+ * it) while it was read. */
+static int read_frame(recording *r, int fd, const header *h, uint64_t k, double **v, uint64_t *cap, uint64_t *next,
+                      char *err, size_t errlen)
 {
     uint64_t n = 1;
     for (int pass = 0; pass < 2; pass++) {
         /* the first slot, then (when it was not overwritten meanwhile, so its count holds) the rest */
-        for (uint64_t j = pass ? 1 : 0; j < (pass ? n : 1); j++)
-            if (read_all(r->fd, (char *)*v + j * h->record_bytes, h->record_bytes, slot_offset(h, k + j)) != 0) {
-                snprintf(err, errlen, "cannot read the recording: %s", strerror(errno));
+        for (uint64_t j = pass ? 1 : 0; j < (pass ? n : 1); j++) {
+            const int rc = read_all(fd, (char *)*v + j * h->record_bytes, h->record_bytes, slot_offset(h, k + j));
+            if (rc != 0) {
+                read_error(rc, k + j, err, errlen);
                 return -1;
             }
-        pthread_mutex_lock(&r->mu);
-        const int restarted = r->h.generation != h->generation;
-        const int overwritten = r->h.total > k + h->capacity; /* its first slot was; later ones go later */
-        const uint64_t first = r->h.first;
-        pthread_mutex_unlock(&r->mu);
-        if (restarted) {
-            snprintf(err, errlen, "the recording started afresh during the export; ask again");
+        }
+        header now;
+        const int rc = reader_header(r, fd, &now);
+        if (rc != 0) {
+            read_error(rc, 0, err, errlen);
+            return -1;
+        }
+        if (now.generation != h->generation) {
+            snprintf(err, errlen, "the session went back in time during the export (a reset); ask again");
             return -2;
         }
-        if (overwritten) {
-            *next = first > k ? first : k + 1;
+        if (now.total > k + h->capacity) { /* its first slot was overwritten; later ones go later */
+            *next = now.first > k ? now.first : k + 1;
             return 0;
         }
         if (pass) break;
@@ -782,9 +844,16 @@ static int read_frame(recording *r, const header *h, uint64_t k, double **v, uin
 long recording_export(recording *r, export_format fmt, double from, double to, const char *spec_json,
                       const char *path, char *err, size_t errlen)
 {
+    /* its own descriptor of the file as it is now: a new layout (PATCH .../recording) replaces
+     * the recording's file and leaves this one to the export, whole */
     pthread_mutex_lock(&r->mu);
     const header h = r->h;
+    const int fd = fcntl(r->fd, F_DUPFD_CLOEXEC, 0);
     pthread_mutex_unlock(&r->mu);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read the recording: %s", strerror(errno));
+        return -1;
+    }
     const export_meta meta = {(int)h.points, h.fields, spec_json, &r->shape};
     uint64_t cap = 1;
     double *v = malloc(h.record_bytes), *contacts = NULL;
@@ -794,6 +863,7 @@ long recording_export(recording *r, export_format fmt, double from, double to, c
     export_writer *w = v && have_tmpl ? export_open(fmt, path, &meta, err, errlen) : NULL;
     if (!w) {
         if (!v || !have_tmpl) snprintf(err, errlen, "out of memory");
+        close(fd);
         free(v);
         if (have_tmpl) rod_frame_free(&tmpl);
         return -1;
@@ -801,7 +871,7 @@ long recording_export(recording *r, export_format fmt, double from, double to, c
     long n = 0;
     int rc = 0;
     for (uint64_t k = h.first, next; k < h.total && rc == 0; k = next) {
-        const int got = read_frame(r, &h, k, &v, &cap, &next, err, errlen);
+        const int got = read_frame(r, fd, &h, k, &v, &cap, &next, err, errlen);
         if (got < 0) {
             rc = -1;
             break;
@@ -823,6 +893,7 @@ long recording_export(recording *r, export_format fmt, double from, double to, c
         if (export_frame(w, &f, err, errlen) != 0) rc = -1;
         else n++;
     }
+    close(fd);
     free(v);
     free(contacts);
     rod_frame_free(&tmpl);

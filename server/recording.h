@@ -6,7 +6,8 @@
  *
  * Threads: the worker that publishes appends (recording_add); any thread may describe,
  * configure or export at the same time. Exports read without holding the writer up: a record
- * the ring overwrote while it was read is left out. */
+ * the ring overwrote while it was read is left out; a new layout goes to a new file, so an
+ * export in progress reads the old one whole. */
 #ifndef RODD_RECORDING_H
 #define RODD_RECORDING_H
 

@@ -225,6 +225,7 @@ static int start_example(daemon_ctx *d, const char *name, char *err, size_t errl
     cr.spec_text = text;
     cr.name = name;
     cr.start = 1;
+    cr.repeat = SESSION_REPEAT_DURATION; /* it loops at its spec's duration (the reach), for every viewer */
     session *s = NULL;
     create_result r = daemon_create_session(d, &cr, &s);
     free(text);

@@ -141,6 +141,7 @@ static create_result make_session(daemon_ctx *d, const char *id, const char *spe
     }
     char err[512];
     session_opts so = *o;
+    if (so.repeat == SESSION_REPEAT_DURATION) so.repeat = rod_model_duration(m); /* 0 when it gives none */
     so.min_sim_rate = d->cfg.min_sim_rate;
     so.rate_window = d->cfg.sim_rate_window;
     const int points = o->points > 1 ? o->points : SESSION_DEFAULT_POINTS;
@@ -224,6 +225,7 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
     o.until = cr->until;
     o.points = cr->points;
     o.start = cr->start;
+    o.repeat = cr->repeat;
     recording_opts ro = cr->recording;
     if (!cr->checkpoint) return make_session(d, NULL, cr->spec_text, "/spec", &o, &ro, out);
     /* a session checkpoint: its spec, options and engine state */
@@ -263,6 +265,8 @@ create_result daemon_create_session(daemon_ctx *d, const create_request *cr, ses
         o.pace = v->valuedouble;
     if (!cr->has_until && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "until")) && v->valuedouble > 0)
         o.until = v->valuedouble;
+    if (!cr->has_repeat && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "repeat")) && v->valuedouble > 0)
+        o.repeat = v->valuedouble;
     if (!cr->has_points && cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(ck, "points")) &&
         v->valuedouble >= 2 && v->valuedouble <= d->cfg.max_points)
         o.points = (int)v->valuedouble;
@@ -357,6 +361,7 @@ int daemon_restore_one(void *ctx, const char *file_id, const char *file, const c
     if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "name"))) so.name = v->valuestring;
     if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "pace"))) so.pace = v->valuedouble;
     if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "until"))) so.until = v->valuedouble;
+    if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "repeat"))) so.repeat = v->valuedouble;
     if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "points"))) so.points = (int)v->valuedouble;
     if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "created"))) so.created_wall = v->valuedouble;
     if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(o, "failure"))) so.failure = v->valuestring;

@@ -16,9 +16,10 @@ typedef struct {
     const char *name;
     int start;
     double pace, until;
+    double repeat; /* session_opts.repeat: 0 never (the default), SESSION_REPEAT_DURATION the spec's duration */
     int points;
-    /* which of pace, until and points the request gave: the rest come from a checkpoint */
-    int has_pace, has_until, has_points;
+    /* which of pace, until, repeat and points the request gave: the rest come from a checkpoint */
+    int has_pace, has_until, has_repeat, has_points;
     recording_opts recording; /* what the request said, over the defaults */
     int has_recording;
 } create_request;

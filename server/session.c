@@ -50,6 +50,7 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
     s->spec_json = spec_json;
     s->pace = o->pace;
     s->until = o->until;
+    s->repeat = o->repeat > 0 ? o->repeat : 0;
     s->points = o->points > 1 ? o->points : SESSION_DEFAULT_POINTS;
     s->created_wall = o->created_wall > 0 ? o->created_wall : unix_now();
     s->min_rate = o->min_sim_rate > 0 ? o->min_sim_rate : 0;
@@ -146,7 +147,7 @@ void session_snapshot(session *s, session_view *out)
     out->status = s->status;
     out->t = s->t;
     out->seq = s->seq;
-    out->advancing = s->advancing;
+    out->advancing = s->advancing || s->turn_head;
     out->behind_pace = s->status == SESSION_RUNNING && s->behind_pace;
     memcpy(out->name, s->name, sizeof out->name);
     memcpy(out->failure, s->failure, sizeof out->failure);

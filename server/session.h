@@ -27,7 +27,7 @@ typedef struct {
     session_status status;
     double t;          /* simulation time (the latest frame may trail it by a publication period) */
     uint64_t seq;      /* the latest frame's sequence number */
-    int advancing;     /* an :advance holds the state */
+    int advancing;     /* an :advance holds the state, or a synchronous command waits for its turn */
     int behind_pace;   /* running paced, and the last second's real-time factor fell below 0.9 pace */
     char name[201];
     char failure[512]; /* why it failed, when it did */
@@ -48,6 +48,9 @@ typedef struct {
     /* the floor: a session computing slower than min_sim_rate x real time over rate_window
      * seconds of computing fails (0: no floor) */
     double min_sim_rate, rate_window;
+    /* the simulated time at which a running session starts again from its beginning, as
+     * :reset then :start would (0: never; SESSION_REPEAT_DURATION: the spec's "duration") */
+    double repeat;
 } session_opts;
 
 #define SESSION_DEFAULT_POINTS ROD_FRAME_DEFAULT_POINTS
@@ -57,6 +60,8 @@ typedef struct {
  * time, created (not running), no checkpoint, no recording, no rate floor. The one place these
  * defaults live: fill a session_opts from here, then set what differs. */
 void session_opts_default(session_opts *o);
+
+#define SESSION_REPEAT_DURATION (-1.0)
 
 /* Takes ownership of model and spec_json (both freed on failure too). Starts the dynamics
  * (which runs "initial": "static" statics); a failure there gives a session in state failed,
@@ -76,12 +81,27 @@ void session_set_notify(session *s, void (*notify)(void *ctx, session *s), void 
 enum { SESSION_OK = 0, SESSION_ESTATE = -1, SESSION_EINVAL = -2, SESSION_ENOTFOUND = -3,
        SESSION_ETIMEDOUT = -4, SESSION_ESOLVER = -5 };
 
+/* The synchronous commands (:advance, :step, :reset) take turns, in the order they arrive:
+ * each one's work happens, on the state the one before left, and nothing else advances the
+ * session in between. A turn lives on its caller's stack from take to give. */
+typedef struct session_turn {
+    struct session_turn *next;
+} session_turn;
+/* Waits up to `wait` seconds (forever if negative) for the turns taken before this one to end.
+ * SESSION_OK with the turn held (give it back), or SESSION_ETIMEDOUT without it. */
+int session_turn_take(session *s, session_turn *turn, double wait);
+void session_turn_give(session *s, session_turn *turn);
+
+/* :start is refused (SESSION_ESTATE) while a synchronous command holds or waits for a turn. */
 int session_start(session *s);
 int session_pause(session *s);
+/* Back to the start (caller holds a turn). */
 int session_reset(session *s);
-/* Synchronous stepping of a paused (or created) session to t_end, bounded by wall_limit
- * seconds; *t_out is where it stopped. */
-int session_advance(session *s, double t_end, double wall_limit, double *t_out, char *err, size_t errlen);
+/* Synchronous stepping of a paused (or created) session, bounded by wall_limit seconds (caller
+ * holds a turn): to t_end, or when `by` is a number, by that much past the state's time.
+ * *t_out is where it stopped. */
+int session_advance(session *s, double t_end, double by, double wall_limit, double *t_out, char *err,
+                    size_t errlen);
 /* Sets several inputs at once: all are checked first and either all apply, at the same
  * simulation time *t_applied, or none does. profiles (may be NULL): where profiles[i] is not
  * NULL, input i takes that profile (JSON text: an expression, a wave; "null" for the spec's
@@ -94,6 +114,8 @@ int session_set_inputs(session *s, int n, const char *const *names, const double
                        const char *const *profiles, double wait_limit, double *t_applied, char *err,
                        size_t errlen);
 int session_set_pace(session *s, double pace);
+/* The simulated time at which a running session starts again (0: never). */
+int session_set_repeat(session *s, double every);
 /* Where a running session stops (0: never). A finished session that the new end leaves time
  * to run becomes paused, to be continued with session_start. */
 int session_set_until(session *s, double until);

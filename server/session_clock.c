@@ -22,7 +22,7 @@ double session_step(session *s, double now)
         pthread_mutex_unlock(&s->state_mu);
         return -1;
     }
-    const double pace = s->pace, until = s->until;
+    const double pace = s->pace, until = s->until, repeat = s->repeat;
     double t = s->t;
     if (pace > 0 && (now - s->anchor_wall) * pace - (t - s->anchor_sim) > MAX_LAG * pace) {
         /* too far behind real time: slip the anchor rather than race to catch up */
@@ -40,6 +40,7 @@ double session_step(session *s, double now)
      * lag this leaves is what the anchor slip above absorbs. */
     double goal = pace > 0 ? target : INFINITY;
     if (until > 0 && goal > until) goal = until;
+    if (repeat > 0 && goal > repeat) goal = repeat;
     char failure[512] = "";
     while (t < goal) {
         const double next = session_piece_end(s, t, goal);
@@ -112,8 +113,11 @@ double session_step(session *s, double now)
     } else if (until > 0 && t_now >= until - 1e-12) {
         s->status = SESSION_FINISHED;
     }
-    const int running = s->status == SESSION_RUNNING;
+    int running = s->status == SESSION_RUNNING;
     pthread_mutex_unlock(&s->mu);
+    /* the session's own loop: from its beginning again, still running (its readers see the
+     * time go back, as after :reset and :start, and no client has to ask) */
+    if (running && repeat > 0 && t_now >= repeat - 1e-12) running = session_restart(s, SESSION_RUNNING) == ROD_OK;
     pthread_mutex_unlock(&s->state_mu);
     if (fell_behind)
         log_event(LOG_WARN, "behind_pace", "session=%s pace=%g real_time_factor=%.3g solver_real_time_factor=%.3g",

@@ -65,11 +65,51 @@ void session_drain_mailbox(session *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+int session_turn_take(session *s, session_turn *turn, double wait)
+{
+    turn->next = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (s->turn_tail) s->turn_tail->next = turn;
+    else s->turn_head = turn;
+    s->turn_tail = turn;
+    const struct timespec until = realtime_after(wait >= 0 ? wait : 0);
+    int rc = SESSION_OK;
+    while (s->turn_head != turn) {
+        if (wait < 0) {
+            pthread_cond_wait(&s->cv, &s->mu);
+        } else if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT && s->turn_head != turn) {
+            /* out of the line; the ones behind keep their places */
+            session_turn **p = &s->turn_head;
+            session_turn *prev = NULL;
+            while (*p != turn) {
+                prev = *p;
+                p = &(*p)->next;
+            }
+            *p = turn->next;
+            if (s->turn_tail == turn) s->turn_tail = prev;
+            rc = SESSION_ETIMEDOUT;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void session_turn_give(session *s, session_turn *turn)
+{
+    pthread_mutex_lock(&s->mu);
+    s->turn_head = turn->next;
+    if (!s->turn_head) s->turn_tail = NULL;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
 int session_start(session *s)
 {
     pthread_mutex_lock(&s->mu);
     int rc = SESSION_ESTATE;
-    if ((s->status == SESSION_CREATED || s->status == SESSION_PAUSED) && !s->advancing) {
+    /* a queued :advance or :step would find it running and fail: it came first */
+    if ((s->status == SESSION_CREATED || s->status == SESSION_PAUSED) && !s->advancing && !s->turn_head) {
         s->status = SESSION_RUNNING;
         s->anchor_sim = s->t;
         s->anchor_wall = mono_now();
@@ -123,31 +163,41 @@ int session_pause(session *s)
     return rc;
 }
 
-int session_reset(session *s)
+int session_restart(session *s, session_status status)
 {
-    pthread_mutex_lock(&s->mu);
-    if (s->status == SESSION_RUNNING) s->status = SESSION_PAUSED; /* its worker lets go */
-    pthread_mutex_unlock(&s->mu);
-    lock_state_interrupting(s, -1);
     session_drain_mailbox(s);
     s->win_wall = s->win_sim = 0;
-    int rc = rod_dynamics_start(s->model, s->state);
+    const int rc = rod_dynamics_start(s->model, s->state);
     pthread_mutex_lock(&s->mu);
     if (rc == ROD_OK) {
-        s->status = SESSION_CREATED;
+        s->status = status;
         s->failure[0] = '\0';
+        s->anchor_sim = rod_state_time(s->state);
+        s->anchor_wall = mono_now();
+        s->rtf_from_wall = 0; /* the restart is not slow running */
     } else {
         s->status = SESSION_FAILED;
         snprintf(s->failure, sizeof s->failure, "%s", rod_state_error(s->state));
     }
     pthread_mutex_unlock(&s->mu);
     session_publish(s);
+    return rc;
+}
+
+int session_reset(session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->status == SESSION_RUNNING) s->status = SESSION_PAUSED; /* its worker lets go */
+    pthread_mutex_unlock(&s->mu);
+    lock_state_interrupting(s, -1);
+    const int rc = session_restart(s, SESSION_CREATED);
     pthread_mutex_unlock(&s->state_mu);
     session_notify(s);
     return rc == ROD_OK ? SESSION_OK : SESSION_ESOLVER;
 }
 
-int session_advance(session *s, double t_end, double wall_limit, double *t_out, char *err, size_t errlen)
+int session_advance(session *s, double t_end, double by, double wall_limit, double *t_out, char *err,
+                    size_t errlen)
 {
     const struct timespec wait = realtime_after(wall_limit);
     if (pthread_mutex_timedlock(&s->state_mu, &wait) != 0) {
@@ -156,12 +206,16 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     }
     pthread_mutex_lock(&s->mu);
     const session_status st = s->status;
+    /* deleted (or drained) while this waited its turn: the interrupt that stopped the work
+     * went to the turn before */
+    const int stopping = s->stopping;
     /* :start must wait until this is done: it would leave a "running" session with no worker */
-    if (st == SESSION_PAUSED || st == SESSION_CREATED) s->advancing = 1;
+    if (!stopping && (st == SESSION_PAUSED || st == SESSION_CREATED)) s->advancing = 1;
     pthread_mutex_unlock(&s->mu);
-    if (st != SESSION_PAUSED && st != SESSION_CREATED) {
+    if (stopping || (st != SESSION_PAUSED && st != SESSION_CREATED)) {
         pthread_mutex_unlock(&s->state_mu);
-        snprintf(err, errlen, "the session is %s; :advance needs it paused", session_status_name(st));
+        if (stopping) snprintf(err, errlen, "the session is deleted, or the daemon is stopping");
+        else snprintf(err, errlen, "the session is %s; :advance needs it paused", session_status_name(st));
         return SESSION_ESTATE;
     }
     session_drain_mailbox(s);
@@ -170,6 +224,7 @@ int session_advance(session *s, double t_end, double wall_limit, double *t_out, 
     int rc = ROD_OK;
     char failure[512] = "";
     double t = rod_state_time(s->state);
+    if (!isnan(by)) t_end = t + by; /* from where the turn before left it */
     while (t < t_end && mono_now() < limit_at) {
         session_drain_mailbox(s); /* commands sent meanwhile apply at the next 10 ms piece */
         double next = session_piece_end(s, t, t_end);
@@ -323,6 +378,15 @@ int session_set_until(session *s, double until)
     s->until = until;
     /* a finished session with time left to run is paused: :start continues it */
     if (s->status == SESSION_FINISHED && (until == 0 || until > s->t + 1e-12)) s->status = SESSION_PAUSED;
+    pthread_mutex_unlock(&s->mu);
+    return SESSION_OK;
+}
+
+int session_set_repeat(session *s, double every)
+{
+    if (!(every >= 0) || !isfinite(every)) return SESSION_EINVAL;
+    pthread_mutex_lock(&s->mu);
+    s->repeat = every;
     pthread_mutex_unlock(&s->mu);
     return SESSION_OK;
 }

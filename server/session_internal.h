@@ -34,11 +34,13 @@ struct session {
     char failure[512];
     double pace;  /* 0: as fast as possible; else simulated seconds per wall second */
     double until; /* 0: no end */
+    double repeat; /* a running session starts again from its beginning here (0: never) */
     int points;
     double t;     /* simulation time, mirrored for readers */
     double error_indicator; /* rod_error_indicator of the latest frame's q (within 0.2 s) */
     double indicator_wall;  /* when it was computed (monotonic s; 0: never) */
     command *mail_head, *mail_tail;
+    session_turn *turn_head, *turn_tail; /* the head holds the turn; the rest wait in arrival order */
     published_frame *latest;
     uint64_t seq;
     /* publication follows its readers (session_publish_due): the highest rate asked within
@@ -108,6 +110,9 @@ typedef enum {
 piece_result session_piece(session *s, double t_next, double limit_at, char *why, size_t len);
 
 /* session_control.c */
+/* The dynamics from their beginning again (state_mu held): the status becomes `status` (or
+ * failed, when the start fails), the frame there is published. ROD_OK or the engine's code. */
+int session_restart(session *s, session_status status);
 /* Applies every queued command (state_mu held). */
 void session_drain_mailbox(session *s);
 /* Frees the commands nobody waits for any more (the last reference is gone). */

@@ -28,6 +28,12 @@ cJSON *session_describe(session *s)
         cJSON_AddNumberToObject(o, "until", s->until);
     else
         cJSON_AddNullToObject(o, "until");
+    if (s->repeat > 0) {
+        cJSON *r = cJSON_AddObjectToObject(o, "repeat");
+        if (r) cJSON_AddNumberToObject(r, "every", s->repeat);
+    } else {
+        cJSON_AddNullToObject(o, "repeat");
+    }
     cJSON_AddNumberToObject(o, "points", s->points);
     cJSON_AddNumberToObject(o, "error_indicator", s->error_indicator);
     if (s->rec)
@@ -117,6 +123,7 @@ char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generatio
     cJSON_AddStringToObject(o, "failure", s->failure);
     cJSON_AddNumberToObject(o, "pace", s->pace);
     cJSON_AddNumberToObject(o, "until", s->until);
+    cJSON_AddNumberToObject(o, "repeat", s->repeat);
     cJSON_AddNumberToObject(o, "points", s->points);
     cJSON_AddNumberToObject(o, "created", s->created_wall);
     pthread_mutex_unlock(&s->mu);

@@ -1,7 +1,8 @@
 // The viewer's first-hour features in Debian's Chromium against the real daemon: a first visit
 // opens the newest running session; keyboard shortcuts, camera presets and the screenshot;
 // the plots' readout, zoom and export; the light theme; the create dialog inside a small
-// window; two sessions side by side; "repeat" at the spec's duration.
+// window; two sessions side by side; "repeat", the session's own loop, which two viewers
+// watch without ever commanding the session.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -101,12 +102,12 @@ test("a first visit opens the newest running session; keys, camera presets, scre
 });
 
 test("the light theme; the create dialog and the page fit the window; two sessions side by side", async () => {
-  const { json: a } = await daemon.api("POST", "/v1/sessions", { spec: { ...cableSpec, duration: 0.8, description: "a slack cable" }, name: "left", start: true });
+  const { json: a } = await daemon.api("POST", "/v1/sessions", { spec: { ...cableSpec, duration: 0.8, description: "a slack cable" }, name: "left", start: true, repeat: { every: 0.8 } });
   const { json: b } = await daemon.api("POST", "/v1/sessions", { spec: { ...cableSpec, environment: { gravity: [0, 0, -9.81] } }, name: "right", start: true });
   const page = await openPage(browser, { width: 1000, height: 640, colorScheme: "light" });
   await openSession(page, daemon, a.id);
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "light");
-  // the spec's description under the title; its duration turns "repeat" on: past 0.8 s it starts over
+  // the spec's description under the title; the session's repeat in the box: past 0.8 s it starts over
   await page.waitForSelector("#s-desc:not([hidden])");
   assert.equal(await page.textContent("#s-desc"), "a slack cable");
   assert.ok(await page.isChecked("#s-repeat"));
@@ -114,7 +115,7 @@ test("the light theme; the create dialog and the page fit the window; two sessio
   await waitInPage(page, () => {
     const t = window.__roddViewer.frame.t;
     window.__maxT = Math.max(window.__maxT || 0, t);
-    return window.__maxT >= 0.8 && t < 0.4;
+    return window.__maxT >= 0.6 && t < 0.4; // the daemon starts it again at 0.8 s: no frame comes later
   }, undefined, 20000);
   await sleep(300);
   const px = await countPixels(page, await page.locator("#view canvas").screenshot({ path: artifactPath("light.png") }), LIGHT_BACKGROUND);
@@ -151,4 +152,48 @@ test("the light theme; the create dialog and the page fit the window; two sessio
   await page.screenshot({ path: artifactPath("compare.png") });
   assert.deepEqual(page.problems.filter((p) => !networkNoise(p)), []);
   await page.context().close();
+});
+
+test("two viewers of a repeating session (a page and the compare view) never command it: the daemon loops it; the box changes it for both", async () => {
+  const { json: s } = await daemon.api("POST", "/v1/sessions", { spec: { ...cableSpec, duration: 0.4 }, name: "loop", start: true, repeat: { every: 0.4 } });
+  const { json: other } = await daemon.api("POST", "/v1/sessions", { spec: cableSpec, name: "other", start: true });
+  const tab = await openPage(browser);
+  const cmp = await openPage(browser);
+  const commands = []; // every request but a read, from both pages and their frames
+  for (const p of [tab, cmp])
+    p.on("request", (r) => { if (!["GET", "HEAD"].includes(r.method())) commands.push(`${r.method()} ${r.url()}`); });
+  await openSession(tab, daemon, s.id);
+  await cmp.goto(`${daemon.base}/#/compare/${s.id}/${other.id}`);
+  const pane = await (await cmp.locator("#compare-a").elementHandle()).contentFrame();
+  await pane.waitForFunction((want) => window.__roddViewer?.session === want && window.__roddViewer.frames >= 3, s.id, { timeout: 20000 });
+  // both watch it start over three times: the daemon's doing, no page's
+  const wrapped = (n) => {
+    const t = window.__roddViewer.frame?.t;
+    if (t !== undefined) {
+      if (window.__lastT !== undefined && t < window.__lastT - 0.1) window.__wraps = (window.__wraps || 0) + 1;
+      window.__lastT = t;
+    }
+    return (window.__wraps || 0) >= n;
+  };
+  await Promise.all([tab.waitForFunction(wrapped, 3, { timeout: 30000, polling: 20 }),
+    pane.waitForFunction(wrapped, 3, { timeout: 30000, polling: 20 })]);
+  assert.deepEqual(commands, [], "watching sends no command");
+  assert.ok(await tab.isChecked("#s-repeat"));
+  assert.equal(await tab.inputValue("#s-repeat-t"), "0.4");
+  // unticking is a change of the session, for every viewer: one PATCH, and the other page follows
+  await tab.uncheck("#s-repeat");
+  await tab.waitForFunction(() => window.__roddViewer.frame.t > 0.6, undefined, { timeout: 20000 });
+  assert.deepEqual(commands.map((c) => c.replace(/^(\S+) .*(\/v1\/sessions\/[^/?]+).*$/, "$1 $2")), [`PATCH /v1/sessions/${s.id}`]);
+  assert.equal((await daemon.api("GET", `/v1/sessions/${s.id}`)).json.repeat, null);
+  await pane.waitForFunction(() => !document.querySelector("#s-repeat").checked, undefined, { timeout: 5000 });
+  // another session in the same page: its own repeat (none) and no time left over from the first
+  await openSession(tab, daemon, other.id);
+  assert.ok(!(await tab.isChecked("#s-repeat")));
+  assert.equal(await tab.inputValue("#s-repeat-t"), "");
+  assert.equal(commands.length, 1, commands.join("\n"));
+  for (const p of [tab, cmp]) {
+    assert.deepEqual(p.problems.filter((x) => !networkNoise(x)), []);
+    await p.context().close();
+  }
+  for (const id of [s.id, other.id]) await daemon.api("DELETE", `/v1/sessions/${id}`);
 });

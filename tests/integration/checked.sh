@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The integration tests that do not measure real time (the concurrency test and the OpenAPI
-# contract), with the daemon under a checker; fails on any report, whether or not a test
+# contract; under tsan also the concurrent commands), with the daemon under a checker; fails on any report, whether or not a test
 # looked at the daemon's exit status. Every daemon process writes its own report file, and a
 # non-empty one is a failure.
 #   checked.sh valgrind   build/rodd under memcheck (errors and definite/indirect leaks; fair
@@ -18,6 +18,9 @@ case "$mode" in
     ;;
   tsan)
     export TSAN_OPTIONS="log_path=$logs/rodd second_deadlock_stack=1"
+    # concurrent commands on one session and exports during layout changes (too slow under
+    # valgrind: its export test runs a session at pace max)
+    files+=("$here/commands.test.mjs")
     ;;
   *) echo "checked.sh: unknown mode $mode" >&2; exit 64 ;;
 esac

@@ -95,6 +95,9 @@ export class SessionView {
     this.timeline.resume();
     this.display.clear();
     this.controls.clear();
+    this.ui.repeat.checked = false; // the next session's own repeat, or its spec's duration
+    this.ui.repeatAt.value = "";
+    this.specDuration = null;
     this.ui.root.hidden = true;
     this.status.reset();
     this.status.connection("closed");
@@ -144,7 +147,6 @@ export class SessionView {
     this.frameCount++;
     this.status.frame();
     this.ui.time.textContent = fmtTime(f.t);
-    this.#maybeRepeat(f.t);
     if (this.timeline.frozen) return;
     if (this.history.count && f.t < this.history.last("t")) this.display.resetRange(); // reset or restore
     this.history.push(f);
@@ -162,13 +164,12 @@ export class SessionView {
     if (f) this.#show(f);
   }
 
-  // ---- the spec: its description, and its duration for "repeat" ----
+  // ---- the spec: its description, and its duration to offer as the repeat time ----
 
   async #loadSpec(id, gen) {
     const { ui } = this;
     ui.description.hidden = true;
-    ui.repeat.checked = false;
-    ui.repeatAt.value = "";
+    this.specDuration = null;
     let spec;
     try {
       spec = (await this.api.get(sessionPath(id, "/checkpoint")))?.spec;
@@ -182,20 +183,38 @@ export class SessionView {
       ui.description.hidden = false;
     }
     if (spec.duration > 0) {
-      ui.repeatAt.value = String(spec.duration);
-      ui.repeat.checked = true;
+      this.specDuration = spec.duration;
+      this.#showRepeat(this.desc?.repeat);
     }
   }
 
-  /** With "repeat" on: once the shown time passes the mark, reset and start again. */
-  #maybeRepeat(t) {
+  // ---- repeat: the session's own loop, which the daemon runs ----
+  // Watching never changes the session: only a click on the box, or a new time while it is
+  // ticked, sends a PATCH (the daemon then starts the session again at that time for every
+  // viewer; pages used to reset it each on their own, and two of them fought).
+
+  #showRepeat(repeat) {
     const { ui } = this;
-    const at = Number(ui.repeatAt.value);
-    if (t < at) this.repeating = false;
-    if (!ui.repeat.checked || !(at > 0) || t < at || this.repeating) return;
-    if (this.currentState !== "running" && this.currentState !== "finished") return;
-    this.repeating = true; // one reset per pass; a frame before the mark clears it
-    this.#act("reset").then(() => this.#act("start"));
+    ui.repeat.checked = !!repeat;
+    if (document.activeElement === ui.repeatAt) return;
+    if (repeat) ui.repeatAt.value = String(repeat.every);
+    else if (!ui.repeatAt.value && this.specDuration) ui.repeatAt.value = String(this.specDuration);
+  }
+
+  async #setRepeat() {
+    const { ui } = this;
+    const every = Number(ui.repeatAt.value);
+    if (ui.repeat.checked && !(every > 0)) {
+      this.status.message("repeat: give a time > 0 s", "error");
+      ui.repeat.checked = false;
+      return;
+    }
+    try {
+      this.#describe(await this.api.patch(sessionPath(this.id), { repeat: ui.repeat.checked ? { every } : null }));
+    } catch (e) {
+      this.status.message(`repeat: ${e.message}`, "error");
+      this.#showRepeat(this.desc?.repeat);
+    }
   }
 
   // ---- the session's description ----
@@ -221,6 +240,7 @@ export class SessionView {
     this.controls.setInputs(s.inputs);
     this.status.realTimeFactor(s.stats, s.state);
     this.#showPace(s.pace);
+    this.#showRepeat(s.repeat);
   }
 
   #state(state, failure) {
@@ -293,6 +313,10 @@ export class SessionView {
       } catch (e) {
         this.status.message(`pace: ${e.message}`, "error");
       }
+    });
+    ui.repeat.addEventListener("change", () => this.#setRepeat());
+    ui.repeatAt.addEventListener("change", () => {
+      if (ui.repeat.checked) this.#setRepeat();
     });
     ui.directors.addEventListener("change", () => this.rodView.setDirectorsVisible(ui.directors.checked));
     ui.resetView.addEventListener("click", () => this.rodView.resetView());

@@ -136,6 +136,19 @@ class AgainstTheDaemon(DaemonTestCase):
         self.assertEqual(e.exception.errors[0]["path"], "/until")
         s.delete()
 
+    def test_repeat_is_the_sessions_loop(self):
+        import time
+        s = self.c.create(spec=ARM, points=3, pace="max", start=True, repeat={"every": 0.05})
+        self.assertEqual(s.info["repeat"], {"every": 0.05})
+        ts = []
+        for _ in range(10):
+            ts.append(s.refresh().t)
+            time.sleep(0.02)
+        self.assertEqual(s.state, "running")  # the daemon starts it again: it never finishes
+        self.assertTrue(all(t <= 0.05 + 1e-9 for t in ts), ts)
+        self.assertIsNone(s.update(repeat=None).info["repeat"])
+        s.delete()
+
     def test_errors_name_the_path(self):
         bad = json.loads(json.dumps(ARM))
         bad["rod"]["poisson_ratio"] = 0.7

@@ -117,7 +117,8 @@ class Client:
                points: Optional[int] = None, **options: Any) -> "Session":
         """A new session from exactly one of ``spec`` (a dict), ``example`` (a name) or
         ``checkpoint``; ``pace`` is a real-time factor or "max"; ``until`` the simulated time
-        it stops at; ``points`` per frame. Other keyword options go into the request as is."""
+        it stops at; ``points`` per frame. Other keyword options go into the request as is
+        (``repeat={"every": T}``: the daemon starts the session again at T, ``recording``)."""
         if sum(x is not None for x in (spec, example, checkpoint)) != 1:
             raise ValueError("give exactly one of spec, example and checkpoint")
         body: Dict[str, Any] = dict(options)
@@ -212,7 +213,8 @@ class Session:
         return self.client.request("GET", self.path + "/checkpoint")
 
     def update(self, **changes: Any) -> "Session":
-        """PATCH the session (``pace``, ``name``)."""
+        """PATCH the session (``pace``, ``until``, ``name``, ``repeat={"every": T}`` or
+        ``repeat=None``)."""
         return self._update(self.client.request("PATCH", self.path, changes))
 
     def delete(self) -> None:
