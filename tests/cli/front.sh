@@ -15,6 +15,15 @@ fi
 grep -q 'libmicrohttpd' <<<"$(readelf -d "$full")" && pass "rodd-full links the daemon's libraries" ||
   fail "rodd-full does not link libmicrohttpd"
 
+# the image installs exactly the packages of both binaries' libraries (a sanitizer's runtime aside)
+if grep -Eq 'libasan|libtsan|libubsan' <<<"$needed"; then
+  pass "check-runtime-libs left out: a sanitizer build"
+elif out=$(bash "$top/deploy/check-runtime-libs.sh" "$rodd" "$full" 2>&1); then
+  pass "deploy/check-runtime-libs.sh: $out"
+else
+  fail "deploy/check-runtime-libs.sh: $out"
+fi
+
 # rodd alone in a directory of its own: the offline commands work, the delegated ones say why
 mkdir -p "$tmp/alone"
 cp "$rodd" "$tmp/alone/rodd"
