@@ -23,6 +23,9 @@ The cases, with PyElastica's explicit Cosserat rod at n = 50 elements (position 
 What differs by construction: PyElastica has no Kelvin-Voigt law in the rod (0.3 and later),
 so its damping is the global AnalyticalLinearDamper (--damping, 1/s); its ground is its own
 plane (stiffness k, damping nu per element) where rodd's is a penalty wall.
+Written against PyElastica's public API (0.3) and its continuum snake example; checked here
+only against a stand-in module (no checkout was at hand), so a first run against a checkout
+may need a keyword renamed.
 Usage: PYELASTICA=DIR tests/bench/pyelastica.py [--build build] [--cases snake,cantilever,elastica]
 """
 import argparse
@@ -143,7 +146,7 @@ def recorder(el, every, what):
     return Record, rows, armed
 
 
-def pyelastica_snake(el, until, dt, damping):
+def pyelastica_snake(el, until, dt, damping, ground_k, ground_nu):
     import numpy as np
     spec = json.load(open(SNAKE_SPEC))
     rod_spec, ground = spec["rod"], spec["environment"]["obstacles"][0]
@@ -164,7 +167,7 @@ def pyelastica_snake(el, until, dt, damping):
     sim.add_forcing_to(rod).using(el.MuscleTorques, **mt)
     fr = ground["friction"]
     sim.add_forcing_to(rod).using(
-        el.AnisotropicFrictionalPlane, k=1.0, nu=1e-6, plane_origin=np.array(ground["point"], float),
+        el.AnisotropicFrictionalPlane, k=ground_k, nu=ground_nu, plane_origin=np.array(ground["point"], float),
         plane_normal=np.array([1.0, 0.0, 0.0]), slip_velocity_tol=fr["threshold_velocity"],
         static_mu_array=np.array(fr["static"]), kinetic_mu_array=np.array(fr["kinetic"]))
     sim.dampen(rod).using(linear_damper(el), damping_constant=damping, time_step=dt)
@@ -200,14 +203,17 @@ def pyelastica_cantilever(el, dt):
     holding = {"on": True}
 
     class HeldThenLetGo(el.NoForces):
-        """The tip force and a viscous damping (near critical for the first mode) until let go."""
+        """The tip force and a viscous damping of velocities and spins (about critical for the
+        first mode, 2 omega_1 = 44 1/s) until let go."""
         def apply_forces(self, system, time=0.0):
             if holding["on"]:
                 system.external_forces[:, -1] += force
                 system.external_forces[...] -= 40.0 * system.mass * system.velocity_collection
 
         def apply_torques(self, system, time=0.0):
-            pass
+            if holding["on"]:
+                spin_inertia = np.diagonal(system.mass_second_moment_of_inertia).T
+                system.external_torques[...] -= 40.0 * spin_inertia * system.omega_collection
     sim.add_forcing_to(rod).using(HeldThenLetGo)
     Record, rows, armed = recorder(el, max(1, int(round(1e-4 / dt))), lambda s: float(s.position_collection[0, -1]))
     armed["on"] = False
@@ -252,6 +258,9 @@ def main():
     ap.add_argument("--snake-dt", type=float, default=1e-4)
     ap.add_argument("--snake-damping", type=float, default=2.5,
                     help="PyElastica's AnalyticalLinearDamper on the snake, 1/s")
+    ap.add_argument("--ground-k", type=float, default=1.0,
+                    help="AnisotropicFrictionalPlane's k (its continuum snake example's value)")
+    ap.add_argument("--ground-nu", type=float, default=1e-6, help="AnisotropicFrictionalPlane's nu")
     ap.add_argument("--cantilever-dt", type=float, default=1e-5)
     ap.add_argument("--elastica-dt", type=float, default=1e-4)
     ap.add_argument("--elastica-until", type=float, default=10.0)
@@ -278,8 +287,9 @@ def main():
           "PyElastica's numba compilation is left out (a short or untimed run first)")
     cases = args.cases.split(",")
     if "snake" in cases:
-        pyelastica_snake(el, 0.01, args.snake_dt, args.snake_damping)  # compile
-        p_cpu, p_speed = pyelastica_snake(el, args.snake_until, args.snake_dt, args.snake_damping)
+        ground = (args.ground_k, args.ground_nu)
+        pyelastica_snake(el, 0.01, args.snake_dt, args.snake_damping, *ground)  # compile
+        p_cpu, p_speed = pyelastica_snake(el, args.snake_until, args.snake_dt, args.snake_damping, *ground)
         r_cpu, r_speed = rodd_snake(args.build, args.snake_until)
         print(f"  snake {args.snake_until:g} s: rodd {r_cpu:.3f} (whole process; speed {r_speed:.4f} L/T over t "
               f"{args.snake_until - 2:g}-{args.snake_until:g} s)  PyElastica {p_cpu:.3f} (dt {args.snake_dt:g}; speed {p_speed:.4f} L/T)  "
