@@ -21,7 +21,7 @@ RUN bash deploy/setup.sh --build && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN rm -rf build build-asan \
  && make -j"$(nproc)" all SETUP_MODE=--build \
- && bash deploy/check-runtime-libs.sh build/rodd \
+ && bash deploy/check-runtime-libs.sh build/rodd build/rodd-full \
  && if [ ! -f web/dist/index.html ] && [ -f web/build.sh ]; then bash web/build.sh; fi \
  && mkdir -p web/dist
 
@@ -37,11 +37,14 @@ RUN bash /tmp/setup.sh --runtime \
  && mkdir -p /var/lib/rodd /etc/rodd \
  && chown rodd:rodd /var/lib/rodd
 COPY --from=build /src/build/rodd /usr/local/bin/rodd
+# serve, probe and run --format hdf5: rodd exec's it (the other commands load none of its libraries)
+COPY --from=build /src/build/rodd-full /usr/local/lib/rodd/rodd-full
 COPY --from=build /src/web/dist /usr/share/rodd/web
 COPY api/examples /usr/share/rodd/examples
 COPY api/openapi.yaml* api/spec.schema.json /usr/share/rodd/
-# every library the binary needs is here (the build stage checked the list)
-RUN ! ldd /usr/local/bin/rodd | grep -q "not found" && rodd --version
+# every library the binaries need is here (the build stage checked the list)
+RUN ! ldd /usr/local/bin/rodd /usr/local/lib/rodd/rodd-full | grep -q "not found" && rodd --version \
+ && /usr/local/lib/rodd/rodd-full --version
 ENV RODD_LISTEN=0.0.0.0:8080 \
     RODD_STATE_DIR=/var/lib/rodd \
     RODD_WEB_ROOT=/usr/share/rodd/web \

@@ -82,7 +82,24 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/rodd: $(SERVER_OBJ) $(BUILD)/librodcore.a
+# Two binaries, so that a command loads only the libraries it uses (issue 30, item 3): rodd, the
+# command users call, links the engine's libraries and the offline commands; it exec's rodd-full
+# (all of server/, with the daemon's and HDF5's libraries) for serve, probe and run --format
+# hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/main.c is
+# compiled for each.
+FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli_*.c) \
+              server/export.c server/export_text.c $(wildcard server/frame*.c) server/numtext.c \
+              server/clock.c server/textfile.c) $(BUILD)/front/main.o
+$(BUILD)/front/main.o: server/main.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DRODD_FRONT $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/server/front/%.o: server/front/%.c | $(SETUP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -MMD -MP -c $< -o $@
+# rodd-full comes with rodd: the tests that start build/rodd serve reach it through rodd
+$(BUILD)/rodd: $(FRONT_OBJ) $(BUILD)/librodcore.a | $(BUILD)/rodd-full
+	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(LDLIBS)
+$(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
@@ -114,14 +131,15 @@ run: $(BUILD)/rodd
 	@$(MAKE) --no-print-directory web || echo "viewer not built; the API still works"
 	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(RUN_STATE_DIR) --web-root web/dist
 
-# rodd in PREFIX/bin, the examples, the contract and (when built: make web) the viewer in
+# rodd in PREFIX/bin (rodd-full in PREFIX/lib/rodd), the examples, the contract and (when built: make web) the viewer in
 # PREFIX/share/rodd, where the daemon finds them from its own location, whatever the working
 # directory (server/install_paths.h). DESTDIR stages it for a package.
 PREFIX ?= /usr/local
 SHARE = $(DESTDIR)$(PREFIX)/share/rodd
 install: $(BUILD)/rodd
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/examples
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/rodd $(SHARE)/examples
 	install -m 755 $(BUILD)/rodd $(DESTDIR)$(PREFIX)/bin/rodd
+	install -m 755 $(BUILD)/rodd-full $(DESTDIR)$(PREFIX)/lib/rodd/rodd-full
 	install -m 644 api/examples/*.json $(SHARE)/examples/
 	install -m 644 api/openapi.yaml api/asyncapi.yaml api/spec.schema.json $(SHARE)/
 	@if [ -f web/dist/index.html ]; then rm -rf $(SHARE)/web && cp -R web/dist $(SHARE)/web && chmod -R a+rX $(SHARE)/web; \
@@ -152,6 +170,7 @@ test-long: $(BUILD)/tests/validation_tests
 test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/run.sh
 	RODD=$(BUILD)/rodd bash tests/cli/export.sh
+	RODD=$(BUILD)/rodd bash tests/cli/front.sh
 	bash tests/cli/install.sh $(BUILD)
 
 # The README's first command: `make run` itself (not a copy of its command line), from a fresh
@@ -360,4 +379,4 @@ bench-viewer: $(BUILD)/rodd web/dist/index.html
 clean:
 	rm -rf build build-asan build-tsan
 
--include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(ALLOC_OBJ:.o=.d) $(VALID_OBJ:.o=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(SERVER_OBJ:.o=.d) $(FRONT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(ALLOC_OBJ:.o=.d) $(VALID_OBJ:.o=.d) $(TEST_SUPPORT_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)

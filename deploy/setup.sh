@@ -6,6 +6,7 @@
 #   deploy/setup.sh --build     only what building the binary and the viewer needs (image build stage)
 #   deploy/setup.sh --runtime   only the shared libraries the binary links (image runtime stage)
 #   deploy/setup.sh --container podman, runc and debootstrap for the image test
+#   deploy/setup.sh --bench     what runs PyElastica from a checkout for tests/bench/pyelastica.py
 #   deploy/setup.sh --list-runtime   print the runtime packages and exit
 set -euo pipefail
 
@@ -24,9 +25,11 @@ build_pkgs=(
 test_pkgs=(clang libclang-rt-14-dev valgrind libcriterion-dev chromium curl yamllint docker-compose shellcheck
            hdf5-tools python3-h5py python3-numpy python3-pandas octave octave-instrument-control
            python3-websocket python3-pip python3-setuptools python3-wheel python3-websockets nginx openssl)
-# exactly the packages of the binary's NEEDED libraries (deploy/check-runtime-libs.sh checks it)
+# exactly the packages of the binaries' NEEDED libraries (deploy/check-runtime-libs.sh checks it)
 runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libmicrohttpd12 libwebsockets17 libhdf5-103-1)
 container_pkgs=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns)
+# PyElastica's dependencies as Debian ships them (numba pulls LLVM: not in the default set)
+bench_pkgs=(python3-numba python3-scipy python3-numpy python3-tqdm python3-typing-extensions python3-mypy-extensions)
 
 mode=${1:-all}
 case "$mode" in
@@ -34,6 +37,7 @@ case "$mode" in
   --build) pkgs=("${build_pkgs[@]}") ;;
   --runtime) pkgs=("${runtime_pkgs[@]}") ;;
   --container) pkgs=("${container_pkgs[@]}") ;;
+  --bench) pkgs=("${bench_pkgs[@]}") ;;
   --list-runtime) printf '%s\n' "${runtime_pkgs[@]}"; exit 0 ;;
   *) echo "setup.sh: unknown option $mode" >&2; exit 64 ;;
 esac

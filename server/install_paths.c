@@ -16,7 +16,13 @@ static void binary_dir(char *out, size_t outlen)
     out[0] = '\0';
     if (n <= 0 || (size_t)n >= sizeof exe - 1) return;
     exe[n] = '\0';
-    snprintf(out, outlen, "%s", dirname(exe));
+    const char *dir = dirname(exe);
+    /* rodd-full installed in PREFIX/lib/rodd finds the data as PREFIX/bin/rodd does */
+    const size_t len = strlen(dir), tail = strlen("/lib/rodd");
+    if (len >= tail && strcmp(dir + len - tail, "/lib/rodd") == 0)
+        snprintf(out, outlen, "%s/../../bin", dir);
+    else
+        snprintf(out, outlen, "%s", dir);
 }
 
 static int is_dir(const char *path)

@@ -1,6 +1,7 @@
 /* Where the data rodd ships (the example specs, the built viewer) is, when the configuration
  * does not say: found from the binary's own location (/proc/self/exe), so that a daemon
- * started from any directory finds them. BIN is the binary's directory; the first that exists:
+ * started from any directory finds them. BIN is the binary's directory (PREFIX/bin for
+ * rodd-full in PREFIX/lib/rodd); the first that exists:
  *   examples: BIN/../share/rodd/examples  (make install PREFIX=P: P/bin/rodd, P/share/rodd)
  *             BIN/../api/examples         (a checkout: build/rodd)
  *   viewer:   BIN/../share/rodd/web, then BIN/../web/dist */

@@ -1,7 +1,14 @@
-/* rodd: one binary for the daemon and the offline commands. */
+/* rodd: the daemon and the offline commands. Built twice: as rodd-full with everything, and
+ * with RODD_FRONT as rodd, the command users call, which hands serve, probe and the HDF5
+ * export to rodd-full so that the other commands load none of their libraries
+ * (server/front/delegate.h). */
 #include "cli.h"
 #include "rod.h"
+#ifdef RODD_FRONT
+#include "front/delegate.h"
+#else
 #include "serve.h"
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -28,12 +35,17 @@ int main(int argc, char **argv)
     int handled;
     int rc = cli_check_options(argc, argv, &handled);
     if (handled || rc != EXIT_OK) return rc;
+#ifdef RODD_FRONT
+    if (delegate_wanted(argc, argv)) return delegate_exec(argv);
+#endif
     if (strcmp(cmd, "check") == 0) return cli_check(argc, argv);
     if (strcmp(cmd, "solve") == 0) return cli_solve(argc, argv);
     if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
     if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc, argv);
     if (strcmp(cmd, "converge") == 0) return cli_converge(argc, argv);
+#ifndef RODD_FRONT
     if (strcmp(cmd, "serve") == 0) return cli_serve(argc, argv);
     if (strcmp(cmd, "probe") == 0) return cli_probe(argc, argv);
+#endif
     return cli_unknown_command(cmd);
 }

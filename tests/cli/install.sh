@@ -65,7 +65,7 @@ if make -s -C "$top" --no-print-directory -o "$build/rodd" install PREFIX="$tmp/
 else
   fail "make install"; cat "$tmp/install.log" >&2
 fi
-for f in bin/rodd share/rodd/examples/octopus-reaching.json share/rodd/openapi.yaml share/rodd/spec.schema.json; do
+for f in bin/rodd lib/rodd/rodd-full share/rodd/examples/octopus-reaching.json share/rodd/openapi.yaml share/rodd/spec.schema.json; do
   [ -e "$tmp/prefix/$f" ] || fail "make install left out PREFIX/$f"
 done
 serve_from "PREFIX/bin/rodd from /" installed / "$tmp/prefix/bin/rodd"

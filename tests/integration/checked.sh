@@ -3,7 +3,7 @@
 # contract; under tsan also the concurrent commands), with the daemon under a checker; fails on any report, whether or not a test
 # looked at the daemon's exit status. Every daemon process writes its own report file, and a
 # non-empty one is a failure.
-#   checked.sh valgrind   build/rodd under memcheck (errors and definite/indirect leaks; fair
+#   checked.sh valgrind   build/rodd under memcheck, followed into rodd-full (errors and definite/indirect leaks; fair
 #                         scheduling, or a computing worker starves the REST threads)
 #   checked.sh tsan       $RODD (a -fsanitize=thread build) under ThreadSanitizer
 set -uo pipefail
@@ -14,7 +14,7 @@ trap 'rm -rf "$logs"' EXIT
 files=("$here/concurrency.test.mjs" "$here/openapi.test.mjs")
 case "$mode" in
   valgrind)
-    export RODD_WRAP="valgrind -q --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --log-file=$logs/rodd.%p.log"
+    export RODD_WRAP="valgrind -q --trace-children=yes --fair-sched=yes --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect --log-file=$logs/rodd.%p.log"
     ;;
   tsan)
     export TSAN_OPTIONS="log_path=$logs/rodd second_deadlock_stack=1"
