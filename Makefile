@@ -32,7 +32,13 @@ endif
 CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
-CORE_SRC = $(wildcard core/*.c)
+# The engine in layers, each calling only the ones before it (README's map; tests/arch checks it):
+# util, spec, model (the compiled model and the state's data), stages, solve. Only core/ sees
+# the layers' headers: the daemon includes core/rod.h alone.
+CORE_LAYERS = util spec model stages solve
+CORE_DIRS = $(CORE_LAYERS:%=core/%)
+CORE_INC = $(CORE_DIRS:%=-I%)
+CORE_SRC = $(wildcard $(CORE_DIRS:%=%/*.c))
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
 SERVER_SRC = $(wildcard server/*.c)
 SERVER_OBJ = $(SERVER_SRC:%.c=$(BUILD)/%.o)
@@ -64,6 +70,9 @@ $(SETUP_STAMP): deploy/setup.sh
 setup: $(SETUP_STAMP)
 
 $(CORE_OBJ): OPT = $(CORE_OPT)
+$(CORE_OBJ): CPPFLAGS += $(CORE_INC)
+# an exception until the text exports stop including numfmt.h (issue 28, item 4)
+$(BUILD)/server/export_text.o: CPPFLAGS += -Icore/util
 $(BUILD)/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -74,7 +83,7 @@ $(BUILD)/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CORE_INC) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/librodcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -222,7 +231,7 @@ tsan:
 	RODD=build-tsan/rodd bash tests/integration/checked.sh tsan
 
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
-             -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+             -Icore $(CORE_INC) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 fuzz: $(BUILD)/fuzz_spec
 $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 	@mkdir -p $(BUILD)
@@ -234,7 +243,7 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 # and linked into each.
 FUZZ_SURFACES = rest stream checkpoint config tokens handshake wsguard
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
-                 -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+                 -Icore $(CORE_INC) -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
 # kept between builds: as intermediates of a pattern chain make would delete them after each link
 .SECONDARY: $(FUZZ_OBJ)
