@@ -19,7 +19,7 @@ const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "
 #define MAX_PIECES SPEC_MAX_PIECES
 #define MAX_POINTS 5000
 #define MAX_INPUTS SPEC_MAX_INPUTS
-#define MAX_NAME 64
+#define MAX_NAME SPEC_MAX_NAME
 
 /* ---- the keys each object accepts; spec_known_paths below lists the same tree ---- */
 static const char *const keys_root[] = {"model", "name", "description", "duration", "rod", "strains",
@@ -44,12 +44,10 @@ static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_s
     "rtol", "atol", "rate_time_scale", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", NULL};
-static const char *const keys_profile[] = {"wave", NULL};
 static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
     "radius", "stiffness", "damping", "friction", "displacement", NULL};
 static const char *const keys_friction[] = {"static", "kinetic", "threshold_velocity", NULL};
 static const char *const keys_self_contact[] = {"stiffness", "damping", NULL};
-static const char *const keys_wave[] = {"alpha", "mu", "sigma", NULL};
 
 const char *const spec_known_paths[] = {
     "/model", "/name", "/description", "/duration",
@@ -96,419 +94,89 @@ const char *const spec_known_paths[] = {
     SPEC_MECH_PATHS
     NULL};
 
-static void bad(pctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void bad(pctx *c, const char *path, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    issues_add(c->iss, path, "%s", msg);
-    c->nbad++;
-}
-
-/* JSON pointer of a member: base + "/" + key with ~ and / escaped (RFC 6901). */
-static void join(char *out, size_t n, const char *base, const char *key)
-{
-    size_t used = (size_t)snprintf(out, n, "%s/", base);
-    for (const char *p = key; *p && used + 3 < n; p++) {
-        if (*p == '~') { out[used++] = '~'; out[used++] = '0'; }
-        else if (*p == '/') { out[used++] = '~'; out[used++] = '1'; }
-        else out[used++] = *p;
-    }
-    if (used >= n) used = n - 1;
-    out[used] = '\0';
-}
-
-static void join_index(char *out, size_t n, const char *base, int i)
-{
-    snprintf(out, n, "%s/%d", base, i);
-}
-
-static int in_list(const char *const *list, const char *k)
-{
-    for (; *list; list++)
-        if (strcmp(*list, k) == 0) return 1;
-    return 0;
-}
-
-/* Unknown and duplicate keys. Returns 0 when obj is not an object (reported). */
-static int check_object(pctx *c, const cJSON *obj, const char *path, const char *const *keys)
-{
-    if (!cJSON_IsObject(obj)) {
-        bad(c, path, "must be an object");
-        return 0;
-    }
-    char p[320];
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        join(p, sizeof p, path, it->string ? it->string : "");
-        if (!in_list(keys, it->string ? it->string : "")) {
-            const char *near = rod_suggest(it->string, keys);
-            if (near)
-                bad(c, p, "unknown key (did you mean \"%s\"?)", near);
-            else
-                bad(c, p, "unknown key");
-            continue;
-        }
-        for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
-            if (prev->string && strcmp(prev->string, it->string) == 0) {
-                bad(c, p, "duplicate key");
-                break;
-            }
-    }
-    return 1;
-}
-
-static const cJSON *member(const cJSON *obj, const char *key)
-{
-    return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-}
-
-static const char *range_text(range r)
-{
-    switch (r) {
-    case R_POS: return "must be > 0";
-    case R_NONNEG: return "must be >= 0";
-    case R_POISSON: return "must be in (-1, 0.5)";
-    case R_UNIT: return "must be in [0, 1]";
-    case R_UNIT_OPEN: return "must be in (0, 1]";
-    default: return "";
-    }
-}
-
-static int in_range(double v, range r)
-{
-    switch (r) {
-    case R_POS: return v > 0;
-    case R_NONNEG: return v >= 0;
-    case R_POISSON: return v > -1 && v < 0.5;
-    case R_UNIT: return v >= 0 && v <= 1;
-    case R_UNIT_OPEN: return v > 0 && v <= 1;
-    default: return 1;
-    }
-}
-
-/* A number member. Returns 1 when *out was set from the document. */
-static int get_number(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                      range r, double *out)
-{
-    char p[320];
-    join(p, sizeof p, base, key);
-    const cJSON *v = member(obj, key);
-    if (!v) {
-        if (req) bad(c, p, "is required");
-        return 0;
-    }
-    if (!cJSON_IsNumber(v)) {
-        bad(c, p, "must be a number");
-        return 0;
-    }
-    if (!isfinite(v->valuedouble) || !in_range(v->valuedouble, r)) {
-        bad(c, p, "%s", isfinite(v->valuedouble) ? range_text(r) : "must be finite");
-        return 0;
-    }
-    *out = v->valuedouble;
-    return 1;
-}
-
-static int get_int(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                   int lo, int hi, int *out)
-{
-    char p[320];
-    join(p, sizeof p, base, key);
-    const cJSON *v = member(obj, key);
-    if (!v) {
-        if (req) bad(c, p, "is required");
-        return 0;
-    }
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble)) {
-        bad(c, p, "must be an integer");
-        return 0;
-    }
-    if (v->valuedouble < lo || v->valuedouble > hi) {
-        bad(c, p, "must be an integer in [%d, %d]", lo, hi);
-        return 0;
-    }
-    *out = (int)v->valuedouble;
-    return 1;
-}
-
-/* An enumerated string; returns its index or -1. */
-static int get_enum(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                    const char *const *names, int dflt)
-{
-    char p[320];
-    join(p, sizeof p, base, key);
-    const cJSON *v = member(obj, key);
-    if (!v) {
-        if (req) bad(c, p, "is required");
-        return req ? -1 : dflt;
-    }
-    if (cJSON_IsString(v))
-        for (int i = 0; names[i]; i++)
-            if (strcmp(names[i], v->valuestring) == 0) return i;
-    char choices[256] = "";
-    for (int i = 0; names[i]; i++) {
-        strncat(choices, i ? ", \"" : "\"", sizeof choices - strlen(choices) - 1);
-        strncat(choices, names[i], sizeof choices - strlen(choices) - 1);
-        strncat(choices, "\"", sizeof choices - strlen(choices) - 1);
-    }
-    bad(c, p, "must be one of %s", choices);
-    return -1;
-}
-
-static int get_vec(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                   int n, double *out)
-{
-    char p[320];
-    join(p, sizeof p, base, key);
-    const cJSON *v = member(obj, key);
-    if (!v) {
-        if (req) bad(c, p, "is required");
-        return 0;
-    }
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) {
-        bad(c, p, "must be an array of %d numbers", n);
-        return 0;
-    }
-    int i = 0, ok = 1;
-    for (const cJSON *e = v->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
-            char pe[340];
-            join_index(pe, sizeof pe, p, i);
-            bad(c, pe, "must be a finite number");
-            ok = 0;
-        } else {
-            out[i] = e->valuedouble;
-        }
-    }
-    return ok;
-}
-
-static char *dup_string(pctx *c, const char *s)
-{
-    char *d = strdup(s);
-    if (!d) bad(c, "", "out of memory");
-    return d;
-}
-
-static int add_expr(pctx *c, const char *text)
-{
-    char **e = realloc(c->s->exprs, (size_t)(c->s->nexprs + 1) * sizeof *e);
-    if (!e) {
-        bad(c, "", "out of memory");
-        return -1;
-    }
-    c->s->exprs = e;
-    e[c->s->nexprs] = dup_string(c, text);
-    if (!e[c->s->nexprs]) return -1;
-    return c->s->nexprs++;
-}
-
-/* A number or an expression string. nonneg: a constant must be >= 0 (an expression's value
- * is clamped at run time instead). */
-static int parse_scalar(pctx *c, const cJSON *v, const char *path, int allow_X, int nonneg,
-                        profile_scalar *out, int *uses_X)
-{
-    out->expr = -1;
-    out->value = 0;
-    if (cJSON_IsNumber(v)) {
-        if (!isfinite(v->valuedouble)) {
-            bad(c, path, "must be finite");
-            return 0;
-        }
-        if (nonneg && v->valuedouble < 0) {
-            bad(c, path, "must be >= 0");
-            return 0;
-        }
-        out->value = v->valuedouble;
-        return 1;
-    }
-    if (cJSON_IsString(v)) {
-        char msg[400];
-        int ux = 0;
-        if (strlen(v->valuestring) > 1000) {
-            bad(c, path, "expression longer than 1000 characters");
-            return 0;
-        }
-        if (profile_check_expr(v->valuestring, allow_X, &ux, msg, sizeof msg) != 0) {
-            bad(c, path, "%s", msg);
-            return 0;
-        }
-        if (uses_X) *uses_X |= ux;
-        out->expr = add_expr(c, v->valuestring);
-        return out->expr >= 0;
-    }
-    bad(c, path, "must be a number or an expression string");
-    return 0;
-}
-
-/* A profile member (number, expression, or {"wave": {...}}); dflt when absent. */
-static int parse_profile(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                         int allow_X, int nonneg, double dflt, profile *out)
-{
-    char p[320];
-    join(p, sizeof p, base, key);
-    memset(out, 0, sizeof *out);
-    out->kind = PROFILE_CONST;
-    out->v.expr = -1;
-    out->v.value = dflt;
-    const cJSON *v = member(obj, key);
-    if (!v) {
-        if (req) bad(c, p, "is required");
-        return 0;
-    }
-    if (cJSON_IsObject(v)) {
-        if (!check_object(c, v, p, keys_profile)) return 0;
-        const cJSON *w = member(v, "wave");
-        char pw[340];
-        join(pw, sizeof pw, p, "wave");
-        if (!w) {
-            bad(c, pw, "is required");
-            return 0;
-        }
-        if (!check_object(c, w, pw, keys_wave)) return 0;
-        if (!allow_X) {
-            bad(c, pw, "a wave varies along the rod, which is not allowed here");
-            return 0;
-        }
-        out->kind = PROFILE_WAVE;
-        out->uses_X = 1;
-        int ok = 1;
-        const char *names[2] = {"alpha", "mu"};
-        profile_scalar *dst[2] = {&out->alpha, &out->mu};
-        for (int i = 0; i < 2; i++) {
-            char pa[360];
-            join(pa, sizeof pa, pw, names[i]);
-            const cJSON *a = member(w, names[i]);
-            if (!a) {
-                bad(c, pa, "is required");
-                ok = 0;
-                continue;
-            }
-            ok &= parse_scalar(c, a, pa, 0, i == 0 && nonneg, dst[i], NULL);
-        }
-        ok &= get_number(c, w, "sigma", pw, REQUIRED, R_ANY, &out->sigma);
-        return ok;
-    }
-    int ux = 0;
-    if (!parse_scalar(c, v, p, allow_X, nonneg, &out->v, &ux)) return 0;
-    out->kind = out->v.expr >= 0 ? PROFILE_EXPR : PROFILE_CONST;
-    out->uses_X = ux;
-    return 1;
-}
-
-static int valid_name(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > MAX_NAME) return 0;
-    for (const char *p = n; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '_' || *p == '-' || *p == '.'))
-            return 0;
-    return 1;
-}
-
-static char *get_name(pctx *c, const cJSON *obj, const char *base)
-{
-    char p[320];
-    join(p, sizeof p, base, "name");
-    const cJSON *v = member(obj, "name");
-    if (!v) {
-        bad(c, p, "is required");
-        return NULL;
-    }
-    if (!cJSON_IsString(v) || !valid_name(v->valuestring)) {
-        bad(c, p, "must be a string of 1 to %d letters, digits, '_', '-' or '.'", MAX_NAME);
-        return NULL;
-    }
-    return dup_string(c, v->valuestring);
-}
-
 static void parse_rod(pctx *c, const cJSON *rod)
 {
     rod_spec *s = c->s;
     if (!rod) {
-        bad(c, "/rod", "is required");
+        spec_bad(c, "/rod", "is required");
         return;
     }
-    if (!check_object(c, rod, "/rod", keys_rod)) return;
-    get_number(c, rod, "length", "/rod", REQUIRED, R_POS, &s->length);
-    const cJSON *r = member(rod, "radius");
+    if (!spec_check_object(c, rod, "/rod", keys_rod)) return;
+    spec_get_number(c, rod, "length", "/rod", REQUIRED, R_POS, &s->length);
+    const cJSON *r = spec_member(rod, "radius");
     if (!r) {
-        bad(c, "/rod/radius", "is required");
+        spec_bad(c, "/rod/radius", "is required");
     } else if (cJSON_IsNumber(r)) {
-        if (get_number(c, rod, "radius", "/rod", REQUIRED, R_POS, &s->radius_base))
+        if (spec_get_number(c, rod, "radius", "/rod", REQUIRED, R_POS, &s->radius_base))
             s->radius_tip = s->radius_base;
     } else if (cJSON_IsObject(r)) {
-        check_object(c, r, "/rod/radius", keys_radius);
-        get_number(c, r, "base", "/rod/radius", REQUIRED, R_POS, &s->radius_base);
-        get_number(c, r, "tip", "/rod/radius", REQUIRED, R_POS, &s->radius_tip);
+        spec_check_object(c, r, "/rod/radius", keys_radius);
+        spec_get_number(c, r, "base", "/rod/radius", REQUIRED, R_POS, &s->radius_base);
+        spec_get_number(c, r, "tip", "/rod/radius", REQUIRED, R_POS, &s->radius_tip);
     } else {
-        bad(c, "/rod/radius", "must be a number or an object {\"base\", \"tip\"}");
+        spec_bad(c, "/rod/radius", "must be a number or an object {\"base\", \"tip\"}");
     }
-    get_number(c, rod, "density", "/rod", REQUIRED, R_POS, &s->density);
-    get_number(c, rod, "youngs_modulus", "/rod", REQUIRED, R_POS, &s->youngs);
+    spec_get_number(c, rod, "density", "/rod", REQUIRED, R_POS, &s->density);
+    spec_get_number(c, rod, "youngs_modulus", "/rod", REQUIRED, R_POS, &s->youngs);
     /* the shear modulus comes from the Poisson ratio or is given: one or the other */
-    const int has_nu = member(rod, "poisson_ratio") != NULL, has_G = member(rod, "shear_modulus") != NULL;
+    const int has_nu = spec_member(rod, "poisson_ratio") != NULL, has_G = spec_member(rod, "shear_modulus") != NULL;
     if (has_nu && has_G) {
-        bad(c, "/rod/shear_modulus", "give poisson_ratio or shear_modulus, not both (each fixes G)");
+        spec_bad(c, "/rod/shear_modulus", "give poisson_ratio or shear_modulus, not both (each fixes G)");
     } else if (has_G) {
-        int ok_E = member(rod, "youngs_modulus") && s->youngs > 0;
-        if (get_number(c, rod, "shear_modulus", "/rod", REQUIRED, R_POS, &s->shear_modulus) && ok_E) {
+        int ok_E = spec_member(rod, "youngs_modulus") && s->youngs > 0;
+        if (spec_get_number(c, rod, "shear_modulus", "/rod", REQUIRED, R_POS, &s->shear_modulus) && ok_E) {
             s->poisson = s->youngs / (2 * s->shear_modulus) - 1;
             if (s->extended && !(s->poisson > -1 && s->poisson < 0.5))
-                bad(c, "/rod/shear_modulus", "must be > youngs_modulus / 3 for model \"extended\" (it "
-                    "implies a Poisson ratio E / (2 G) - 1 = %g, outside (-1, 0.5))", s->poisson);
+                spec_bad(c, "/rod/shear_modulus", "must be > youngs_modulus / 3 for model \"extended\" (it "
+                         "implies a Poisson ratio E / (2 G) - 1 = %g, outside (-1, 0.5))", s->poisson);
         }
     } else if (!has_nu) {
-        bad(c, "/rod/poisson_ratio", "is required (or give shear_modulus instead)");
-    } else if (get_number(c, rod, "poisson_ratio", "/rod", REQUIRED, R_POISSON, &s->poisson)) {
+        spec_bad(c, "/rod/poisson_ratio", "is required (or give shear_modulus instead)");
+    } else if (spec_get_number(c, rod, "poisson_ratio", "/rod", REQUIRED, R_POISSON, &s->poisson)) {
         s->shear_modulus = s->youngs / (2 * (1 + s->poisson));
     }
     s->shear_coefficient = 1.0;
-    get_number(c, rod, "shear_coefficient", "/rod", OPTIONAL, R_POS, &s->shear_coefficient);
-    get_number(c, rod, "shear_viscosity", "/rod", OPTIONAL, R_NONNEG, &s->eta);
+    spec_get_number(c, rod, "shear_coefficient", "/rod", OPTIONAL, R_POS, &s->shear_coefficient);
+    spec_get_number(c, rod, "shear_viscosity", "/rod", OPTIONAL, R_NONNEG, &s->eta);
     static const char *const inertias[] = {"conserving", "paper", NULL};
-    s->inertia_paper = get_enum(c, rod, "inertia", "/rod", OPTIONAL, inertias, 0) == 1;
+    s->inertia_paper = spec_get_enum(c, rod, "inertia", "/rod", OPTIONAL, inertias, 0) == 1;
     s->rotary_inertia_factor = 1.0;
-    get_number(c, rod, "rotary_inertia_factor", "/rod", OPTIONAL, R_POS, &s->rotary_inertia_factor);
+    spec_get_number(c, rod, "rotary_inertia_factor", "/rod", OPTIONAL, R_POS, &s->rotary_inertia_factor);
 }
 
 static void parse_strains(pctx *c, const cJSON *st)
 {
     for (int k = 0; k < 6; k++) c->s->degree[k] = -1;
     if (!st) {
-        bad(c, "/strains", "is required");
+        spec_bad(c, "/strains", "is required");
         return;
     }
     static const char *const names[] = {"bend1", "bend2", "twist", "shear1", "shear2",
                                         "stretch", NULL};
-    if (!check_object(c, st, "/strains", names)) return;
+    if (!spec_check_object(c, st, "/strains", names)) return;
     int any = 0;
     for (int k = 0; k < 6; k++)
-        if (get_int(c, st, names[k], "/strains", OPTIONAL, 0, MAX_DEGREE, &c->s->degree[k]))
+        if (spec_get_int(c, st, names[k], "/strains", OPTIONAL, 0, MAX_DEGREE, &c->s->degree[k]))
             any = 1;
-    if (!any && !st->child) bad(c, "/strains", "must name at least one strain component");
+    if (!any && !st->child) spec_bad(c, "/strains", "must name at least one strain component");
 }
 
 static void parse_inflation(pctx *c, const cJSON *inf)
 {
     rod_spec *s = c->s;
     if (!inf) {
-        if (s->extended) bad(c, "/inflation", "is required for model \"extended\"");
+        if (s->extended) spec_bad(c, "/inflation", "is required for model \"extended\"");
         return;
     }
     if (!s->extended) {
-        bad(c, "/inflation", "inflation needs model \"extended\" (the classic rod keeps its "
-            "cross-section)");
+        spec_bad(c, "/inflation", "inflation needs model \"extended\" (the classic rod keeps its "
+                 "cross-section)");
         return;
     }
-    if (!check_object(c, inf, "/inflation", keys_inflation)) return;
-    get_int(c, inf, "pieces", "/inflation", REQUIRED, 1, MAX_PIECES, &s->pieces);
+    if (!spec_check_object(c, inf, "/inflation", keys_inflation)) return;
+    spec_get_int(c, inf, "pieces", "/inflation", REQUIRED, 1, MAX_PIECES, &s->pieces);
     static const char *const bcs[] = {"dirichlet", "neumann", "mixed", NULL};
-    int bc = get_enum(c, inf, "boundary", "/inflation", REQUIRED, bcs, 0);
+    int bc = spec_get_enum(c, inf, "boundary", "/inflation", REQUIRED, bcs, 0);
     if (bc >= 0) s->bc = (spec_bc)bc;
 }
 
@@ -516,41 +184,41 @@ static void parse_inflation(pctx *c, const cJSON *inf)
 static void get_mu(pctx *c, const cJSON *fr, const char *key, const char *base, double mu[3])
 {
     char p[360];
-    join(p, sizeof p, base, key);
-    const cJSON *v = member(fr, key);
+    spec_join(p, sizeof p, base, key);
+    const cJSON *v = spec_member(fr, key);
     if (!v) {
-        bad(c, p, "is required");
+        spec_bad(c, p, "is required");
         return;
     }
     if (cJSON_IsNumber(v)) {
-        if (get_number(c, fr, key, base, REQUIRED, R_NONNEG, &mu[0])) mu[1] = mu[2] = mu[0];
+        if (spec_get_number(c, fr, key, base, REQUIRED, R_NONNEG, &mu[0])) mu[1] = mu[2] = mu[0];
         return;
     }
-    if (!get_vec(c, fr, key, base, REQUIRED, 3, mu)) return;
+    if (!spec_get_vec(c, fr, key, base, REQUIRED, 3, mu)) return;
     for (int i = 0; i < 3; i++)
         if (mu[i] < 0) {
             char pe[380];
-            join_index(pe, sizeof pe, p, i);
-            bad(c, pe, "must be >= 0");
+            spec_join_index(pe, sizeof pe, p, i);
+            spec_bad(c, pe, "must be >= 0");
         }
 }
 
 static void parse_friction(pctx *c, const cJSON *fr, const char *base, spec_friction *f)
 {
     char p[340];
-    join(p, sizeof p, base, "friction");
+    spec_join(p, sizeof p, base, "friction");
     if (!fr) return;
-    if (!check_object(c, fr, p, keys_friction)) return;
+    if (!spec_check_object(c, fr, p, keys_friction)) return;
     f->on = 1;
     get_mu(c, fr, "static", p, f->mu_static);
     get_mu(c, fr, "kinetic", p, f->mu_kinetic);
     f->threshold_velocity = 1e-4;
-    get_number(c, fr, "threshold_velocity", p, OPTIONAL, R_POS, &f->threshold_velocity);
+    spec_get_number(c, fr, "threshold_velocity", p, OPTIONAL, R_POS, &f->threshold_velocity);
     for (int i = 0; i < 3; i++)
         if (f->mu_kinetic[i] > f->mu_static[i]) {
             char pk[360];
-            join(pk, sizeof pk, p, "kinetic");
-            bad(c, pk, "must not exceed the static coefficient (direction %d)", i);
+            spec_join(pk, sizeof pk, p, "kinetic");
+            spec_bad(c, pk, "must not exceed the static coefficient (direction %d)", i);
             break;
         }
 }
@@ -558,12 +226,12 @@ static void parse_friction(pctx *c, const cJSON *fr, const char *base, spec_fric
 /* A unit vector member (normalized here); 0 when missing, bad or zero. */
 static int get_direction(pctx *c, const cJSON *obj, const char *key, const char *base, double v[3])
 {
-    if (!get_vec(c, obj, key, base, REQUIRED, 3, v)) return 0;
+    if (!spec_get_vec(c, obj, key, base, REQUIRED, 3, v)) return 0;
     const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (!(n > 0)) {
         char p[340];
-        join(p, sizeof p, base, key);
-        bad(c, p, "must not be the zero vector");
+        spec_join(p, sizeof p, base, key);
+        spec_bad(c, p, "must not be the zero vector");
         return 0;
     }
     for (int i = 0; i < 3; i++) v[i] /= n;
@@ -576,45 +244,45 @@ static void parse_obstacles(pctx *c, const cJSON *obs)
     const char *op = "/environment/obstacles";
     if (!obs) return;
     if (!cJSON_IsArray(obs)) {
-        bad(c, op, "must be an array");
+        spec_bad(c, op, "must be an array");
         return;
     }
     const int n = cJSON_GetArraySize(obs);
     if (n > MAX_INPUTS) {
-        bad(c, op, "at most %d obstacles", MAX_INPUTS);
+        spec_bad(c, op, "at most %d obstacles", MAX_INPUTS);
         return;
     }
     s->obstacles = calloc((size_t)(n ? n : 1), sizeof *s->obstacles);
     if (!s->obstacles) {
-        bad(c, op, "out of memory");
+        spec_bad(c, op, "out of memory");
         return;
     }
     static const char *const types[] = {"plane", "sphere", "cylinder", NULL};
     int i = 0;
     for (const cJSON *o = obs->child; o; o = o->next, i++) {
         char base[64], p[320];
-        join_index(base, sizeof base, op, i);
+        spec_join_index(base, sizeof base, op, i);
         spec_obstacle *ob = &s->obstacles[s->nobstacles++];
-        if (!check_object(c, o, base, keys_obstacle)) continue;
-        if (member(o, "name")) ob->name = get_name(c, o, base);
-        const int t = get_enum(c, o, "type", base, REQUIRED, types, 0);
-        get_number(c, o, "stiffness", base, REQUIRED, R_POS, &ob->stiffness);
-        get_number(c, o, "damping", base, OPTIONAL, R_NONNEG, &ob->damping);
-        parse_friction(c, member(o, "friction"), base, &ob->friction);
-        const cJSON *dv = member(o, "displacement");
+        if (!spec_check_object(c, o, base, keys_obstacle)) continue;
+        if (spec_member(o, "name")) ob->name = spec_get_name(c, o, base);
+        const int t = spec_get_enum(c, o, "type", base, REQUIRED, types, 0);
+        spec_get_number(c, o, "stiffness", base, REQUIRED, R_POS, &ob->stiffness);
+        spec_get_number(c, o, "damping", base, OPTIONAL, R_NONNEG, &ob->damping);
+        parse_friction(c, spec_member(o, "friction"), base, &ob->friction);
+        const cJSON *dv = spec_member(o, "displacement");
         if (dv) {
-            join(p, sizeof p, base, "displacement");
+            spec_join(p, sizeof p, base, "displacement");
             if (!cJSON_IsArray(dv) || cJSON_GetArraySize(dv) != 3) {
-                bad(c, p, "must be an array of 3 numbers or expressions in t");
+                spec_bad(c, p, "must be an array of 3 numbers or expressions in t");
             } else {
                 ob->moving = 1;
                 int k = 0;
                 for (const cJSON *e = dv->child; e; e = e->next, k++) {
                     char pe[340];
-                    join_index(pe, sizeof pe, p, k);
+                    spec_join_index(pe, sizeof pe, p, k);
                     profile *pr = &ob->displacement[k];
                     pr->kind = PROFILE_CONST;
-                    if (parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
+                    if (spec_parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
                 }
             }
         }
@@ -628,21 +296,21 @@ static void parse_obstacles(pctx *c, const cJSON *obs)
         for (int g = 0; geo[g]; g++) {
             int mine = 0;
             for (int k = 0; k < 3; k++) mine |= own[t][k] && strcmp(own[t][k], geo[g]) == 0;
-            if (!mine && member(o, geo[g])) {
-                join(p, sizeof p, base, geo[g]);
-                bad(c, p, "not allowed for a %s", types[t]);
+            if (!mine && spec_member(o, geo[g])) {
+                spec_join(p, sizeof p, base, geo[g]);
+                spec_bad(c, p, "not allowed for a %s", types[t]);
             }
         }
         if (ob->type == OBSTACLE_PLANE) {
-            get_vec(c, o, "point", base, REQUIRED, 3, ob->point);
+            spec_get_vec(c, o, "point", base, REQUIRED, 3, ob->point);
             get_direction(c, o, "normal", base, ob->normal);
         } else if (ob->type == OBSTACLE_SPHERE) {
-            get_vec(c, o, "center", base, REQUIRED, 3, ob->point);
-            get_number(c, o, "radius", base, REQUIRED, R_POS, &ob->radius);
+            spec_get_vec(c, o, "center", base, REQUIRED, 3, ob->point);
+            spec_get_number(c, o, "radius", base, REQUIRED, R_POS, &ob->radius);
         } else {
-            get_vec(c, o, "point", base, REQUIRED, 3, ob->point);
+            spec_get_vec(c, o, "point", base, REQUIRED, 3, ob->point);
             get_direction(c, o, "axis", base, ob->normal);
-            get_number(c, o, "radius", base, REQUIRED, R_POS, &ob->radius);
+            spec_get_number(c, o, "radius", base, REQUIRED, R_POS, &ob->radius);
         }
     }
     for (int a = 0; a < s->nobstacles; a++)
@@ -650,7 +318,7 @@ static void parse_obstacles(pctx *c, const cJSON *obs)
             if (s->obstacles[b].name && strcmp(s->obstacles[a].name, s->obstacles[b].name) == 0) {
                 char p[96];
                 snprintf(p, sizeof p, "%s/%d/name", op, a);
-                bad(c, p, "duplicate obstacle name \"%s\"", s->obstacles[a].name);
+                spec_bad(c, p, "duplicate obstacle name \"%s\"", s->obstacles[a].name);
                 break;
             }
 }
@@ -659,46 +327,46 @@ static void parse_environment(pctx *c, const cJSON *env)
 {
     rod_spec *s = c->s;
     if (!env) return;
-    if (!check_object(c, env, "/environment", keys_env)) return;
-    get_vec(c, env, "gravity", "/environment", OPTIONAL, 3, s->gravity);
-    parse_obstacles(c, member(env, "obstacles"));
-    const cJSON *sc = member(env, "self_contact");
-    if (sc && check_object(c, sc, "/environment/self_contact", keys_self_contact)) {
+    if (!spec_check_object(c, env, "/environment", keys_env)) return;
+    spec_get_vec(c, env, "gravity", "/environment", OPTIONAL, 3, s->gravity);
+    parse_obstacles(c, spec_member(env, "obstacles"));
+    const cJSON *sc = spec_member(env, "self_contact");
+    if (sc && spec_check_object(c, sc, "/environment/self_contact", keys_self_contact)) {
         s->self_contact = 1;
-        get_number(c, sc, "stiffness", "/environment/self_contact", REQUIRED, R_POS, &s->sc_stiffness);
-        get_number(c, sc, "damping", "/environment/self_contact", OPTIONAL, R_NONNEG, &s->sc_damping);
+        spec_get_number(c, sc, "stiffness", "/environment/self_contact", REQUIRED, R_POS, &s->sc_stiffness);
+        spec_get_number(c, sc, "damping", "/environment/self_contact", OPTIONAL, R_NONNEG, &s->sc_damping);
     }
-    const cJSON *f = member(env, "fluid");
+    const cJSON *f = spec_member(env, "fluid");
     if (!f) return;
-    if (!check_object(c, f, "/environment/fluid", keys_fluid)) return;
+    if (!spec_check_object(c, f, "/environment/fluid", keys_fluid)) return;
     const char *fp = "/environment/fluid";
     static const char *const fluids[] = {"water", "slender_body", NULL};
-    s->fluid_slender = get_enum(c, f, "model", fp, OPTIONAL, fluids, 0) == 1;
+    s->fluid_slender = spec_get_enum(c, f, "model", fp, OPTIONAL, fluids, 0) == 1;
     if (s->fluid_slender) {
         /* Stokes flow: no added mass, buoyancy or quadratic drag, only the viscosity */
-        get_number(c, f, "viscosity", fp, REQUIRED, R_POS, &s->viscosity);
+        spec_get_number(c, f, "viscosity", fp, REQUIRED, R_POS, &s->viscosity);
         static const char *const water_only[] = {"density", "added_mass", "drag", "lift", NULL};
         for (int k = 0; water_only[k]; k++)
-            if (member(f, water_only[k])) {
+            if (spec_member(f, water_only[k])) {
                 char p[80];
-                join(p, sizeof p, fp, water_only[k]);
-                bad(c, p, "not allowed for model \"slender_body\" (it takes \"viscosity\")");
+                spec_join(p, sizeof p, fp, water_only[k]);
+                spec_bad(c, p, "not allowed for model \"slender_body\" (it takes \"viscosity\")");
             }
         return;
     }
-    if (member(f, "viscosity"))
-        bad(c, "/environment/fluid/viscosity", "only for model \"slender_body\"");
+    if (spec_member(f, "viscosity"))
+        spec_bad(c, "/environment/fluid/viscosity", "only for model \"slender_body\"");
     s->has_fluid = 1;
-    get_number(c, f, "density", fp, REQUIRED, R_NONNEG, &s->fluid_density);
-    if (get_vec(c, f, "added_mass", fp, OPTIONAL, 2, s->added_mass))
+    spec_get_number(c, f, "density", fp, REQUIRED, R_NONNEG, &s->fluid_density);
+    if (spec_get_vec(c, f, "added_mass", fp, OPTIONAL, 2, s->added_mass))
         for (int i = 0; i < 2; i++)
             if (s->added_mass[i] < 0) {
                 char p[80];
                 snprintf(p, sizeof p, "%s/added_mass/%d", fp, i);
-                bad(c, p, "must be >= 0");
+                spec_bad(c, p, "must be >= 0");
             }
-    get_number(c, f, "drag", fp, OPTIONAL, R_NONNEG, &s->drag);
-    get_number(c, f, "lift", fp, OPTIONAL, R_ANY, &s->lift);
+    spec_get_number(c, f, "drag", fp, OPTIONAL, R_NONNEG, &s->drag);
+    spec_get_number(c, f, "lift", fp, OPTIONAL, R_ANY, &s->lift);
 }
 
 static void parse_span(pctx *c, const cJSON *obj, const char *base, double L, double span[2])
@@ -706,12 +374,12 @@ static void parse_span(pctx *c, const cJSON *obj, const char *base, double L, do
     span[0] = 0;
     span[1] = L;
     char p[320];
-    join(p, sizeof p, base, "span");
-    if (!member(obj, "span")) return;
+    spec_join(p, sizeof p, base, "span");
+    if (!spec_member(obj, "span")) return;
     double v[2];
-    if (!get_vec(c, obj, "span", base, OPTIONAL, 2, v)) return;
+    if (!spec_get_vec(c, obj, "span", base, OPTIONAL, 2, v)) return;
     if (!(v[0] >= 0 && v[0] < v[1] && (L <= 0 || v[1] <= L * (1 + 1e-12)))) {
-        bad(c, p, "must be [s0, s1] with 0 <= s0 < s1 <= length");
+        spec_bad(c, p, "must be [s0, s1] with 0 <= s0 < s1 <= length");
         return;
     }
     span[0] = v[0];
@@ -723,17 +391,17 @@ static void parse_loads(pctx *c, const cJSON *loads)
     rod_spec *s = c->s;
     if (!loads) return;
     if (!cJSON_IsArray(loads)) {
-        bad(c, "/loads", "must be an array");
+        spec_bad(c, "/loads", "must be an array");
         return;
     }
     int n = cJSON_GetArraySize(loads);
     if (n > MAX_INPUTS) {
-        bad(c, "/loads", "at most %d loads", MAX_INPUTS);
+        spec_bad(c, "/loads", "at most %d loads", MAX_INPUTS);
         return;
     }
     s->loads = calloc((size_t)(n ? n : 1), sizeof *s->loads);
     if (!s->loads) {
-        bad(c, "/loads", "out of memory");
+        spec_bad(c, "/loads", "out of memory");
         return;
     }
     static const char *const types[] = {"tip_force", "tip_moment", "point_force",
@@ -743,15 +411,15 @@ static void parse_loads(pctx *c, const cJSON *loads)
     int i = 0;
     for (const cJSON *ld = loads->child; ld; ld = ld->next, i++) {
         char base[64];
-        join_index(base, sizeof base, "/loads", i);
+        spec_join_index(base, sizeof base, "/loads", i);
         spec_load *l = &s->loads[s->nloads++];
         l->scale.kind = PROFILE_CONST;
         l->scale.v.expr = -1;
         l->scale.v.value = 1.0;
-        if (!check_object(c, ld, base, keys_load)) continue;
-        l->name = get_name(c, ld, base);
-        int t = get_enum(c, ld, "type", base, REQUIRED, types, 0);
-        int fr = get_enum(c, ld, "frame", base, OPTIONAL, frames, 0);
+        if (!spec_check_object(c, ld, base, keys_load)) continue;
+        l->name = spec_get_name(c, ld, base);
+        int t = spec_get_enum(c, ld, "type", base, REQUIRED, types, 0);
+        int fr = spec_get_enum(c, ld, "frame", base, OPTIONAL, frames, 0);
         l->local = fr == 1;
         if (t < 0) continue;
         l->type = (spec_load_type)t;
@@ -760,64 +428,64 @@ static void parse_loads(pctx *c, const cJSON *loads)
         int is_dist = l->type == LOAD_DIST_FORCE || l->type == LOAD_DIST_MOMENT;
         int is_point = l->type == LOAD_POINT_FORCE || l->type == LOAD_POINT_MOMENT;
         const char *need = is_force ? "force" : "moment", *other = is_force ? "moment" : "force";
-        get_vec(c, ld, need, base, REQUIRED, 3, l->vec);
+        spec_get_vec(c, ld, need, base, REQUIRED, 3, l->vec);
         char p[320];
-        if (member(ld, other)) {
-            join(p, sizeof p, base, other);
-            bad(c, p, "not allowed for type \"%s\" (it takes \"%s\")", types[t], need);
+        if (spec_member(ld, other)) {
+            spec_join(p, sizeof p, base, other);
+            spec_bad(c, p, "not allowed for type \"%s\" (it takes \"%s\")", types[t], need);
         }
         if (is_point) {
-            if (get_number(c, ld, "s", base, REQUIRED, R_NONNEG, &l->s) && s->length > 0 &&
+            if (spec_get_number(c, ld, "s", base, REQUIRED, R_NONNEG, &l->s) && s->length > 0 &&
                 l->s > s->length) {
-                join(p, sizeof p, base, "s");
-                bad(c, p, "must be in [0, length]");
+                spec_join(p, sizeof p, base, "s");
+                spec_bad(c, p, "must be in [0, length]");
             }
         } else {
             l->s = s->length;
-            if (member(ld, "s")) {
-                join(p, sizeof p, base, "s");
-                bad(c, p, "not allowed for type \"%s\" (%s)", types[t],
-                    is_dist ? "a distributed load acts along the whole rod" : "a tip load acts at s = length");
+            if (spec_member(ld, "s")) {
+                spec_join(p, sizeof p, base, "s");
+                spec_bad(c, p, "not allowed for type \"%s\" (%s)", types[t],
+                         is_dist ? "a distributed load acts along the whole rod" : "a tip load acts at s = length");
             }
         }
-        parse_profile(c, ld, "scale", base, OPTIONAL, 0, 0, 1.0, &l->scale);
+        spec_parse_profile(c, ld, "scale", base, OPTIONAL, 0, 0, 1.0, &l->scale);
     }
 }
 
 static void parse_route(pctx *c, const cJSON *route, const char *base, spec_actuator *a)
 {
     char p[320];
-    join(p, sizeof p, base, "route");
+    spec_join(p, sizeof p, base, "route");
     if (!route) {
-        bad(c, p, "is required for a cable");
+        spec_bad(c, p, "is required for a cable");
         return;
     }
-    if (!check_object(c, route, p, keys_route)) return;
-    const cJSON *rel = member(route, "relative_to_radius");
+    if (!spec_check_object(c, route, p, keys_route)) return;
+    const cJSON *rel = spec_member(route, "relative_to_radius");
     if (rel) {
         char pr[340];
-        join(pr, sizeof pr, p, "relative_to_radius");
-        if (!cJSON_IsBool(rel)) bad(c, pr, "must be true or false");
+        spec_join(pr, sizeof pr, p, "relative_to_radius");
+        if (!cJSON_IsBool(rel)) spec_bad(c, pr, "must be true or false");
         a->relative = cJSON_IsTrue(rel);
     }
-    int has_off = member(route, "offset") != NULL, has_hel = member(route, "helix") != NULL;
+    int has_off = spec_member(route, "offset") != NULL, has_hel = spec_member(route, "helix") != NULL;
     if (has_off == has_hel) {
-        bad(c, p, "must have exactly one of \"offset\" or \"helix\"");
+        spec_bad(c, p, "must have exactly one of \"offset\" or \"helix\"");
         return;
     }
     if (has_off) {
         a->route = ROUTE_OFFSET;
-        get_vec(c, route, "offset", p, REQUIRED, 2, a->offset);
+        spec_get_vec(c, route, "offset", p, REQUIRED, 2, a->offset);
         return;
     }
     a->route = ROUTE_HELIX;
     char ph[340];
-    join(ph, sizeof ph, p, "helix");
-    const cJSON *h = member(route, "helix");
-    if (!check_object(c, h, ph, keys_helix)) return;
-    get_number(c, h, "radius", ph, REQUIRED, R_NONNEG, &a->helix_radius);
-    get_number(c, h, "turns", ph, REQUIRED, R_ANY, &a->helix_turns);
-    get_number(c, h, "phase", ph, OPTIONAL, R_ANY, &a->helix_phase);
+    spec_join(ph, sizeof ph, p, "helix");
+    const cJSON *h = spec_member(route, "helix");
+    if (!spec_check_object(c, h, ph, keys_helix)) return;
+    spec_get_number(c, h, "radius", ph, REQUIRED, R_NONNEG, &a->helix_radius);
+    spec_get_number(c, h, "turns", ph, REQUIRED, R_ANY, &a->helix_turns);
+    spec_get_number(c, h, "phase", ph, OPTIONAL, R_ANY, &a->helix_phase);
 }
 
 #define MAX_BETA 32
@@ -828,43 +496,43 @@ static void parse_muscle(pctx *c, const cJSON *ac, const char *base, spec_actuat
 {
     char p[320];
     static const char *const abouts[] = {"d1", "d2", NULL};
-    a->about = get_enum(c, ac, "about", base, REQUIRED, abouts, 0);
-    get_number(c, ac, "period", base, REQUIRED, R_POS, &a->period);
-    get_number(c, ac, "wavelength", base, OPTIONAL, R_POS, &a->wavelength);
-    get_number(c, ac, "phase", base, OPTIONAL, R_ANY, &a->phase);
+    a->about = spec_get_enum(c, ac, "about", base, REQUIRED, abouts, 0);
+    spec_get_number(c, ac, "period", base, REQUIRED, R_POS, &a->period);
+    spec_get_number(c, ac, "wavelength", base, OPTIONAL, R_POS, &a->wavelength);
+    spec_get_number(c, ac, "phase", base, OPTIONAL, R_ANY, &a->phase);
     static const char *const others[] = {"tension", "pressure", "route", "span", NULL};
     for (int k = 0; others[k]; k++)
-        if (member(ac, others[k])) {
-            join(p, sizeof p, base, others[k]);
-            bad(c, p, "not allowed for a muscle_torque actuator");
+        if (spec_member(ac, others[k])) {
+            spec_join(p, sizeof p, base, others[k]);
+            spec_bad(c, p, "not allowed for a muscle_torque actuator");
         }
-    join(p, sizeof p, base, "beta");
-    const cJSON *b = member(ac, "beta");
+    spec_join(p, sizeof p, base, "beta");
+    const cJSON *b = spec_member(ac, "beta");
     if (!b) {
-        bad(c, p, "is required");
+        spec_bad(c, p, "is required");
         return;
     }
     const int n = cJSON_IsArray(b) ? cJSON_GetArraySize(b) : 0;
     if (n < 2 || n > MAX_BETA) {
-        bad(c, p, "must be an array of 2 to %d values (numbers or expressions in t)", MAX_BETA);
+        spec_bad(c, p, "must be an array of 2 to %d values (numbers or expressions in t)", MAX_BETA);
         return;
     }
     a->beta = calloc((size_t)n, sizeof *a->beta);
     a->beta_names = calloc((size_t)n, sizeof *a->beta_names);
     if (!a->beta || !a->beta_names) {
-        bad(c, p, "out of memory");
+        spec_bad(c, p, "out of memory");
         return;
     }
     a->nbeta = n;
     int i = 0;
     for (const cJSON *e = b->child; e; e = e->next, i++) {
         char pe[340], nm[MAX_NAME + 16];
-        join_index(pe, sizeof pe, p, i);
+        spec_join_index(pe, sizeof pe, p, i);
         profile *pr = &a->beta[i];
         pr->kind = PROFILE_CONST;
-        if (parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
+        if (spec_parse_scalar(c, e, pe, 0, 0, &pr->v, NULL) && pr->v.expr >= 0) pr->kind = PROFILE_EXPR;
         snprintf(nm, sizeof nm, "%s.beta%d", a->name ? a->name : "", i);
-        a->beta_names[i] = dup_string(c, nm);
+        a->beta_names[i] = spec_dup_string(c, nm);
     }
 }
 
@@ -873,30 +541,30 @@ static void parse_actuators(pctx *c, const cJSON *acts)
     rod_spec *s = c->s;
     if (!acts) return;
     if (!cJSON_IsArray(acts)) {
-        bad(c, "/actuators", "must be an array");
+        spec_bad(c, "/actuators", "must be an array");
         return;
     }
     int n = cJSON_GetArraySize(acts);
     if (n > MAX_INPUTS) {
-        bad(c, "/actuators", "at most %d actuators", MAX_INPUTS);
+        spec_bad(c, "/actuators", "at most %d actuators", MAX_INPUTS);
         return;
     }
     s->acts = calloc((size_t)(n ? n : 1), sizeof *s->acts);
     if (!s->acts) {
-        bad(c, "/actuators", "out of memory");
+        spec_bad(c, "/actuators", "out of memory");
         return;
     }
     static const char *const types[] = {"cable", "transverse", "muscle_torque", NULL};
     int i = 0;
     for (const cJSON *ac = acts->child; ac; ac = ac->next, i++) {
         char base[64], p[320];
-        join_index(base, sizeof base, "/actuators", i);
+        spec_join_index(base, sizeof base, "/actuators", i);
         spec_actuator *a = &s->acts[s->nacts++];
         a->value.kind = PROFILE_CONST;
         a->value.v.expr = -1;
-        if (!check_object(c, ac, base, keys_act)) continue;
-        a->name = get_name(c, ac, base);
-        int t = get_enum(c, ac, "type", base, REQUIRED, types, 0);
+        if (!spec_check_object(c, ac, base, keys_act)) continue;
+        a->name = spec_get_name(c, ac, base);
+        int t = spec_get_enum(c, ac, "type", base, REQUIRED, types, 0);
         parse_span(c, ac, base, s->length, a->span);
         if (t < 0) continue;
         a->type = (spec_act_type)t;
@@ -906,31 +574,31 @@ static void parse_actuators(pctx *c, const cJSON *acts)
         }
         static const char *const muscle_keys[] = {"about", "beta", "wavelength", "period", "phase", NULL};
         for (int k = 0; muscle_keys[k]; k++)
-            if (member(ac, muscle_keys[k])) {
-                join(p, sizeof p, base, muscle_keys[k]);
-                bad(c, p, "only for a muscle_torque actuator");
+            if (spec_member(ac, muscle_keys[k])) {
+                spec_join(p, sizeof p, base, muscle_keys[k]);
+                spec_bad(c, p, "only for a muscle_torque actuator");
             }
         if (a->type == ACT_CABLE) {
-            parse_route(c, member(ac, "route"), base, a);
-            parse_profile(c, ac, "tension", base, REQUIRED, 1, 1, 0.0, &a->value);
-            if (member(ac, "pressure")) {
-                join(p, sizeof p, base, "pressure");
-                bad(c, p, "not allowed for a cable (it takes \"tension\")");
+            parse_route(c, spec_member(ac, "route"), base, a);
+            spec_parse_profile(c, ac, "tension", base, REQUIRED, 1, 1, 0.0, &a->value);
+            if (spec_member(ac, "pressure")) {
+                spec_join(p, sizeof p, base, "pressure");
+                spec_bad(c, p, "not allowed for a cable (it takes \"tension\")");
             }
         } else {
             if (!s->extended) {
-                join(p, sizeof p, base, "type");
-                bad(c, p, "\"transverse\" needs model \"extended\" (the classic rod has no "
-                    "cross-section to squeeze)");
+                spec_join(p, sizeof p, base, "type");
+                spec_bad(c, p, "\"transverse\" needs model \"extended\" (the classic rod has no "
+                         "cross-section to squeeze)");
             }
-            parse_profile(c, ac, "pressure", base, REQUIRED, 1, 1, 0.0, &a->value);
-            if (member(ac, "tension")) {
-                join(p, sizeof p, base, "tension");
-                bad(c, p, "not allowed for a transverse actuator (it takes \"pressure\")");
+            spec_parse_profile(c, ac, "pressure", base, REQUIRED, 1, 1, 0.0, &a->value);
+            if (spec_member(ac, "tension")) {
+                spec_join(p, sizeof p, base, "tension");
+                spec_bad(c, p, "not allowed for a transverse actuator (it takes \"pressure\")");
             }
-            if (member(ac, "route")) {
-                join(p, sizeof p, base, "route");
-                bad(c, p, "not allowed for a transverse actuator");
+            if (spec_member(ac, "route")) {
+                spec_join(p, sizeof p, base, "route");
+                spec_bad(c, p, "not allowed for a transverse actuator");
             }
         }
     }
@@ -951,7 +619,7 @@ static void check_unique_names(pctx *c)
                     snprintf(p, sizeof p, "/loads/%d/name", i);
                 else
                     snprintf(p, sizeof p, "/actuators/%d/name", i - s->nloads);
-                bad(c, p, "duplicate name \"%s\" (names of loads and actuators must be unique)", ni);
+                spec_bad(c, p, "duplicate name \"%s\" (names of loads and actuators must be unique)", ni);
                 break;
             }
         }
@@ -970,39 +638,39 @@ static void parse_solver(pctx *c, const cJSON *sv)
     s->rho_inf = 0.8;
     s->command_ramp = DEFAULT_COMMAND_RAMP;
     if (!sv) return;
-    if (!check_object(c, sv, "/solver", keys_solver)) return;
+    if (!spec_check_object(c, sv, "/solver", keys_solver)) return;
     double tol;
-    if (get_number(c, sv, "tolerance", "/solver", OPTIONAL, R_POS, &tol)) s->tolerance = tol;
-    get_int(c, sv, "max_iterations", "/solver", OPTIONAL, 1, 100000, &s->max_iterations);
-    get_int(c, sv, "load_steps", "/solver", OPTIONAL, 1, 4096, &s->max_load_steps);
-    get_number(c, sv, "rtol", "/solver", OPTIONAL, R_POS, &s->rtol);
-    get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
-    if (get_number(c, sv, "rate_time_scale", "/solver", OPTIONAL, R_POS, &s->rate_time_scale) &&
+    if (spec_get_number(c, sv, "tolerance", "/solver", OPTIONAL, R_POS, &tol)) s->tolerance = tol;
+    spec_get_int(c, sv, "max_iterations", "/solver", OPTIONAL, 1, 100000, &s->max_iterations);
+    spec_get_int(c, sv, "load_steps", "/solver", OPTIONAL, 1, 4096, &s->max_load_steps);
+    spec_get_number(c, sv, "rtol", "/solver", OPTIONAL, R_POS, &s->rtol);
+    spec_get_number(c, sv, "atol", "/solver", OPTIONAL, R_POS, &s->atol);
+    if (spec_get_number(c, sv, "rate_time_scale", "/solver", OPTIONAL, R_POS, &s->rate_time_scale) &&
         !(s->atol / s->rate_time_scale >= DBL_MIN && s->atol / s->rate_time_scale <= 1e300))
-        bad(c, "/solver/rate_time_scale", "makes the rates' tolerance atol / rate_time_scale = %g, "
-            "not a positive normal number", s->atol / s->rate_time_scale);
+        spec_bad(c, "/solver/rate_time_scale", "makes the rates' tolerance atol / rate_time_scale = %g, "
+                 "not a positive normal number", s->atol / s->rate_time_scale);
     static const char *const jacs[] = {"difference", "elastic", NULL};
-    s->jacobian_elastic = get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
+    s->jacobian_elastic = spec_get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
     static const char *const integrators[] = {"bdf", "generalized-alpha", NULL};
-    s->integrator = get_enum(c, sv, "integrator", "/solver", OPTIONAL, integrators, 0) == 1
+    s->integrator = spec_get_enum(c, sv, "integrator", "/solver", OPTIONAL, integrators, 0) == 1
                         ? INTEGRATOR_GALPHA
                         : INTEGRATOR_BDF;
-    get_number(c, sv, "rho_infinity", "/solver", OPTIONAL, R_UNIT, &s->rho_inf);
-    get_number(c, sv, "command_ramp", "/solver", OPTIONAL, R_NONNEG, &s->command_ramp);
-    const int has_step = get_number(c, sv, "step", "/solver", OPTIONAL, R_POS, &s->step);
-    if (s->integrator == INTEGRATOR_GALPHA && !has_step && !member(sv, "step"))
-        bad(c, "/solver/step", "is required with the generalized-alpha integrator (it has no "
-            "error control: the step sets the accuracy)");
-    const cJSON *g = member(sv, "guess");
+    spec_get_number(c, sv, "rho_infinity", "/solver", OPTIONAL, R_UNIT, &s->rho_inf);
+    spec_get_number(c, sv, "command_ramp", "/solver", OPTIONAL, R_NONNEG, &s->command_ramp);
+    const int has_step = spec_get_number(c, sv, "step", "/solver", OPTIONAL, R_POS, &s->step);
+    if (s->integrator == INTEGRATOR_GALPHA && !has_step && !spec_member(sv, "step"))
+        spec_bad(c, "/solver/step", "is required with the generalized-alpha integrator (it has no "
+                 "error control: the step sets the accuracy)");
+    const cJSON *g = spec_member(sv, "guess");
     if (!g) return;
     if (!cJSON_IsArray(g) || cJSON_GetArraySize(g) == 0 || cJSON_GetArraySize(g) > 10000) {
-        bad(c, "/solver/guess", "must be a non-empty array of numbers (q, as rodd solve prints it)");
+        spec_bad(c, "/solver/guess", "must be a non-empty array of numbers (q, as rodd solve prints it)");
         return;
     }
     int n = cJSON_GetArraySize(g);
     s->guess = calloc((size_t)n, sizeof *s->guess);
     if (!s->guess) {
-        bad(c, "/solver/guess", "out of memory");
+        spec_bad(c, "/solver/guess", "out of memory");
         return;
     }
     int i = 0;
@@ -1010,7 +678,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
             char p[64];
             snprintf(p, sizeof p, "/solver/guess/%d", i);
-            bad(c, p, "must be a finite number");
+            spec_bad(c, p, "must be a finite number");
         } else {
             s->guess[i] = e->valuedouble;
         }
@@ -1020,12 +688,12 @@ static void parse_solver(pctx *c, const cJSON *sv)
 
 static void get_bool(pctx *c, const cJSON *obj, const char *key, const char *base, int *out)
 {
-    const cJSON *v = member(obj, key);
+    const cJSON *v = spec_member(obj, key);
     if (!v) return;
     if (!cJSON_IsBool(v)) {
         char p[320];
-        join(p, sizeof p, base, key);
-        bad(c, p, "must be true or false");
+        spec_join(p, sizeof p, base, key);
+        spec_bad(c, p, "must be true or false");
         return;
     }
     *out = cJSON_IsTrue(v);
@@ -1033,7 +701,7 @@ static void get_bool(pctx *c, const cJSON *obj, const char *key, const char *bas
 
 static void parse_authors_code(pctx *c, const cJSON *ac)
 {
-    if (!ac || !check_object(c, ac, "/authors_code", keys_authors)) return;
+    if (!ac || !spec_check_object(c, ac, "/authors_code", keys_authors)) return;
     spec_authors_code *a = &c->s->authors;
     get_bool(c, ac, "no_cable_work_on_inflation", "/authors_code", &a->no_cable_work_on_inflation);
     get_bool(c, ac, "global_quadrature", "/authors_code", &a->global_quadrature);
@@ -1049,47 +717,47 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
         issues_add(issues, "", "out of memory");
         return NULL;
     }
-    if (!check_object(&c, root, "", keys_root)) {
+    if (!spec_check_object(&c, root, "", keys_root)) {
         spec_free(s);
         return NULL;
     }
     static const char *const models[] = {"classic", "extended", NULL};
-    s->extended = get_enum(&c, root, "model", "", REQUIRED, models, 0) == 1;
-    const cJSON *nm = member(root, "name");
+    s->extended = spec_get_enum(&c, root, "model", "", REQUIRED, models, 0) == 1;
+    const cJSON *nm = spec_member(root, "name");
     if (nm) {
         if (!cJSON_IsString(nm) || strlen(nm->valuestring) > 200)
-            bad(&c, "/name", "must be a string of at most 200 characters");
+            spec_bad(&c, "/name", "must be a string of at most 200 characters");
         else
-            s->name = dup_string(&c, nm->valuestring);
+            s->name = spec_dup_string(&c, nm->valuestring);
     }
-    const cJSON *ds = member(root, "description");
-    if (ds && !cJSON_IsString(ds)) bad(&c, "/description", "must be a string");
-    get_number(&c, root, "duration", "", OPTIONAL, R_POS, &s->duration);
-    parse_rod(&c, member(root, "rod"));
-    parse_strains(&c, member(root, "strains"));
-    parse_inflation(&c, member(root, "inflation"));
-    parse_environment(&c, member(root, "environment"));
-    parse_loads(&c, member(root, "loads"));
-    parse_actuators(&c, member(root, "actuators"));
+    const cJSON *ds = spec_member(root, "description");
+    if (ds && !cJSON_IsString(ds)) spec_bad(&c, "/description", "must be a string");
+    spec_get_number(&c, root, "duration", "", OPTIONAL, R_POS, &s->duration);
+    parse_rod(&c, spec_member(root, "rod"));
+    parse_strains(&c, spec_member(root, "strains"));
+    parse_inflation(&c, spec_member(root, "inflation"));
+    parse_environment(&c, spec_member(root, "environment"));
+    parse_loads(&c, spec_member(root, "loads"));
+    parse_actuators(&c, spec_member(root, "actuators"));
     check_unique_names(&c);
     spec_parse_mechanics(&c, root);
-    const cJSON *disc = member(root, "discretization");
-    if (disc && check_object(&c, disc, "/discretization", keys_disc))
+    const cJSON *disc = spec_member(root, "discretization");
+    if (disc && spec_check_object(&c, disc, "/discretization", keys_disc))
     {
-        get_int(&c, disc, "points", "/discretization", OPTIONAL, 2, MAX_POINTS, &s->points);
-        get_int(&c, disc, "substeps", "/discretization", OPTIONAL, 1, 100, &s->substeps);
+        spec_get_int(&c, disc, "points", "/discretization", OPTIONAL, 2, MAX_POINTS, &s->points);
+        spec_get_int(&c, disc, "substeps", "/discretization", OPTIONAL, 1, 100, &s->substeps);
         int order = 0;
-        if (get_int(&c, disc, "magnus_order", "/discretization", OPTIONAL, -1000000, 1000000, &order)) {
+        if (spec_get_int(&c, disc, "magnus_order", "/discretization", OPTIONAL, -1000000, 1000000, &order)) {
             if (order == 4 || order == 6)
                 s->magnus_order = order;
             else
-                bad(&c, "/discretization/magnus_order", "must be 4 or 6");
+                spec_bad(&c, "/discretization/magnus_order", "must be 4 or 6");
         }
     }
-    parse_solver(&c, member(root, "solver"));
+    parse_solver(&c, spec_member(root, "solver"));
     static const char *const inits[] = {"rest", "static", NULL};
-    s->initial_static = get_enum(&c, root, "initial", "", OPTIONAL, inits, 0) == 1;
-    parse_authors_code(&c, member(root, "authors_code"));
+    s->initial_static = spec_get_enum(&c, root, "initial", "", OPTIONAL, inits, 0) == 1;
+    parse_authors_code(&c, spec_member(root, "authors_code"));
     if (c.nbad) {
         spec_free(s);
         return NULL;
@@ -1119,49 +787,6 @@ void spec_free(rod_spec *s)
     free(s);
 }
 
-/* ---- the helpers, for the parsers of the other spec sections (spec_parse.h) ---- */
-void spec_bad(pctx *c, const char *path, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    bad(c, path, "%s", msg);
-}
-void spec_join(char *out, size_t n, const char *base, const char *key) { join(out, n, base, key); }
-void spec_join_index(char *out, size_t n, const char *base, int i) { join_index(out, n, base, i); }
-int spec_check_object(pctx *c, const cJSON *obj, const char *path, const char *const *keys)
-{
-    return check_object(c, obj, path, keys);
-}
-const cJSON *spec_member(const cJSON *obj, const char *key) { return member(obj, key); }
-int spec_get_number(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                    range r, double *out)
-{
-    return get_number(c, obj, key, base, req, r, out);
-}
-int spec_get_enum(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                  const char *const *names, int dflt)
-{
-    return get_enum(c, obj, key, base, req, names, dflt);
-}
-int spec_get_vec(pctx *c, const cJSON *obj, const char *key, const char *base, int req, int n,
-                 double *out)
-{
-    return get_vec(c, obj, key, base, req, n, out);
-}
-int spec_parse_scalar(pctx *c, const cJSON *v, const char *path, profile_scalar *out)
-{
-    return parse_scalar(c, v, path, 0, 0, out, NULL);
-}
-int spec_parse_profile(pctx *c, const cJSON *obj, const char *key, const char *base, int req,
-                       double dflt, profile *out)
-{
-    return parse_profile(c, obj, key, base, req, 0, 0, dflt, out);
-}
-char *spec_get_name(pctx *c, const cJSON *obj, const char *base) { return get_name(c, obj, base); }
-
 int spec_parse_input_profile(const cJSON *v, int allow_X, int nonneg, profile *out, char ***exprs, int *nexprs,
                              rod_issues *iss)
 {
@@ -1174,7 +799,7 @@ int spec_parse_input_profile(const cJSON *v, int allow_X, int nonneg, profile *o
         cJSON_Delete(holder);
         return -1;
     }
-    const int ok = parse_profile(&c, holder, "", "", REQUIRED, allow_X, nonneg, 0.0, out);
+    const int ok = spec_parse_profile(&c, holder, "", "", REQUIRED, allow_X, nonneg, 0.0, out);
     cJSON_Delete(holder); /* a reference: v itself stays */
     if (!ok || c.nbad) {
         for (int i = 0; i < tmp.nexprs; i++) free(tmp.exprs[i]);

@@ -38,7 +38,7 @@ static int parse_position(pctx *c, const cJSON *con, const char *base, profile *
         char pe[340];
         spec_join_index(pe, sizeof pe, p, i);
         memset(&out[i], 0, sizeof out[i]);
-        if (spec_parse_scalar(c, e, pe, &out[i].v))
+        if (spec_parse_scalar(c, e, pe, 0, 0, &out[i].v, NULL))
             out[i].kind = out[i].v.expr >= 0 ? PROFILE_EXPR : PROFILE_CONST;
         else
             ok = 0;
@@ -54,7 +54,7 @@ static int parse_rotation(pctx *c, const cJSON *obj, const char *base, double ax
     const cJSON *r = spec_member(obj, "rotation");
     if (!spec_check_object(c, r, p, keys_rotation)) return 0;
     int ok = spec_get_vec(c, r, "axis", p, REQUIRED, 3, axis);
-    ok &= spec_parse_profile(c, r, "angle", p, REQUIRED, 0.0, angle);
+    ok &= spec_parse_profile(c, r, "angle", p, REQUIRED, 0, 0, 0.0, angle);
     if (ok) {
         const double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
         if (!(n > 0)) {
