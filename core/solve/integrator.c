@@ -315,6 +315,18 @@ int rod_dynamics_start_for_load(const rod_model *m, rod_state *st)
     return start(m, st, 0);
 }
 
+/* The constraints' reactions and violations at the state, for frames. CVODE's output is its
+ * interpolant between steps, which sit on the constraints (projected) while the interpolant
+ * drifts off by the local error: put the output back as well, in the metric of the last M
+ * evaluated. */
+static void record_constraints(const rod_model *m, rod_state *st)
+{
+    if (!m->con) return;
+    if (constraints_nmult(m) && constraints_project(m, st, st->t, st->q, st->qd) != 0) st->err[0] = '\0';
+    if (dyn_accel(m, st, st->t, st->q, st->qd, st->vec_n) != 0) return;
+    constraints_record(m, st, NULL);
+}
+
 static int start(const rod_model *m, rod_state *st, int static_start)
 {
     st->err[0] = '\0';
@@ -359,7 +371,7 @@ static int start(const rod_model *m, rod_state *st, int static_start)
         if (rc != ROD_OK) return rc;
     }
     int rc = dyn_restart(m, st);
-    if (rc == ROD_OK) constraints_record(m, st, NULL);
+    if (rc == ROD_OK) record_constraints(m, st);
     return rc;
 }
 
@@ -382,7 +394,7 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     st->err[0] = '\0';
     if (d->ga) {
         const int rc = galpha_advance(d->ga, m, st, t_end);
-        if (rc == ROD_OK) constraints_record(m, st, NULL); /* the penalties' forces for frames */
+        if (rc == ROD_OK) record_constraints(m, st); /* the penalties' forces for frames */
         return rc;
     }
     /* no stop time: CVODE steps past t_end as its error control likes and interpolates back,
@@ -432,7 +444,7 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     memcpy(st->q, y, (size_t)n * sizeof *y);
     memcpy(st->qd, y + n, (size_t)n * sizeof *y);
     st->t = tret;
-    constraints_record(m, st, NULL);
+    record_constraints(m, st);
     return ROD_OK;
 }
 

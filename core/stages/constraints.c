@@ -4,7 +4,6 @@
 
 #include "base.h"
 #include "dense.h"
-#include "dynamics.h"
 #include "kinematics.h"
 
 #include <math.h>
@@ -769,12 +768,6 @@ void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
         memset(dummy, 0, (size_t)m->n * sizeof *dummy);
         penalty_force(m, st, NULL, dummy);
         for (int a = 0; a < L->nmult; a++) w->lam[L->mult_row[a]] = lambda[a];
-    } else {
-        /* CVODE's output is its interpolant between steps, which sit on the constraints
-         * (projected) while the interpolant drifts off by the local error: put the output
-         * back as well, in the metric of the last M evaluated */
-        if (m->con->nmult && constraints_project(m, st, st->t, st->q, st->qd) != 0) st->err[0] = '\0';
-        if (dyn_accel(m, st, st->t, st->q, st->qd, st->vec_n) != 0) return;
     }
     memcpy(w->viol, w->c, (size_t)L->nrows * sizeof *w->viol);
 }

@@ -67,8 +67,9 @@ void constraints_project_column(const rod_model *m, rod_state *st, double *v);
 /* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
  * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
 int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
-/* Records the reactions and violations at the state's (t, q, q_dot) for frames (after a
- * statics solve: lambda given; in dynamics: from the accelerations, lambda NULL). */
+/* Records the reactions and violations at the state's (t, q, q_dot) for frames: after a
+ * statics solve, from its multipliers lambda; in dynamics (lambda NULL), what the last
+ * evaluation of the accelerations left in the rows (the caller evaluates them first). */
 void constraints_record(const rod_model *m, rod_state *st, const double *lambda);
 
 /* Frames: the recorded values of constraint i. */
