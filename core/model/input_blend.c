@@ -12,7 +12,6 @@
  * one ramp ahead (a quiet rod, long steps), the command is a step at the session's time and
  * the integrator restarts: a restart from rest is cheap, and a command is never late by more
  * than a ramp. */
-#include "integrator.h"
 #include "state.h"
 
 #include <math.h>
@@ -41,13 +40,13 @@ static const profile *successor(const rod_state *st, int i, int j)
     return j + 1 < c->n ? &c->from[j + 1] : &st->input[i];
 }
 
-void state_input_changed(rod_state *st, int i, const profile *before)
+void state_input_changed(rod_state *st, int i, const profile *before, const double *t_n)
 {
     input_chain *c = &st->chain[i];
-    double t0;
     /* a rod at rest lets BDF's steps grow to seconds: a ramp from a t_n that far ahead would
      * hold the command back that long, so past one ramp of the session's time it is a step */
-    if (ramp(st) > 0 && dyn_step_boundary(st, &t0) && t0 - st->t <= ramp(st)) {
+    if (ramp(st) > 0 && t_n && *t_n - st->t <= ramp(st)) {
+        const double t0 = *t_n;
         /* entries whose ramp ended before the session's time are done for every time the
          * integrator or a frame can still ask about */
         int done = 0;

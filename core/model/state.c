@@ -124,37 +124,6 @@ int rod_state_set_q(rod_state *st, const double *q, int n)
     return ROD_OK;
 }
 
-int rod_state_set_input(rod_state *st, const char *name, double value)
-{
-    const rod_model *m = st->m;
-    for (int i = 0; i < m->ninputs; i++) {
-        if (strcmp(m->inputs[i].name, name) != 0) continue;
-        if (!isfinite(value)) {
-            state_set_error(st, "%s: value must be finite", name);
-            return ROD_EINVAL;
-        }
-        if (m->inputs[i].kind == INPUT_ACTUATOR && value < 0) {
-            state_set_error(st, "%s: value must be >= 0 (%s)", name,
-                            m->spec->acts[m->inputs[i].index].type == ACT_CABLE
-                                ? "a cable pulls, it cannot push"
-                                : "a transverse muscle squeezes, it cannot inflate");
-            return ROD_EINVAL;
-        }
-        profile p = {0};
-        p.kind = PROFILE_CONST;
-        p.v.expr = -1;
-        p.v.value = value;
-        const profile before = st->input[i];
-        st->input[i] = p;
-        free(st->input_src[i]);
-        st->input_src[i] = NULL;
-        state_input_changed(st, i, &before);
-        return ROD_OK;
-    }
-    state_set_error(st, "no actuator or load named \"%s\"", name);
-    return ROD_ENOTFOUND;
-}
-
 double state_input_value(rod_state *st, int i, double t, double X)
 {
     double v = state_input_raw(st, i, t, X);

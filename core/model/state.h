@@ -54,9 +54,10 @@ double state_input_value(rod_state *st, int i, double t, double X);
 /* The same before that clamp, the ramps of recent commands included (input_blend.c). */
 double state_input_raw(const rod_state *st, int i, double t, double X);
 /* Input i's profile was replaced (st->input[i] holds the new one, `before` the old): ramps it
- * in from the integrator's next step when solver.command_ramp > 0 and the integrator keeps a
- * history, else marks a restart at the session's time. */
-void state_input_changed(rod_state *st, int i, const profile *before);
+ * in from the integrator's step boundary t_n when solver.command_ramp > 0 and the integrator
+ * keeps a history (t_n not NULL: dyn_step_boundary), else marks a restart at the session's
+ * time. */
+void state_input_changed(rod_state *st, int i, const profile *before, const double *t_n);
 /* Forgets every ramp: the inputs are what st->input says from now on (a restart, a reset). */
 void state_input_chains_clear(rod_state *st);
 /* Input i at (t, X = 0) with its first two time derivatives, ramps included. */

@@ -1,10 +1,13 @@
-/* Inputs set to profiles by commands: the profile is parsed exactly as the spec's actuators
- * and loads are (spec_parse_input_profile), and its expressions are compiled into the
- * state's own evaluator, next to the spec's. */
+/* Inputs set by commands, to a value or to a profile: the profile is parsed exactly as the
+ * spec's actuators and loads are (spec_parse_input_profile), and its expressions are compiled
+ * into the state's own evaluator, next to the spec's. The change ramps in from the
+ * integrator's step boundary where it has one (input_blend.c). */
+#include "integrator.h"
 #include "spec.h"
 #include "state.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,12 @@ static int parse_for(const rod_model *m, int i, const char *json, profile *out, 
     rod_issues_free(&iss);
     cJSON_Delete(v);
     return rc;
+}
+
+static void input_changed(rod_state *st, int i, const profile *before)
+{
+    double t_n;
+    state_input_changed(st, i, before, dyn_step_boundary(st, &t_n) ? &t_n : NULL);
 }
 
 int rod_model_check_input_profile(const rod_model *m, const char *name, const char *json, char *err, size_t errlen)
@@ -104,6 +113,37 @@ int rod_state_set_input_profile(rod_state *st, const char *name, const char *jso
     st->input[i] = p;
     free(st->input_src[i]);
     st->input_src[i] = src;
-    state_input_changed(st, i, &before);
+    input_changed(st, i, &before);
     return ROD_OK;
+}
+
+int rod_state_set_input(rod_state *st, const char *name, double value)
+{
+    const rod_model *m = st->m;
+    for (int i = 0; i < m->ninputs; i++) {
+        if (strcmp(m->inputs[i].name, name) != 0) continue;
+        if (!isfinite(value)) {
+            state_set_error(st, "%s: value must be finite", name);
+            return ROD_EINVAL;
+        }
+        if (m->inputs[i].kind == INPUT_ACTUATOR && value < 0) {
+            state_set_error(st, "%s: value must be >= 0 (%s)", name,
+                            m->spec->acts[m->inputs[i].index].type == ACT_CABLE
+                                ? "a cable pulls, it cannot push"
+                                : "a transverse muscle squeezes, it cannot inflate");
+            return ROD_EINVAL;
+        }
+        profile p = {0};
+        p.kind = PROFILE_CONST;
+        p.v.expr = -1;
+        p.v.value = value;
+        const profile before = st->input[i];
+        st->input[i] = p;
+        free(st->input_src[i]);
+        st->input_src[i] = NULL;
+        input_changed(st, i, &before);
+        return ROD_OK;
+    }
+    state_set_error(st, "no actuator or load named \"%s\"", name);
+    return ROD_ENOTFOUND;
 }
