@@ -3,8 +3,7 @@
 
 #include "authors.h"
 #include "basis.h"
-#include "bodies.h"
-#include "constraints.h"
+#include "constraints_layout.h"
 #include "dense.h"
 #include "frame_table.h"
 #include "issues.h"
@@ -196,6 +195,14 @@ static int add_contact_stations(rod_model *m)
     m->w = w;
     m->ns = k;
     return 0;
+}
+
+/* The bodies' attachment points, which must be stations: appended to bp[*nb]. */
+static int bodies_nbreakpoints(const rod_spec *sp) { return sp->nbodies; }
+
+static void bodies_breakpoints(const rod_spec *sp, double *bp, int *nb)
+{
+    for (int i = 0; i < sp->nbodies; i++) bp[(*nb)++] = sp->bodies[i].s;
 }
 
 static int build_stations(rod_model *m)

@@ -3,13 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-int bodies_nbreakpoints(const rod_spec *sp) { return sp->nbodies; }
-
-void bodies_breakpoints(const rod_spec *sp, double *bp, int *nb)
-{
-    for (int i = 0; i < sp->nbodies; i++) bp[(*nb)++] = sp->bodies[i].s;
-}
-
 static int station_of(const rod_model *m, double s)
 {
     int best = 0;

@@ -7,10 +7,6 @@
 
 #include "state.h"
 
-/* The attachment points, which must be stations: appended to bp[*nb]. */
-int bodies_nbreakpoints(const rod_spec *sp);
-void bodies_breakpoints(const rod_spec *sp, double *bp, int *nb);
-
 /* Dynamics (inside dyn_accel, before M_xi is factored): with st->g, J, eta, bias at the
  * state, M (n_xi x n_xi, lower triangle, column-major) += J_c^T M_b J_c, Qload (n) += J_c^T
  * weight and Qinertia (n) += J_c^T (- M_b J_c_dot q_dot - ad*_eta_c M_b eta_c); both may be

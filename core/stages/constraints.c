@@ -1,6 +1,7 @@
 /* Constraint rows, their gradients and time derivatives, the multipliers' saddle-point
  * solve and the projection back onto the constraint manifold (constraints.h). */
 #include "constraints.h"
+#include "constraints_layout.h"
 
 #include "base.h"
 #include "dense.h"
@@ -9,187 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One row per held pose component, one per volume scope (the whole rod or each piece). */
-typedef struct {
-    int con;   /* index into spec->cons */
-    int comp;  /* CON_X..CON_RZ for a pose; the piece (or 0 for the total) for a volume */
-    int mult;  /* index among the multiplier rows, or -1 for a penalty row */
-} con_row;
-
-struct con_layout {
-    int nrows, nmult;
-    con_row *rows;
-    int *mult_row;    /* nmult: the row of each multiplier */
-    int *station;     /* per constraint: the station of a pose's point */
-    int *station_rel; /* per constraint: the station of the point it is relative to (or 0) */
-    double *vol0;     /* per row: the reference volume of a volume row's scope */
-    int *first_row;   /* per constraint: its first row; its rows are contiguous */
-    int *nrow;        /* per constraint: its row count */
-    int *target;      /* per constraint x 4: the input holding its x, y, z, angle target, or -1 */
-};
-
-struct con_work {
-    double *c, *cd, *A, *bias; /* per row: value, rate, gradient (row-major, n), A_dot q_dot minus
-                                * the target's acceleration */
-    double *lam;               /* per row: multiplier or penalty force */
-    double *viol;              /* per row: c at the last record */
-    double *B, *S, *mu, *tmp;  /* scratch */
-    double *Jwa, *Jwb;         /* scratch: 6 x n_xi world Jacobians of a pose's two points */
-    double *Rb;                /* per constraint x 9: the frame a relative pose was last held in */
-};
-
-int constraints_nbreakpoints(const rod_spec *sp) { return 2 * sp->ncons; }
-
-void constraints_breakpoints(const rod_spec *sp, double *bp, int *nb)
-{
-    for (int i = 0; i < sp->ncons; i++)
-        if (sp->cons[i].type == CON_POSE) {
-            bp[(*nb)++] = sp->cons[i].s;
-            if (sp->cons[i].relative) bp[(*nb)++] = sp->cons[i].s_rel;
-        }
-}
-
-int constraints_count(const rod_model *m) { return m->spec->ncons; }
-int constraints_nmult(const rod_model *m) { return m->con ? m->con->nmult : 0; }
-int constraints_nrows(const rod_model *m) { return m->con ? m->con->nrows : 0; }
-const char *constraints_name(const rod_model *m, int i) { return m->spec->cons[i].name; }
-int constraints_is_volume(const rod_model *m, int i) { return m->spec->cons[i].type == CON_VOLUME; }
-
-void constraints_model_free(rod_model *m)
-{
-    struct con_layout *L = m->con;
-    if (!L) return;
-    free(L->rows);
-    free(L->mult_row);
-    free(L->station);
-    free(L->station_rel);
-    free(L->vol0);
-    free(L->first_row);
-    free(L->nrow);
-    free(L->target);
-    free(L);
-    m->con = NULL;
-}
-
-/* The Hermite piece a Gauss station lies in (its nodes are stations of weight 0). */
-static int piece_of(const rod_model *m, int k)
-{
-    const int P = m->spec->pieces > 0 ? m->spec->pieces : 1;
-    int p = (int)floor(m->s[k] / m->L * P);
-    return p < 0 ? 0 : p >= P ? P - 1 : p;
-}
-
-static int nearest_station(const rod_model *m, double s)
-{
-    int best = 0;
-    for (int j = 0; j < m->ns; j++)
-        if (fabs(m->s[j] - s) < fabs(m->s[best] - s)) best = j;
-    return best;
-}
-
-int constraints_compile(rod_model *m)
-{
-    const rod_spec *sp = m->spec;
-    if (!sp->ncons) return 0;
-    struct con_layout *L = calloc(1, sizeof *L);
-    if (!L) return -1;
-    m->con = L;
-    const int nc = sp->ncons;
-    L->station = calloc((size_t)nc, sizeof *L->station);
-    L->station_rel = calloc((size_t)nc, sizeof *L->station_rel);
-    L->first_row = calloc((size_t)nc, sizeof *L->first_row);
-    L->nrow = calloc((size_t)nc, sizeof *L->nrow);
-    L->target = malloc((size_t)nc * 4 * sizeof *L->target);
-    if (!L->station || !L->station_rel || !L->first_row || !L->nrow || !L->target) return -1;
-    for (int i = 0; i < 4 * nc; i++) L->target[i] = -1;
-    for (int i = 0; i < m->ninputs; i++)
-        if (m->inputs[i].kind == INPUT_TARGET) L->target[4 * m->inputs[i].index + m->inputs[i].comp] = i;
-    for (int i = 0; i < nc; i++) {
-        const spec_constraint *k = &sp->cons[i];
-        L->first_row[i] = L->nrows;
-        if (k->type == CON_POSE)
-            for (int a = 0; a < 6; a++) L->nrow[i] += k->held[a];
-        else
-            L->nrow[i] = k->pieces ? sp->pieces : 1;
-        L->nrows += L->nrow[i];
-    }
-    L->rows = calloc((size_t)L->nrows, sizeof *L->rows);
-    L->mult_row = calloc((size_t)L->nrows, sizeof *L->mult_row);
-    L->vol0 = calloc((size_t)L->nrows, sizeof *L->vol0);
-    if (!L->rows || !L->mult_row || !L->vol0) return -1;
-    int r = 0;
-    for (int i = 0; i < nc; i++) {
-        const spec_constraint *k = &sp->cons[i];
-        if (k->type == CON_POSE) {
-            L->station[i] = nearest_station(m, k->s);
-            L->station_rel[i] = k->relative ? nearest_station(m, k->s_rel) : 0;
-        }
-        for (int a = 0; a < (k->type == CON_POSE ? 6 : L->nrow[i]); a++) {
-            if (k->type == CON_POSE && !k->held[a]) continue;
-            con_row *row = &L->rows[r];
-            row->con = i;
-            row->comp = a;
-            row->mult = k->penalty ? -1 : L->nmult;
-            if (!k->penalty) L->mult_row[L->nmult++] = r;
-            if (k->type == CON_VOLUME)
-                for (int s = 0; s < m->ns; s++)
-                    if (m->w[s] > 0 && (!k->pieces || piece_of(m, s) == a))
-                        L->vol0[r] += m->w[s] * m->sec[s].A0;
-            r++;
-        }
-    }
-    return 0;
-}
-
-int constraints_state_init(rod_state *st)
-{
-    const rod_model *m = st->m;
-    if (!m->con) return 0;
-    const size_t R = (size_t)m->con->nrows, nm = (size_t)(m->con->nmult ? m->con->nmult : 1),
-                 n = (size_t)m->n;
-    struct con_work *w = calloc(1, sizeof *w);
-    if (!w) return -1;
-    st->con = w;
-    w->c = calloc(R, sizeof *w->c);
-    w->cd = calloc(R, sizeof *w->cd);
-    w->A = calloc(R * n, sizeof *w->A);
-    w->bias = calloc(R, sizeof *w->bias);
-    w->lam = calloc(R, sizeof *w->lam);
-    w->viol = calloc(R, sizeof *w->viol);
-    w->B = calloc(nm * n, sizeof *w->B);
-    w->S = calloc(nm * nm, sizeof *w->S);
-    w->mu = calloc(nm, sizeof *w->mu);
-    w->tmp = calloc(n, sizeof *w->tmp);
-    w->Jwa = calloc((size_t)6 * (m->n_xi ? m->n_xi : 1), sizeof *w->Jwa);
-    w->Jwb = calloc((size_t)6 * (m->n_xi ? m->n_xi : 1), sizeof *w->Jwb);
-    w->Rb = calloc((size_t)9 * m->spec->ncons, sizeof *w->Rb);
-    if (!w->c || !w->cd || !w->A || !w->bias || !w->lam || !w->viol || !w->B || !w->S || !w->mu ||
-        !w->tmp || !w->Jwa || !w->Jwb || !w->Rb)
-        return -1;
-    return 0;
-}
-
-void constraints_state_free(rod_state *st)
-{
-    struct con_work *w = st->con;
-    if (!w) return;
-    free(w->c);
-    free(w->cd);
-    free(w->A);
-    free(w->bias);
-    free(w->lam);
-    free(w->viol);
-    free(w->B);
-    free(w->S);
-    free(w->mu);
-    free(w->tmp);
-    free(w->Jwa);
-    free(w->Jwb);
-    free(w->Rb);
-    free(w);
-    st->con = NULL;
-}
 
 /* Rotation vector of E (column-major), |angle| < pi. */
 static void so3_log(const double E[9], double e[3])
@@ -215,7 +35,7 @@ static void volume_rows(const rod_model *m, const spec_constraint *k, int r0, co
     for (int s = 0; s < m->ns; s++) {
         const double w = m->w[s];
         if (w == 0) continue;
-        const int r = k->pieces ? piece_of(m, s) : 0;
+        const int r = k->pieces ? constraints_piece_of(m, s) : 0;
         double rho = 1.0, xi[6];
         const double *phr = m->phr + (size_t)s * nr, *leg = m->leg + (size_t)s * nx;
         for (int j = 0; j < nr; j++) rho += phr[j] * q[nx + j];
@@ -247,7 +67,7 @@ static void volume_rates(const rod_model *m, const spec_constraint *k, int r0, c
     for (int s = 0; s < m->ns; s++) {
         const double w = m->w[s];
         if (w == 0) continue;
-        const int r = k->pieces ? piece_of(m, s) : 0;
+        const int r = k->pieces ? constraints_piece_of(m, s) : 0;
         const double *phr = m->phr + (size_t)s * nr, *leg = m->leg + (size_t)s * nx;
         double rho = 1.0, rd = 0.0, xi[6], xid[6] = {0};
         for (int j = 0; j < nr; j++) {

@@ -14,22 +14,8 @@
 #ifndef ROD_CONSTRAINTS_H
 #define ROD_CONSTRAINTS_H
 
+#include "constraints_layout.h"
 #include "state.h"
-
-/* Compile-time layout (model.c calls these). */
-int constraints_compile(rod_model *m);
-void constraints_model_free(rod_model *m);
-/* Points that must be stations: the s of every pose constraint appended to bp[*nb]. */
-int constraints_nbreakpoints(const rod_spec *sp);
-void constraints_breakpoints(const rod_spec *sp, double *bp, int *nb);
-
-/* Per-state work (state.c calls these). */
-int constraints_state_init(rod_state *st);
-void constraints_state_free(rod_state *st);
-
-/* Rows solved by multipliers (the extra unknowns of statics) and all rows. */
-int constraints_nmult(const rod_model *m);
-int constraints_nrows(const rod_model *m);
 
 /* Statics: with st->g and st->J computed at q, Qc (n) += A^T (penalty forces + lambda) and
  * cm (nmult) = the multiplier rows' c, their targets moved from the reference by factor. */
@@ -73,9 +59,6 @@ int constraints_project(const rod_model *m, rod_state *st, double t, double *q, 
 void constraints_record(const rod_model *m, rod_state *st, const double *lambda);
 
 /* Frames: the recorded values of constraint i. */
-int constraints_count(const rod_model *m);
-const char *constraints_name(const rod_model *m, int i);
-int constraints_is_volume(const rod_model *m, int i);
 /* force[3], moment[3] (N, N m, world, on the rod at the constrained point; a relative pose puts
  * the opposite force, and the opposite moment less d x force, on the point it is relative to), violation (m or rad: the largest held
  * component; relative for volume), pressure (Pa, volume only). */
