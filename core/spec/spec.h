@@ -4,6 +4,7 @@
 #ifndef ROD_SPEC_H
 #define ROD_SPEC_H
 
+#include "basis.h"
 #include "profile.h"
 #include "rod.h"
 
@@ -20,8 +21,6 @@ struct cJSON;
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
 enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };
 extern const char *const spec_strain_names[6];
-
-typedef enum { BC_DIRICHLET, BC_NEUMANN, BC_MIXED } spec_bc;
 
 /* distributed loads are per unit length of the rod, along all of it */
 typedef enum {

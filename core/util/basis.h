@@ -3,7 +3,8 @@
 #ifndef ROD_BASIS_H
 #define ROD_BASIS_H
 
-#include "spec.h"
+/* The inflation's boundary types (Table 1); spec.h names them in the spec. */
+typedef enum { BC_DIRICHLET, BC_NEUMANN, BC_MIXED } spec_bc;
 
 /* P_0..P_N of the Legendre polynomials shifted to X in [0, 1] (P_m(2X - 1)), and their
  * derivatives d/dX (dP may be NULL). */
