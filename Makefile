@@ -53,7 +53,7 @@ SETUP_STAMP = $(BUILD)/.setup-done
 RUN_EXAMPLE ?= octopus-reaching
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run test test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run test test-arch test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -118,6 +118,11 @@ web/dist/index.html: $(WEB_SRC)
 run: $(BUILD)/rodd
 	@$(MAKE) --no-print-directory web || echo "viewer not built; the API still works"
 	$(BUILD)/rodd serve --example $(RUN_EXAMPLE) --state-dir $(BUILD)/state --web-root web/dist
+
+# The engine's layers from its object files (tests/arch/check_layers.py): no cycle between files
+# of core/, no call or include from a layer into a later one, no internal core header in server/.
+test-arch: $(CORE_OBJ)
+	bash tests/arch/run.sh $(BUILD)
 
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
@@ -197,7 +202,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+test: test-arch test-unit test-validation test-cli test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
