@@ -1,40 +1,18 @@
 #include "contact.h"
+#include "vec3.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* R v and R^T v, R column-major as lie_pose keeps it */
-static void rot(const double R[9], const double v[3], double o[3])
-{
-    for (int i = 0; i < 3; i++) o[i] = R[i] * v[0] + R[i + 3] * v[1] + R[i + 6] * v[2];
-}
-
-static void rot_t(const double R[9], const double v[3], double o[3])
-{
-    for (int i = 0; i < 3; i++) o[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
-}
-
 void contact_friction(const spec_friction *f, double fn, const double v_t[3],
                       const double u_axis[3], const double u_lat[3], double out[3])
 {
     out[0] = out[1] = out[2] = 0.0;
-    const double u = sqrt(dot3(v_t, v_t)), ve = f->threshold_velocity;
+    const double u = sqrt(vec3_dot(v_t, v_t)), ve = f->threshold_velocity;
     if (!(u > 0) || !(fn > 0)) return;
-    const double a = dot3(v_t, u_axis), b = dot3(v_t, u_lat);
+    const double a = vec3_dot(v_t, u_axis), b = vec3_dot(v_t, u_lat);
     const double ramp = u < ve ? u / ve : 1.0;          /* 0 at rest, 1 from v_eps on */
     const double stat = u <= ve ? 1.0 : exp(-(u - ve) / ve); /* static share */
     const int da = a >= 0 ? 0 : 1;
@@ -66,8 +44,8 @@ static void point_at(const rod_model *m, rod_state *st, const double *q, int c, 
     p->z = m->sec[k].z;
     p->radius = rho * p->z;
     model_xi(m, m->leg + (size_t)k * nx, q, xi);
-    rot(p->R, xi + 3, p->t);
-    const double tn = sqrt(dot3(p->t, p->t));
+    vec3_rot(p->R, xi + 3, p->t);
+    const double tn = sqrt(vec3_dot(p->t, p->t));
     for (int i = 0; i < 3; i++) p->t[i] = tn > 0 ? p->t[i] / tn : 0.0;
 }
 
@@ -79,10 +57,10 @@ static void velocity_at(const cpoint *p, const double *eta, const double off[3],
         return;
     }
     const double *e = eta + 6 * p->k;
-    rot_t(p->R, off, ob);
-    cross3(e, ob, w);
+    vec3_rot_t(p->R, off, ob);
+    vec3_cross(e, ob, w);
     for (int i = 0; i < 3; i++) vb[i] = e[3 + i] + w[i];
-    rot(p->R, vb, v);
+    vec3_rot(p->R, vb, v);
 }
 
 /* Q_xi += ds J^T (R^T M; R^T F) for a force F and moment M (global, per unit length) on
@@ -93,15 +71,15 @@ static void apply_wrench(const rod_model *m, rod_state *st, const cpoint *p, con
 {
     const int nx = m->n_xi, nr = m->n_rho;
     double W[6];
-    rot_t(p->R, M, W);
-    rot_t(p->R, F, W + 3);
+    vec3_rot_t(p->R, M, W);
+    vec3_rot_t(p->R, F, W + 3);
     const double *Jk = st->J + (size_t)p->k * 6 * nx;
     for (int j = 0; j < nx; j++) {
         const double *c = Jk + 6 * j;
         Q[j] += ds * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] + c[5] * W[5]);
     }
     if (!nr || !(p->radius > 0)) return;
-    const double radial = dot3(F, off) / p->radius;
+    const double radial = vec3_dot(F, off) / p->radius;
     for (int j = 0; j < nr; j++) Q[nx + j] += ds * m->phr[(size_t)p->k * nr + j] * p->z * radial;
 }
 
@@ -111,7 +89,7 @@ static void apply(const rod_model *m, rod_state *st, const cpoint *p, const doub
                   const double F[3], double ds, double *Q)
 {
     double mo[3];
-    cross3(off, F, mo);
+    vec3_cross(off, F, mo);
     apply_wrench(m, st, p, off, F, mo, ds, Q);
 }
 
@@ -126,10 +104,10 @@ static void rolling_velocity_at(const cpoint *p, const double *eta, const double
 {
     const double *e = eta + 6 * p->k;
     double w[3], tw[3];
-    rot(p->R, e + 3, v);
-    rot(p->R, e, w);
-    const double spin = dot3(w, p->t);
-    cross3(p->t, off, tw);
+    vec3_rot(p->R, e + 3, v);
+    vec3_rot(p->R, e, w);
+    const double spin = vec3_dot(w, p->t);
+    vec3_cross(p->t, off, tw);
     for (int i = 0; i < 3; i++) v[i] += spin * tw[i];
 }
 
@@ -153,7 +131,7 @@ static double penetration(const spec_obstacle *o, const double x[3], double rr, 
     double d[3];
     for (int i = 0; i < 3; i++) d[i] = x[i] - o->point[i];
     if (o->type == OBSTACLE_PLANE) {
-        const double h = dot3(d, o->normal);
+        const double h = vec3_dot(d, o->normal);
         for (int i = 0; i < 3; i++) {
             n[i] = o->normal[i];
             surf[i] = x[i] - h * n[i];
@@ -161,10 +139,10 @@ static double penetration(const spec_obstacle *o, const double x[3], double rr, 
         return rr - h;
     }
     if (o->type == OBSTACLE_CYLINDER) {
-        const double a = dot3(d, o->normal);
+        const double a = vec3_dot(d, o->normal);
         for (int i = 0; i < 3; i++) d[i] -= a * o->normal[i];
     }
-    const double dist = sqrt(dot3(d, d));
+    const double dist = sqrt(vec3_dot(d, d));
     if (!(dist > 0)) return -1.0; /* on the axis or centre: no defined normal; a rod never gets there */
     for (int i = 0; i < 3; i++) {
         n[i] = d[i] / dist;
@@ -213,16 +191,16 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
             else
                 v[0] = v[1] = v[2] = 0.0;
             for (int i = 0; i < 3; i++) v[i] -= vel[o][i]; /* relative to the obstacle's surface */
-            const double vn = dot3(v, n);
+            const double vn = vec3_dot(v, n);
             double fn = ob->stiffness * eps - ob->damping * vn;
             if (!(fn > 0)) continue;
             for (int i = 0; i < 3; i++) F[i] = fn * n[i];
             if (eta && ob->friction.on) {
                 double vt[3], ua[3], ul[3], ff[3];
                 for (int i = 0; i < 3; i++) vt[i] = v[i] - vn * n[i];
-                const double tn = dot3(p.t, n);
+                const double tn = vec3_dot(p.t, n);
                 for (int i = 0; i < 3; i++) ua[i] = p.t[i] - tn * n[i];
-                const double ua_n = sqrt(dot3(ua, ua));
+                const double ua_n = sqrt(vec3_dot(ua, ua));
                 spec_friction fr = ob->friction;
                 if (ua_n > 1e-12) {
                     for (int i = 0; i < 3; i++) ua[i] /= ua_n;
@@ -230,23 +208,23 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
                     /* the rod stands on the surface end-on: no axis along it, so every
                      * direction in the surface is lateral */
                     const double e[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-                    cross3(n, e, ua);
-                    const double un = sqrt(dot3(ua, ua));
+                    vec3_cross(n, e, ua);
+                    const double un = sqrt(vec3_dot(ua, ua));
                     for (int i = 0; i < 3; i++) ua[i] /= un;
                     for (int d = 0; d < 2; d++) {
                         fr.mu_static[d] = fr.mu_static[2];
                         fr.mu_kinetic[d] = fr.mu_kinetic[2];
                     }
                 }
-                cross3(n, ua, ul);
+                vec3_cross(n, ua, ul);
                 contact_friction(&fr, fn, vt, ua, ul, ff);
                 for (int i = 0; i < 3; i++) F[i] += ff[i];
             }
             /* the friction's moment about the tangent only (what rolls the section), the
              * power conjugate of rolling_velocity_at: friction never does positive work */
             double mo[3], M[3];
-            cross3(off, F, mo);
-            const double mt = dot3(mo, p.t);
+            vec3_cross(off, F, mo);
+            const double mt = vec3_dot(mo, p.t);
             for (int i = 0; i < 3; i++) M[i] = mt * p.t[i];
             apply_wrench(m, st, &p, off, F, M, ds, Q);
             report(rep, maxrep, nrep, m->s[p.k], surf, F, ds);
@@ -303,7 +281,7 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
             if (fabs(m->s[pi->k] - m->s[pj->k]) <= 2 * sum) continue;
             double d[3];
             for (int i = 0; i < 3; i++) d[i] = pi->r[i] - pj->r[i];
-            const double dist = sqrt(dot3(d, d));
+            const double dist = sqrt(vec3_dot(d, d));
             const double eps = sum - dist;
             if (!(eps > 0) || !(dist > 0)) continue;
             double n[3], offi[3], offj[3], vi[3], vj[3], F[3], mF[3], mid[3];
@@ -315,7 +293,7 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
             }
             velocity_at(pi, eta, offi, vi);
             velocity_at(pj, eta, offj, vj);
-            const double vn = dot3(vi, n) - dot3(vj, n);
+            const double vn = vec3_dot(vi, n) - vec3_dot(vj, n);
             const double fn = sp->sc_stiffness * eps - sp->sc_damping * vn;
             if (!(fn > 0)) continue;
             const double ds2 = factor * pi->w * pj->w;

@@ -1,4 +1,5 @@
 #include "forces.h"
+#include "vec3.h"
 
 #include "contact.h"
 #include "flow.h"
@@ -31,13 +32,6 @@ void forces_cable_route(const rod_model *m, const spec_actuator *a, double s, do
     dd[1] = dr * sin(ang) + r * cos(ang) * dang;
 }
 
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* Q_xi += J^T W */
 static void add_JtW(const rod_model *m, const double *J, const double W[6], double scale,
                     double *Q)
@@ -47,12 +41,6 @@ static void add_JtW(const rod_model *m, const double *J, const double W[6], doub
         Q[j] += scale * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] +
                          c[5] * W[5]);
     }
-}
-
-/* R^T v */
-static void rot_t(const double R[9], const double v[3], double out[3])
-{
-    for (int i = 0; i < 3; i++) out[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
 }
 
 /* Cables and transverse pressures (Eqs. 29, 53), station by station: rho, rho' and xi once per
@@ -112,14 +100,14 @@ static int actuator_forces(const rod_model *m, rod_state *st, const double *q, d
             double d[3], dd[3], rd[3], c[3], tv[3];
             forces_cable_route(m, a, s, d, dd);
             for (int i3 = 0; i3 < 3; i3++) rd[i3] = rho * d[i3];
-            cross3(xi, rd, c);
+            vec3_cross(xi, rd, c);
             for (int i3 = 0; i3 < 3; i3++) tv[i3] = xi[3 + i3] + c[i3] + drho * d[i3] + rho * dd[i3];
             const double tn = sqrt(tv[0] * tv[0] + tv[1] * tv[1] + tv[2] * tv[2]);
             if (!(tn > 0)) continue;
             for (int i3 = 0; i3 < 3; i3++) tv[i3] /= tn;
             /* Phi_a u with u = -T (Eq. 53): the cable's wrench on the section */
             double Wc[3];
-            cross3(rd, tv, Wc);
+            vec3_cross(rd, tv, Wc);
             for (int i3 = 0; i3 < 3; i3++) {
                 W[i3] -= val * Wc[i3];
                 W[3 + i3] -= val * tv[i3];
@@ -131,7 +119,7 @@ static int actuator_forces(const rod_model *m, rod_state *st, const double *q, d
              * leaves this out of Eq. 56; without it a pulled cable is not conservative and a
              * damped rod can flutter instead of settling. */
             double kd[3];
-            cross3(xi, d, kd);
+            vec3_cross(xi, d, kd);
             on_phi -= val * (tv[0] * (kd[0] + dd[0]) + tv[1] * (kd[1] + dd[1]) + tv[2] * (kd[2] + dd[2]));
             on_dphi -= val * (tv[0] * d[0] + tv[1] * d[1] + tv[2] * d[2]);
         }
@@ -177,7 +165,7 @@ int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t,
             for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
             const double mass = (m->rho0 - m->fluid_rho) * m->sec[k].A0 * model_mass_factor(m, rho);
             double f[3] = {mass * m->grav[0], mass * m->grav[1], mass * m->grav[2]}, W[6] = {0};
-            rot_t(st->g[k].R, f, W + 3);
+            vec3_rot_t(st->g[k].R, f, W + 3);
             add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * m->w[k], Q);
         }
     }
@@ -210,7 +198,7 @@ int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t,
                 if (l->local)
                     memcpy(dst, v, sizeof v);
                 else
-                    rot_t(st->g[k].R, v, dst);
+                    vec3_rot_t(st->g[k].R, v, dst);
                 add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * wk, Q);
             }
             continue;
