@@ -2,6 +2,7 @@
  * solve and the projection back onto the constraint manifold (constraints.h). */
 #include "constraints.h"
 #include "constraints_layout.h"
+#include "vec3.h"
 
 #include "base.h"
 #include "dense.h"
@@ -131,19 +132,6 @@ static void motion_of(const rod_state *st, int ks, int with_rates, point_motion 
         }
 }
 
-static void cross(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* y = R^T x */
-static void rot_t(const double R[9], const double x[3], double y[3])
-{
-    for (int a = 0; a < 3; a++) y[a] = R[3 * a] * x[0] + R[3 * a + 1] * x[1] + R[3 * a + 2] * x[2];
-}
-
 /* The rows of pose constraint i. In the world: c = r_a - p(t) and e = log(R_a R_t(t)^T), their
  * rates the point's world velocity and angular velocity less the target's. Relative to the
  * point b (frame R_b, all in b's frame): with d = r_a - r_b,
@@ -184,30 +172,30 @@ static void pose_rows(const rod_model *m, rod_state *st, int i, const double *qd
         world_jacobian(m, st, L->station_rel[i], w->Jwb);
         Rb = pb.g->R;
         for (int a = 0; a < 3; a++) d[a] = pa.g->r[a] - pb.g->r[a];
-        rot_t(Rb, d, pos);
+        vec3_rot_t(Rb, d, pos);
         if (qd) {
             /* world rates of the relative position and rotation, then into b's frame */
             double wd[3], wwd[3], av[3], ad[3], ww[3], tmp[6];
             const double *wb = pb.vel, *ab = pb.acc;
             double dv[3];
             for (int a = 0; a < 3; a++) dv[a] = pa.vel[3 + a] - pb.vel[3 + a];
-            cross(wb, d, wd);
-            cross(wb, wd, wwd);
-            cross(wb, dv, av);
-            cross(ab, d, ad);
-            cross(wb, pa.vel, ww);
+            vec3_cross(wb, d, wd);
+            vec3_cross(wb, wd, wwd);
+            vec3_cross(wb, dv, av);
+            vec3_cross(ab, d, ad);
+            vec3_cross(wb, pa.vel, ww);
             for (int a = 0; a < 3; a++) {
                 tmp[a] = pa.vel[a] - wb[a];
                 tmp[3 + a] = dv[a] - wd[a];
             }
-            rot_t(Rb, tmp, vrel);
-            rot_t(Rb, tmp + 3, vrel + 3);
+            vec3_rot_t(Rb, tmp, vrel);
+            vec3_rot_t(Rb, tmp + 3, vrel + 3);
             for (int a = 0; a < 3; a++) {
                 tmp[a] = pa.acc[a] - ab[a] - ww[a];
                 tmp[3 + a] = pa.acc[3 + a] - ab[3 + a] - ad[a] - 2 * av[a] + wwd[a];
             }
-            rot_t(Rb, tmp, arel);
-            rot_t(Rb, tmp + 3, arel + 3);
+            vec3_rot_t(Rb, tmp, arel);
+            vec3_rot_t(Rb, tmp + 3, arel + 3);
         }
     } else {
         memcpy(pos, pa.g->r, sizeof pos);
@@ -642,7 +630,7 @@ void constraints_target_position(const rod_state *st, int i, const double point[
     if (k->relative) { /* the point in b's frame, the held components' targets there, back */
         double d[3];
         for (int a = 0; a < 3; a++) d[a] = point[a] - gb->r[a];
-        rot_t(gb->R, d, own);
+        vec3_rot_t(gb->R, d, own);
     } else {
         memcpy(own, point, sizeof own);
     }

@@ -1,4 +1,5 @@
 #include "lie.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -27,13 +28,6 @@ void lie_skew(const double v[3], double S[9])
     S[0] = 0;     S[3] = -v[2]; S[6] = v[1];
     S[1] = v[2];  S[4] = 0;     S[7] = -v[0];
     S[2] = -v[1]; S[5] = v[0];  S[8] = 0;
-}
-
-static void cross(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 #define SERIES_TERMS 12 /* the first omitted term is below 1e-25 relative for theta <= 1 */
@@ -159,8 +153,8 @@ static void exp_from(const double Omega[6], const double f[6], lie_pose *g)
     g->R[7] = p12 - s1;
     g->R[8] = f[0] + p22;
     double a[3], b[3];
-    cross(k, n, a);
-    cross(k, a, b);
+    vec3_cross(k, n, a);
+    vec3_cross(k, a, b);
     for (int i = 0; i < 3; i++) g->r[i] = n[i] + f[2] * a[i] + f[3] * b[i];
 }
 
@@ -182,9 +176,9 @@ void lie_coad_apply(const double a[6], const double b[6], double out[6])
 {
     /* [k x bm + n x bf ; k x bf] */
     double t1[3], t2[3], t3[3];
-    cross(a, b, t1);
-    cross(a + 3, b + 3, t2);
-    cross(a, b + 3, t3);
+    vec3_cross(a, b, t1);
+    vec3_cross(a + 3, b + 3, t2);
+    vec3_cross(a, b + 3, t3);
     for (int i = 0; i < 3; i++) {
         out[i] = t1[i] + t2[i];
         out[i + 3] = t3[i];
@@ -215,7 +209,7 @@ void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6])
         Rw[i] = g->R[i] * x[0] + g->R[i + 3] * x[1] + g->R[i + 6] * x[2];
         Rv[i] = g->R[i] * x[3] + g->R[i + 3] * x[4] + g->R[i + 6] * x[5];
     }
-    cross(g->r, Rw, c);
+    vec3_cross(g->r, Rw, c);
     for (int i = 0; i < 3; i++) {
         out[i] = Rw[i];
         out[i + 3] = c[i] + Rv[i];
@@ -226,7 +220,7 @@ void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6])
 {
     /* [R^T w ; R^T (v - r x w)] */
     double c[3], v[3];
-    cross(g->r, x, c);
+    vec3_cross(g->r, x, c);
     for (int i = 0; i < 3; i++) v[i] = x[i + 3] - c[i];
     double o[6];
     for (int i = 0; i < 3; i++) {
