@@ -248,8 +248,8 @@ static void parse_obstacles(pctx *c, const cJSON *obs)
         return;
     }
     const int n = cJSON_GetArraySize(obs);
-    if (n > MAX_INPUTS) {
-        spec_bad(c, op, "at most %d obstacles", MAX_INPUTS);
+    if (n > SPEC_MAX_OBSTACLES) {
+        spec_bad(c, op, "at most %d obstacles", SPEC_MAX_OBSTACLES);
         return;
     }
     s->obstacles = calloc((size_t)(n ? n : 1), sizeof *s->obstacles);

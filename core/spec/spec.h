@@ -17,6 +17,7 @@ struct cJSON;
  * takes it in a few steps instead of restarting */
 #define DEFAULT_COMMAND_RAMP 0.01
 #define SPEC_MAX_INPUTS 64   /* loads, actuators, obstacles: each at most this many */
+#define SPEC_MAX_OBSTACLES SPEC_MAX_INPUTS /* contact.c keeps per-obstacle arrays this long */
 
 /* strain components in the order of the twist xi = (kappa; nu), Eq. 38 */
 enum { STRAIN_BEND1, STRAIN_BEND2, STRAIN_TWIST, STRAIN_SHEAR1, STRAIN_SHEAR2, STRAIN_STRETCH };

@@ -167,9 +167,12 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
                               contact_report *rep, int maxrep, int *nrep)
 {
     const rod_spec *sp = m->spec;
-    spec_obstacle moved[64];     /* the obstacles where they are at t, and their velocities */
-    double vel[64][3] = {{0}};
-    for (int o = 0; o < sp->nobstacles && o < 64; o++) {
+    /* the obstacles where they are at t, and their velocities (spec.c refuses more than
+     * SPEC_MAX_OBSTACLES; both loops stop there all the same) */
+    spec_obstacle moved[SPEC_MAX_OBSTACLES];
+    double vel[SPEC_MAX_OBSTACLES][3] = {{0}};
+    const int nob = sp->nobstacles < SPEC_MAX_OBSTACLES ? sp->nobstacles : SPEC_MAX_OBSTACLES;
+    for (int o = 0; o < nob; o++) {
         moved[o] = sp->obstacles[o];
         if (!moved[o].moving) continue;
         double d[3];
@@ -180,7 +183,7 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
         const double ds = factor * m->contact_w[c];
         cpoint p;
         point_at(m, st, q, c, &p);
-        for (int o = 0; o < sp->nobstacles; o++) {
+        for (int o = 0; o < nob; o++) {
             const spec_obstacle *ob = &moved[o];
             double n[3], surf[3], off[3], v[3], F[3];
             const double eps = penetration(ob, p.r, p.radius, n, surf);
