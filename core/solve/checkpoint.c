@@ -35,6 +35,14 @@ static cJSON *exact_array(const double *v, int n)
     return raw;
 }
 
+/* Whether the constant p is the spec's profile orig, bit for bit as exact_number writes it:
+ * field by field, since the structs' padding holds whatever their last writer left there. */
+static int same_constant(const profile *p, const profile *orig)
+{
+    return orig->kind == PROFILE_CONST && orig->v.expr < 0 && p->v.expr < 0 &&
+           memcmp(&p->v.value, &orig->v.value, sizeof p->v.value) == 0;
+}
+
 char *rod_state_save(const rod_model *m, rod_state *st)
 {
     cJSON *o = cJSON_CreateObject();
@@ -50,7 +58,7 @@ char *rod_state_save(const rod_model *m, rod_state *st)
         /* only values a command set; the spec's own profiles come back with the spec */
         if (st->input_src[i])
             cJSON_AddItemToObject(in, m->inputs[i].name, cJSON_Parse(st->input_src[i]));
-        else if (p->kind == PROFILE_CONST && memcmp(p, orig, sizeof *p) != 0)
+        else if (p->kind == PROFILE_CONST && !same_constant(p, orig))
             cJSON_AddItemToObject(in, m->inputs[i].name, exact_number(p->v.value));
     }
     char *text = cJSON_PrintUnformatted(o);
