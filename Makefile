@@ -33,9 +33,10 @@ CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
 # The engine in layers, each calling only the ones before it (README's map; tests/arch checks it):
-# util, spec, model (the compiled model and the state's data), stages, solve. Only core/ sees
-# the layers' headers: the daemon includes core/rod.h alone.
-CORE_LAYERS = util spec model stages solve
+# util, spec, model (the compiled model and the state's data), stages, solve, json (the
+# writers of the optional rod_json.h). Only core/ sees the layers' headers: the daemon includes
+# core/rod.h and the optional rod_json.h and rod_text.h.
+CORE_LAYERS = util spec model stages solve json
 CORE_DIRS = $(CORE_LAYERS:%=core/%)
 CORE_INC = $(CORE_DIRS:%=-I%)
 CORE_SRC = $(wildcard $(CORE_DIRS:%=%/*.c))
@@ -71,8 +72,6 @@ setup: $(SETUP_STAMP)
 
 $(CORE_OBJ): OPT = $(CORE_OPT)
 $(CORE_OBJ): CPPFLAGS += $(CORE_INC)
-# an exception until the text exports stop including numfmt.h (issue 28, item 4)
-$(BUILD)/server/export_text.o: CPPFLAGS += -Icore/util
 $(BUILD)/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@

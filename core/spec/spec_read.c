@@ -3,6 +3,7 @@
 #include "spec_parse.h"
 
 #include "issues.h"
+#include "rod_text.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,4 +1,5 @@
 #include "numfmt.h"
+#include "rod_text.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -123,3 +124,5 @@ size_t num_g10(char *buf, double v)
     *p = '\0';
     return (size_t)(p - buf);
 }
+
+size_t rod_format_g10(char *buf, double v) { return num_g10(buf, v); }

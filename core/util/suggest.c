@@ -1,6 +1,6 @@
 /* "Did you mean": the nearest known word to a misspelt one, for the command line's commands and
  * options and the spec's keys. */
-#include "rod.h"
+#include "rod_text.h"
 
 #include <string.h>
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The engine's layers and the daemon's boundary, checked from the build (make test-arch).
 
-core/ is util < spec < model < stages < solve (CORE_LAYERS in the Makefile). A file may call
+core/ is util < spec < model < stages < solve < json (CORE_LAYERS in the Makefile). A file may call
 (by its object's undefined symbols, as nm lists them) and include files of its own layer and
 of the layers before it, never of a later one, and no two files of core/ may need each other
 through any chain of calls: a cycle is a module boundary drawn in the wrong place. server/
-includes core/rod.h and core/rod_json.h, never a layer's internal header.
+includes core/rod.h, rod_json.h and rod_text.h, never a layer's internal header.
 
     check_layers.py BUILD_DIR [--graph] [--root DIR]
         exit 1 with every breach named; --graph prints the file graph of core/ (caller ->
@@ -17,10 +17,10 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["util", "spec", "model", "stages", "solve"]
-PUBLIC = {"rod.h", "rod_json.h"}
+LAYERS = ["util", "spec", "model", "stages", "solve", "json"]
+PUBLIC = {"rod.h", "rod_json.h", "rod_text.h"}
 # server/ files that still include a layer's header, with the header: none may be added.
-SERVER_EXCEPTIONS = {("export_text.c", "numfmt.h")}
+SERVER_EXCEPTIONS = set()
 
 
 def layer_files(root, ext):
