@@ -303,18 +303,6 @@ static int dyn_restart(const rod_model *m, rod_state *st)
     return ROD_OK;
 }
 
-static int start(const rod_model *m, rod_state *st, int static_start);
-
-int rod_dynamics_start(const rod_model *m, rod_state *st)
-{
-    return start(m, st, m->spec->initial_static);
-}
-
-int rod_dynamics_start_for_load(const rod_model *m, rod_state *st)
-{
-    return start(m, st, 0);
-}
-
 /* The constraints' reactions and violations at the state, for frames. CVODE's output is its
  * interpolant between steps, which sit on the constraints (projected) while the interpolant
  * drifts off by the local error: put the output back as well, in the metric of the last M
@@ -327,7 +315,7 @@ static void record_constraints(const rod_model *m, rod_state *st)
     constraints_record(m, st, NULL);
 }
 
-static int start(const rod_model *m, rod_state *st, int static_start)
+int integrator_prepare(const rod_model *m, rod_state *st)
 {
     st->err[0] = '\0';
     if (!st->dyn) {
@@ -365,11 +353,11 @@ static int start(const rod_model *m, rod_state *st, int static_start)
     st->t = 0.0;
     memset(st->qd, 0, (size_t)m->n * sizeof *st->qd);
     state_input_chains_clear(st);
-    if (static_start) {
-        rod_statics_result res;
-        int rc = rod_statics_solve(m, st, 0.0, &res);
-        if (rc != ROD_OK) return rc;
-    }
+    return ROD_OK;
+}
+
+int integrator_begin(const rod_model *m, rod_state *st)
+{
     int rc = dyn_restart(m, st);
     if (rc == ROD_OK) record_constraints(m, st);
     return rc;

@@ -14,5 +14,11 @@ void integrator_free(struct dyn_solver *d);
 /* Whether the integrator keeps a history that a change of input can continue from (CVODE
  * running, no restart pending), and then in *t the time up to which it has integrated. */
 int dyn_step_boundary(const rod_state *st, double *t);
+/* A start in two halves, with the static start between them (start.c): prepare (re)creates
+ * the integrator and puts the state at t = 0 at rest with no input ramps; begin starts the
+ * integrator from the state's q (consistent with the constraints) and records the
+ * constraints' reactions. ROD_OK or a negative code with the state's error set. */
+int integrator_prepare(const rod_model *m, rod_state *st);
+int integrator_begin(const rod_model *m, rod_state *st);
 
 #endif
