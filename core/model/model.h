@@ -81,7 +81,7 @@ struct rod_model {
     model_input *inputs;
     int *input_of_act;           /* per actuator: its first input (a muscle's beta0) */
 
-    /* Contact (core/contact.c): points spread evenly along s, each a station of its own
+    /* Contact (core/stages/contact.c): points spread evenly along s, each a station of its own
      * (weight 0 in the elastic quadrature), with the length it stands for. None without
      * obstacles or self-contact. */
     int ncontact;
