@@ -89,7 +89,7 @@ struct rod_model {
     double *contact_w;           /* ncontact: rod length each stands for (trapezoid weights) */
     double contact_ds;           /* their spacing */
     int *load_station;           /* per load: its station index */
-    struct con_layout *con;      /* constraints' rows (constraints.c); NULL without any */
+    struct con_layout *con;      /* constraints' rows (constraints_layout.h); NULL without any */
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */
     struct frame_cache *frame_cache; /* output frames' basis tables (frame_table.h), filled on
                                       * first use: mutable behind its own lock */

@@ -34,7 +34,7 @@ struct rod_state {
     double *eta, *bias;      /* ns x 6: body twists and J_dot q_dot */
     double *Mxi;             /* n_xi x n_xi mass matrix, then its Cholesky factor */
     double *Q;               /* n: generalized forces */
-    struct con_work *con;    /* constraints' rows, multipliers and scratch (constraints.c) */
+    struct con_work *con;    /* constraints' rows, multipliers and scratch (constraints_layout.h) */
     /* the body twists at every station while dyn_accel evaluates the forces (velocity
      * dependent loads: contact damping, friction, slender-body drag); NULL in statics */
     const double *vel_eta;

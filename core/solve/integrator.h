@@ -1,8 +1,8 @@
-/* The time integrator behind rod_dynamics_start / _advance / _get_stats (rod.h): CVODE's BDF on
- * [q; q_dot] with dynamics.h's accelerations, projected onto the multiplier constraints after
+/* The time integrator behind rod_dynamics_advance / _get_stats (rod.h; start.c starts it):
+ * CVODE's BDF on [q; q_dot] with dynamics.h's accelerations, projected onto the multiplier constraints after
  * every step (constraints.h), or the generalized-alpha method (galpha.h). Its solver memory
- * hangs off the state (st->dyn), created by the first rod_dynamics_start; the state frees it
- * here and never looks inside. The state's own flags (need_reinit, interrupt: state.h) are how
+ * hangs off the state (st->dyn), created by the first rod_dynamics_start; state_alloc.c frees
+ * it here and never looks inside. The state's own flags (need_reinit, interrupt: state.h) are how
  * the rest of the engine asks it to restart or to stop. */
 #ifndef ROD_INTEGRATOR_H
 #define ROD_INTEGRATOR_H

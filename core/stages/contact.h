@@ -35,7 +35,7 @@ void contact_friction(const spec_friction *f, double fn, const double v_t[3],
 int contact_forces(const rod_model *m, rod_state *st, const double *q, const double *eta,
                    double t, double factor, double *Q, contact_report *rep, int maxrep, int *nrep);
 
-/* The size of the per-point scratch a state keeps for self-contact (state.c). */
+/* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
 size_t contact_point_size(void);
 
 #endif
