@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layers check (check_layers.py) on this build, after seeing it fail on three small trees
 # with one breach each: a cycle between two files of a layer, a call from util/ into stages/,
-# and a server file that includes a layer's header.
+# a call between two stages, and a server file that includes a layer's header.
 #   run.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +35,9 @@ expect_breach cycle "a cycle between files of core/: a <-> b"
 tree upward 'core/util/a.c=int c(void); int a(void) { return c(); }' \
             'core/stages/c.c=int c(void) { return 1; }'
 expect_breach upward "core/util/a.c calls into a later layer: core/stages/c.c"
+tree sideways 'core/stages/c.c=int d(void); int c(void) { return d(); }' \
+              'core/stages/d.c=int d(void) { return 1; }'
+expect_breach sideways "core/stages/c.c calls another stage: core/stages/d.c"
 tree server 'core/util/a.c=int a(void) { return 1; }' 'core/util/a.h=int a(void);' \
             'server/s.c=#include "a.h"'
 expect_breach server "server/s.c includes core's internal util/a.h"
