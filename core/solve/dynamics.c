@@ -4,7 +4,7 @@
 #include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
-#include "forces.h"
+#include "qfrc.h"
 #include "kinematics.h"
 
 #include <math.h>
@@ -55,7 +55,7 @@ static void mass_column_add(double *restrict col, int i, int nx, const double a[
 }
 
 /* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
- * damping and constraints into its kind's vector of Qk (forces.h), at (t, q, q_dot): the
+ * damping and constraints into its kind's vector of Qk (qfrc.h), at (t, q, q_dot): the
  * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
  * drag and lift. One vector for all kinds (the equations of motion) costs nothing over
  * summing them. same_q: the state's Jacobians and mass matrix are those of this q already

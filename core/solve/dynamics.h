@@ -20,7 +20,7 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                      double *qdd);
 
-/* The generalized forces at the state's (t, q, q_dot) by kind (forces.h's QFRC_*): out gets
+/* The generalized forces at the state's (t, q, q_dot) by kind (qfrc.h's QFRC_*): out gets
  * QFRC_KINDS vectors of n, kind after kind; total (n) gets M q_ddot, which they sum to (the
  * xi rows with M_xi, the rho rows with M_rho). Uses the state's scratch; 0, or -1 with the
  * state's error set. */

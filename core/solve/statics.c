@@ -5,7 +5,7 @@
 #include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
-#include "forces.h"
+#include "qfrc.h"
 #include "kinematics.h"
 #include "state.h"
 

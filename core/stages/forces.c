@@ -1,10 +1,6 @@
 #include "forces.h"
 #include "vec3.h"
 
-#include "contact.h"
-#include "flow.h"
-#include "muscle.h"
-
 #include <math.h>
 #include <string.h>
 
@@ -47,8 +43,8 @@ static void add_JtW(const rod_model *m, const double *J, const double W[6], doub
  * station for all of them, and one update of Q per station with their summed wrench (a
  * cable's generalized force is Phi_xi^T of its wrench on the section) and their summed weights
  * on Phi_rho and Phi_rho'. Each profile's time-only parts once per call. */
-static int actuator_forces(const rod_model *m, rod_state *st, const double *q, double t,
-                           double factor, double *Q)
+int forces_actuators(const rod_model *m, rod_state *st, const double *q, double t,
+                     double factor, double *Q)
 {
     const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
@@ -135,26 +131,10 @@ static int actuator_forces(const rod_model *m, rod_state *st, const double *q, d
     return 0;
 }
 
-int forces_static(const rod_model *m, rod_state *st, const double *q, double t, double factor,
-                  double *Q)
+void forces_gravity(const rod_model *m, const rod_state *st, const double *q, double factor,
+                    double *Q)
 {
-    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    return forces_by_kind(m, st, q, t, factor, all);
-}
-
-int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t, double factor,
-                   double *const *Qk)
-{
-    const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
-    static const int mine[4] = {QFRC_ACTUATOR, QFRC_LOAD, QFRC_CONTACT, QFRC_FLUID};
-    for (int i = 0; i < 4; i++) {
-        int seen = 0;
-        for (int j = 0; j < i; j++) seen |= Qk[mine[j]] == Qk[mine[i]];
-        if (!seen) memset(Qk[mine[i]], 0, (size_t)m->n * sizeof *Qk[mine[i]]);
-    }
-    double *Q = Qk[QFRC_LOAD];
-
     /* gravity and buoyancy, f_b = (rho0 - rho_a) A G (Sec. 3.3); the mass per unit length is
      * rho0 A0, or rho0 rho^2 A0 under the paper's inertia */
     const double gn = fabs(m->grav[0]) + fabs(m->grav[1]) + fabs(m->grav[2]);
@@ -169,45 +149,34 @@ int forces_by_kind(const rod_model *m, rod_state *st, const double *q, double t,
             add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * m->w[k], Q);
         }
     }
+}
 
-    for (int i = 0; i < m->ninputs; i++) {
-        const model_input *in = &m->inputs[i];
-        if (in->kind == INPUT_TARGET) continue; /* a constraint's, not a force */
-        if (in->kind == INPUT_MUSCLE_BETA) {
-            if (in->comp == 0 && muscle_forces(m, st, in->index, t, factor, Qk[QFRC_ACTUATOR]) != 0) return -1;
-            continue;
-        }
-        Q = in->kind == INPUT_LOAD ? Qk[QFRC_LOAD] : Qk[QFRC_ACTUATOR];
-        if (in->kind == INPUT_LOAD) {
-            const spec_load *l = &sp->loads[in->index];
-            const double sc = state_input_value(st, i, t, l->s / m->L);
-            if (!isfinite(sc)) {
-                state_set_error(st, "load %s: scale is not finite at t = %g", l->name, t);
-                return -1;
-            }
-            double v[3] = {l->vec[0] * sc, l->vec[1] * sc, l->vec[2] * sc};
-            const int is_moment = l->type == LOAD_TIP_MOMENT || l->type == LOAD_POINT_MOMENT ||
-                                  l->type == LOAD_DIST_MOMENT;
-            const int dist = l->type == LOAD_DIST_FORCE || l->type == LOAD_DIST_MOMENT;
-            /* a point load at its station; a distributed one by the stations' quadrature */
-            const int k0 = dist ? 0 : m->load_station[in->index], k1 = dist ? m->ns : k0 + 1;
-            for (int k = k0; k < k1; k++) {
-                const double wk = dist ? m->w[k] : 1.0;
-                if (wk == 0) continue;
-                double W[6] = {0}, *dst = is_moment ? W : W + 3;
-                if (l->local)
-                    memcpy(dst, v, sizeof v);
-                else
-                    vec3_rot_t(st->g[k].R, v, dst);
-                add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * wk, Q);
-            }
-            continue;
-        }
+int forces_load(const rod_model *m, rod_state *st, int i, double t, double factor, double *Q)
+{
+    const int nx = m->n_xi;
+    const model_input *in = &m->inputs[i];
+    const rod_spec *sp = m->spec;
+    const spec_load *l = &sp->loads[in->index];
+    const double sc = state_input_value(st, i, t, l->s / m->L);
+    if (!isfinite(sc)) {
+        state_set_error(st, "load %s: scale is not finite at t = %g", l->name, t);
+        return -1;
     }
-    if (actuator_forces(m, st, q, t, factor, Qk[QFRC_ACTUATOR]) != 0) return -1;
-    /* the environment: contacts (their damping and friction only with velocities) and
-     * low-Reynolds drag */
-    if (contact_forces(m, st, q, st->vel_eta, t, factor, Qk[QFRC_CONTACT], NULL, 0, NULL) != 0) return -1;
-    if (sp->fluid_slender && st->vel_eta) flow_slender_body(m, st, q, st->vel_eta, factor, Qk[QFRC_FLUID]);
+    double v[3] = {l->vec[0] * sc, l->vec[1] * sc, l->vec[2] * sc};
+    const int is_moment = l->type == LOAD_TIP_MOMENT || l->type == LOAD_POINT_MOMENT ||
+                          l->type == LOAD_DIST_MOMENT;
+    const int dist = l->type == LOAD_DIST_FORCE || l->type == LOAD_DIST_MOMENT;
+    /* a point load at its station; a distributed one by the stations' quadrature */
+    const int k0 = dist ? 0 : m->load_station[in->index], k1 = dist ? m->ns : k0 + 1;
+    for (int k = k0; k < k1; k++) {
+        const double wk = dist ? m->w[k] : 1.0;
+        if (wk == 0) continue;
+        double W[6] = {0}, *dst = is_moment ? W : W + 3;
+        if (l->local)
+            memcpy(dst, v, sizeof v);
+        else
+            vec3_rot_t(st->g[k].R, v, dst);
+        add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * wk, Q);
+    }
     return 0;
 }

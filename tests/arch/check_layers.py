@@ -21,11 +21,9 @@ import sys
 LAYERS = ["util", "spec", "model", "stages", "solve", "json"]
 PUBLIC = {"rod.h", "rod_json.h", "rod_text.h"}
 # Calls between two stages (core/stages/): each stage should need only the layers before it,
-# the solve/ layer ordering them. Today's, listed: forces.c sums the contact, flow and muscle
-# forces; the constraints evaluate the kinematics and the base at the q they project. None may
-# be added.
-STAGE_EXCEPTIONS = {("constraints", "base"), ("constraints", "kinematics"), ("forces", "contact"),
-                    ("forces", "flow"), ("forces", "muscle")}
+# the solve/ layer ordering them. Today's, listed: the constraints evaluate the kinematics and
+# the base at the q they project. None may be added.
+STAGE_EXCEPTIONS = {("constraints", "base"), ("constraints", "kinematics")}
 # server/ files that still include a layer's header, with the header: none may be added.
 SERVER_EXCEPTIONS = set()
 
