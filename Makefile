@@ -32,7 +32,14 @@ endif
 CRITERION_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRITERION_LIBS = $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
-CORE_SRC = $(wildcard core/*.c)
+# The engine in layers, each calling only the ones before it (README's map; tests/arch checks it):
+# util, spec, model (the compiled model and the state's data), stages, solve, json (the
+# writers of the optional rod_json.h). Only core/ sees the layers' headers: the daemon includes
+# core/rod.h and the optional rod_json.h and rod_text.h.
+CORE_LAYERS = util spec model stages solve json
+CORE_DIRS = $(CORE_LAYERS:%=core/%)
+CORE_INC = $(CORE_DIRS:%=-I%)
+CORE_SRC = $(wildcard $(CORE_DIRS:%=%/*.c))
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
 SERVER_SRC = $(wildcard server/*.c)
 SERVER_OBJ = $(SERVER_SRC:%.c=$(BUILD)/%.o)
@@ -49,7 +56,7 @@ RUN_EXAMPLE ?= octopus-reaching
 RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run install test test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install test test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind soak \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -66,6 +73,7 @@ $(SETUP_STAMP): deploy/setup.sh
 setup: $(SETUP_STAMP)
 
 $(CORE_OBJ): OPT = $(CORE_OPT)
+$(CORE_OBJ): CPPFLAGS += $(CORE_INC)
 $(BUILD)/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -76,7 +84,7 @@ $(BUILD)/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
 
 $(BUILD)/tests/%.o: tests/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CORE_INC) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/librodcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -144,6 +152,11 @@ install: $(BUILD)/rodd
 	install -m 644 api/openapi.yaml api/asyncapi.yaml api/spec.schema.json $(SHARE)/
 	@if [ -f web/dist/index.html ]; then rm -rf $(SHARE)/web && cp -R web/dist $(SHARE)/web && chmod -R a+rX $(SHARE)/web; \
 	 else echo "make install: the viewer is not built (make web); the API and the examples are installed"; fi
+
+# The engine's layers from its object files (tests/arch/check_layers.py): no cycle between files
+# of core/, no call or include from a layer into a later one, no internal core header in server/.
+test-arch: $(CORE_OBJ)
+	bash tests/arch/run.sh $(BUILD)
 
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	$(BUILD)/tests/unit_tests --jobs $(CRITERION_JOBS)
@@ -230,7 +243,7 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+test: test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
       test-browser test-docs test-deploy \
       fuzz-run asan tsan valgrind
 
@@ -278,7 +291,7 @@ soak: $(BUILD)/rodd
 	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --via stream --holders 300 --max-streams 256 --idle 8 --lead 1 --churn 10 --expect-opened
 
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
-             -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+             -Icore $(CORE_INC) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 fuzz: $(BUILD)/fuzz_spec
 $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 	@mkdir -p $(BUILD)
@@ -290,7 +303,7 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 # and linked into each.
 FUZZ_SURFACES = rest stream checkpoint config tokens handshake wsguard
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
-                 -Icore -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+                 -Icore $(CORE_INC) -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
 FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
 # kept between builds: as intermediates of a pattern chain make would delete them after each link
 .SECONDARY: $(FUZZ_OBJ)

@@ -23,9 +23,6 @@ enum {
     ROD_EINTERRUPTED = -7, /* rod_state_interrupt stopped an advance; the state is as before it */
 };
 const char *rod_strerror(int code);
-/* The word of the NULL-terminated list `known` nearest to `word` when it is close enough to be
- * a slip ("poison_ratio" -> "poisson_ratio"), else NULL. Borrowed from `known`. */
-const char *rod_suggest(const char *word, const char *const *known);
 
 /* ---- problems found in a spec: every one, each with the JSON pointer it concerns ---- */
 typedef struct {
@@ -79,9 +76,6 @@ double rod_model_base_radius(const rod_model *m);       /* reference radius at s
 /* 1 when the model has constraints, bodies, a moving or free base, obstacles or self-contact
  * (its frames carry them, and the contact forces). */
 int rod_model_has_attachments(const rod_model *m);
-/* environment.obstacles for drawing: [{"name"?, "type", "point" | "center", "normal" | "axis",
- * "radius"?}] (unit normals and axes); NULL without obstacles. The caller owns the tree. */
-struct cJSON *rod_model_obstacles_cjson(const rod_model *m);
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 
@@ -263,10 +257,5 @@ void rod_frame_free(rod_frame *f);
  * rod_frame_compute makes of this model has them; every number 0 and ncontacts 0. What an
  * export or a recording lays out before the first frame comes. Free with rod_frame_free. */
 int rod_frame_shape(const rod_model *m, rod_frame *out);
-/* The frame as JSON text (DESIGN.md's FRAME); malloc'd, caller frees. NULL on no memory. */
-char *rod_frame_to_json(const rod_frame *f);
-/* The same as a cJSON tree the caller owns (cJSON_Delete), to embed in larger documents. */
-struct cJSON;
-struct cJSON *rod_frame_to_cjson(const rod_frame *f);
 
 #endif

@@ -4,6 +4,7 @@
  * below is the list of commands and options; the commands' own parsers still check values. */
 #include "cli.h"
 #include "rod.h"
+#include "rod_text.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* rodd check SPEC, rodd solve SPEC: stdout carries the result and nothing else. */
 #include "cli.h"
 #include "rod.h"
+#include "rod_json.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "numtext.h"
 #include "rod.h"
+#include "rod_json.h"
 #include "textfile.h"
 
 #include <cjson/cJSON.h>

@@ -8,7 +8,8 @@
  * (README.md's "Exports"). */
 #include "export_impl.h"
 #include "frame_fields.h"
-#include "numfmt.h"
+#include "rod_json.h"
+#include "rod_text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static void num(FILE *o, double v, int json)
 {
     char text[32];
     if (isfinite(v)) {
-        num_g10(text, v);
+        rod_format_g10(text, v);
         fputs(text, o);
     } else if (json) /* JSON has no inf or NaN */
         fputs("null", o);

@@ -1,4 +1,5 @@
 #include "frame.h"
+#include "rod_json.h"
 
 #include "clock.h"
 

@@ -1,5 +1,6 @@
 /* POST /v1/solve, the examples, stream tickets and the viewer's static files. */
 #include "http.h"
+#include "rod_json.h"
 
 #include "service.h"
 

@@ -1,5 +1,6 @@
 /* A session as JSON: its description for clients and its checkpoint for the state directory. */
 #include "session_internal.h"
+#include "rod_json.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* A command's change of input ramps in (core/input_blend.c): it takes over from the
+/* A command's change of input ramps in (core/model/input_blend.c): it takes over from the
  * integrator's next step boundary through the quintic smoothstep over solver.command_ramp; a
  * ramp of 0 is a step at the state's time; commands within one ramp chain without a jump. */
 #include "testutil.h"

@@ -1,6 +1,7 @@
 /* The FRAME as text (rod_frame_to_json, what the stream and `rodd run` send) and as a tree
  * (rod_frame_to_cjson, what REST embeds) say the same: here the contacts, which the text
  * writer once nested ("point": [[x, y, z]]) where the contract has "point": [x, y, z]. */
+#include "rod_json.h"
 #include "testutil.h"
 
 #include <cjson/cJSON.h>

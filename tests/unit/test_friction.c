@@ -1,4 +1,4 @@
-/* The friction law of core/contact.c against its definition: per direction (forward and
+/* The friction law of core/stages/contact.c against its definition: per direction (forward and
  * backward along the rod's axis on the surface, lateral across it), the static coefficient
  * reached linearly at the threshold velocity, the kinetic one well above it, always opposing
  * the slip. */

@@ -1,4 +1,4 @@
-/* Inputs set to profiles by commands (core/input_profile.c): the value follows the expression
+/* Inputs set to profiles by commands (core/solve/input_profile.c): the value follows the expression
  * in time, a wave along the rod, null goes back to the spec's own profile, a bad profile
  * changes nothing, and a checkpoint carries the commanded profile to a fresh state. */
 #include "testutil.h"

@@ -1,4 +1,4 @@
-/* The Magnus rules (core/magnus.c) against independent computations: their derivatives against
+/* The Magnus rules (core/util/magnus.c) against independent computations: their derivatives against
  * finite differences, and their order of convergence on g' = g xi(s)^ against a reference
  * integrated by classical Runge-Kutta on the 4x4 matrices with many steps. */
 #include "lie.h"

@@ -1,5 +1,6 @@
 /* Every way a spec can be wrong is refused with the JSON pointer of the problem, all at
  * once, and nothing is built. */
+#include "rod_text.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* Output frames between stations (core/frame.c, frame_table.c): the shape at the output points
+/* Output frames between stations (core/solve/frame.c, frame_table.c): the shape at the output points
  * must be as accurate as the solver's kinematics at its stations, and a frame must not depend
  * on whether its basis tables were kept by the model or built for the call. */
 #include "kinematics.h"

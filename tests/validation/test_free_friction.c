@@ -21,7 +21,7 @@
  *   The couple sweep spins the rod to 390 rad/s and runs without it: above about 200 rad/s
  *   that internal (rotating) damping makes the spinning rod whirl, as it does a supercritical
  *   shaft (measured: the wall's load swinging by 0.1 % and growing, E_T 8e-4 off at C = 0.17).
- * - The friction law is the regularized Coulomb law of core/contact.c: below v_eps the force
+ * - The friction law is the regularized Coulomb law of core/stages/contact.c: below v_eps the force
  *   grows linearly with the slip (a stuck contact creeps at u < v_eps), above it the
  *   coefficient falls from mu_s to mu_k as exp(-(u - v_eps) / v_eps). The tolerances are what
  *   that regularization can do to the ideal stick-slip solution, bounded from the rigid rod's

@@ -17,7 +17,7 @@
  * with P = sum_k w_k m_k v_k and H = sum_k w_k (R_k J_k w_k + r_k x m_k v_k) about the origin
  * (m_k = rho0 A0, J_k = rho0 rho^2 I: the model's section inertia), each contact force F_c
  * applied at its section's centre line with the rolling couple C_c = ((o x F_c) . t) t of its
- * surface offset o (core/contact.c: friction turns the section about its axis only). So the
+ * surface offset o (core/stages/contact.c: friction turns the section about its axis only). So the
  * static residual (the left sides) is the momentum's rate, which the test measures by central
  * differences of P and H over delta = 50 ms from the integrator's states; the residual must
  * equal that rate within
@@ -130,7 +130,7 @@ typedef struct {
 } balance;
 
 /* The external loads' resultant from the FRAME: its contacts (each at its section's centre
- * line with the rolling couple, as core/contact.c applies them), the hold's reaction and the
+ * line with the rolling couple, as core/stages/contact.c applies them), the hold's reaction and the
  * pull at the tip. */
 static balance external(const rod_model *m, const rod_state *st)
 {

@@ -24,6 +24,7 @@
  * the finite-length floor). The guess is the reference's strains projected on the basis. */
 #include "basis.h"
 #include "quad.h"
+#include "spec.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

@@ -18,6 +18,7 @@
  * = 2: the bracket holds at -+1 % too (README, validation). */
 #include "basis.h"
 #include "quad.h"
+#include "spec.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>

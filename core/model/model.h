@@ -1,0 +1,118 @@
+/* The compiled model: everything about a rod that does not change while it moves. Built
+ * once from a spec, shared read-only by every state (MuJoCo's mjModel). */
+#ifndef ROD_MODEL_H
+#define ROD_MODEL_H
+
+#include "magnus.h"
+#include "profile.h"
+#include "rod.h"
+#include "spec.h"
+
+/* The most Phi_xi columns a model can have: every component at the highest degree. */
+#define MODEL_MAX_XI (6 * (SPEC_MAX_DEGREE + 1) + 6) /* + a free base's six */
+#define MODEL_MAX_RHO (2 * SPEC_MAX_PIECES)
+
+/* One column of Phi_xi: a Legendre polynomial of one strain component (Eq. 42). */
+typedef struct {
+    int comp;   /* 0..5 in xi = (kappa; nu) */
+    int degree;
+} xi_column;
+
+/* INPUT_TARGET: a pose constraint's target, one position component or its rotation angle,
+ * named "CONSTRAINT.x", ".y", ".z" or ".angle"; INPUT_MUSCLE_BETA: one beta value of a
+ * muscle_torque actuator, named "ACTUATOR.betaK" */
+typedef enum { INPUT_LOAD, INPUT_ACTUATOR, INPUT_TARGET, INPUT_MUSCLE_BETA } input_kind;
+
+typedef struct {
+    const char *name;  /* borrowed from the spec (targets: from the model's target_names) */
+    input_kind kind;
+    int index;         /* into spec->loads, spec->acts or spec->cons */
+    int comp;          /* INPUT_TARGET: 0..2 the position's x, y, z; 3 the angle;
+                        * INPUT_MUSCLE_BETA: which beta */
+} model_input;
+
+/* Section and material data at one station. */
+typedef struct {
+    double z;          /* reference radius */
+    double A0, I11, I22, I33;
+} section;
+
+struct rod_model {
+    rod_spec *spec;
+    char *spec_json;
+    int extended;
+    double L;
+    double E, mu, lambda, nu0, eta, rho0;
+    double grav[3];
+    double fluid_rho;
+
+    int n_xi, n_rho, n;          /* n = n_xi + n_rho */
+    xi_column *cols;             /* n_xi */
+    /* A free base: its exponential coordinates are the last six of q_xi, from base_col on
+     * (-1: none). Their strain columns are zero, so K, D and the rod's own kinematics do not
+     * see them; base_free_apply (base.h) gives them their Jacobian columns. */
+    int base_col;
+    int comp_used[6];            /* which strain components have columns */
+    int comp_first[7];           /* component k's columns: comp_first[k] .. comp_first[k+1]-1
+                                  * (the columns come grouped by component) */
+
+    /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
+     * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
+     * station, `substeps` Magnus steps each. */
+    int ns, ngauss;
+    double *s, *w;
+    section *sec;                /* ns */
+    double *leg;                 /* ns x n_xi: Phi_xi column values at each station */
+    const magnus_rule *mag;      /* the kinematic step (4th-order Zanna or 6th-order Magnus) */
+    int substeps;                /* Magnus steps per station interval */
+    double h_kin;                /* the longest Magnus step */
+    double *kin_beta;            /* ns x substeps x npts x n_xi: row i of a step holds each
+                                  * column's weight in its alpha_i (model_step_beta) */
+    double *kin_beta1;           /* ns x npts x n_xi: the same for one step per interval
+                                  * (the coarser kinematics of Newton matrices) */
+    double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
+
+    double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */
+    double *D;                   /* n x n damping (Kelvin-Voigt) */
+    double *Kdiag_inv;           /* n: 1/K_ii, residual scaling */
+    double *Mrho_chol;           /* n_rho x n_rho: Cholesky factor of M_rho (App. D), constant */
+
+    int ninputs;
+    model_input *inputs;
+    int *input_of_act;           /* per actuator: its first input (a muscle's beta0) */
+
+    /* Contact (core/stages/contact.c): points spread evenly along s, each a station of its own
+     * (weight 0 in the elastic quadrature), with the length it stands for. None without
+     * obstacles or self-contact. */
+    int ncontact;
+    int *contact_station;        /* ncontact station indices */
+    double *contact_w;           /* ncontact: rod length each stands for (trapezoid weights) */
+    double contact_ds;           /* their spacing */
+    int *load_station;           /* per load: its station index */
+    struct con_layout *con;      /* constraints' rows (constraints_layout.h); NULL without any */
+    char *target_names;          /* the INPUT_TARGET names, NUL-separated */
+    struct frame_cache *frame_cache; /* output frames' basis tables (frame_table.h), filled on
+                                      * first use: mutable behind its own lock */
+};
+
+/* Legendre values of every xi column at X = s/L (out: n_xi). */
+void model_eval_xi_columns(const rod_model *m, double s, double *out);
+/* The weights of every xi column in the alphas of one Magnus step [s0, s0 + h] (m->mag's
+ * rule): beta[i * n_xi + j] = h sum_p w[i][p] Phi_j(s0 + c_p h), so that alpha_i's component
+ * of column j is sum beta q_j (plus h xi* in alpha_1). out: npts x n_xi. */
+void model_step_beta(const rod_model *m, double s0, double h, double *beta);
+/* xi(s) = Phi_xi(s) q_xi + xi* given the column values. */
+void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6]);
+/* rho and rho' at s. */
+void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho);
+section model_section(const rod_model *m, double s);
+/* The profile input i has in the spec (what a state starts with). */
+const profile *model_input_profile(const rod_model *m, int i);
+/* The mass factor of an inflated section relative to the reference: 1 when mass is
+ * conserved, rho^2 under the paper's scaling. */
+static inline double model_mass_factor(const rod_model *m, double rho)
+{
+    return m->spec->inertia_paper ? rho * rho : 1.0;
+}
+
+#endif

@@ -1,0 +1,79 @@
+/* A state's accessors and inputs' values, for every stage; its allocation is state_alloc.c's. */
+#include "state.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rod_strerror(int code)
+{
+    switch (code) {
+    case ROD_OK: return "ok";
+    case ROD_EINVAL: return "invalid argument";
+    case ROD_ENOMEM: return "out of memory";
+    case ROD_ENOCONV: return "did not converge";
+    case ROD_ESOLVER: return "solver failure";
+    case ROD_ENOTFOUND: return "not found";
+    case ROD_EIO: return "input/output error";
+    default: return "unknown error";
+    }
+}
+
+void state_set_error(rod_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->err, sizeof st->err, fmt, ap);
+    va_end(ap);
+}
+
+const char *rod_state_error(const rod_state *st) { return st->err; }
+
+void rod_state_interrupt(rod_state *st) { atomic_store(&st->interrupt, 1); }
+
+void rod_state_mark_restart(rod_state *st) { st->need_reinit = 1; }
+double rod_state_time(const rod_state *st) { return st->t; }
+const double *rod_state_q(const rod_state *st) { return st->q; }
+
+int rod_state_set_q(rod_state *st, const double *q, int n)
+{
+    if (n != st->m->n) {
+        state_set_error(st, "q has %d values; the model has %d coordinates", n, st->m->n);
+        return ROD_EINVAL;
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(q[i])) {
+            state_set_error(st, "q[%d] is not finite", i);
+            return ROD_EINVAL;
+        }
+    memcpy(st->q, q, (size_t)n * sizeof *q);
+    st->need_reinit = 1;
+    return ROD_OK;
+}
+
+double state_input_value(rod_state *st, int i, double t, double X)
+{
+    double v = state_input_raw(st, i, t, X);
+    if (st->m->inputs[i].kind == INPUT_ACTUATOR) v = state_actuator_value(v);
+    return v;
+}
+
+double state_actuator_value(double v)
+{
+    return v > 0 ? v : (v != v ? v : 0.0);
+}
+
+int rod_state_input_constant(const rod_state *st, int i, double *v)
+{
+    if (i < 0 || i >= st->m->ninputs || st->input[i].kind != PROFILE_CONST) return 0;
+    *v = st->input[i].v.value;
+    return 1;
+}
+
+double rod_state_input_value(rod_state *st, int i, double X)
+{
+    if (i < 0 || i >= st->m->ninputs) return 0.0;
+    return state_input_value(st, i, st->t, X);
+}

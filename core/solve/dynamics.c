@@ -1,0 +1,266 @@
+#include "dynamics.h"
+
+#include "base.h"
+#include "bodies.h"
+#include "constraints.h"
+#include "dense.h"
+#include "qfrc.h"
+#include "kinematics.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The section's inertia M-bar (diagonal) and its rate for rho_dot. Conserving: the slice
+ * keeps its mass rho0 A0 and spreads it to radius rho z, so the rotary inertia is rho^2 rho0 I0;
+ * that kinetic energy's rho-derivative is Eq. 28's centrifugal term, which makes the whole
+ * system conservative. Paper: the area scales with rho^2 and the inertia with rho^4
+ * (Eq. 24's A(s,t), I(s,t), and the authors' code), which creates and destroys mass as the
+ * section breathes and does not conserve energy. */
+static void section_inertia(const rod_model *m, const section *c, double rho, double rhod,
+                            double Mb[6], double Mdot[6])
+{
+    const double I[3] = {c->I11, c->I22, c->I33};
+    const int paper = m->spec->inertia_paper;
+    const double fi = m->spec->rotary_inertia_factor;
+    const double ri = fi * (paper ? rho * rho * rho * rho : rho * rho); /* rotary factor */
+    const double dri = fi * (paper ? 4 * rho * rho * rho * rhod : 2 * rho * rhod);
+    const double rm = paper ? rho * rho : 1.0, drm = paper ? 2 * rho * rhod : 0.0;
+    for (int i = 0; i < 3; i++) {
+        Mb[i] = m->rho0 * ri * I[i];
+        Mdot[i] = m->rho0 * dri * I[i];
+        Mb[3 + i] = m->rho0 * rm * c->A0;
+        Mdot[3 + i] = m->rho0 * drm * c->A0;
+    }
+}
+
+static void rho_at(const rod_model *m, int k, const double *q, const double *qd, double *rho,
+                   double *rhod)
+{
+    *rho = 1.0;
+    *rhod = 0.0;
+    for (int j = 0; j < m->n_rho; j++) {
+        const double p = m->phr[(size_t)k * m->n_rho + j];
+        *rho += p * q[m->n_xi + j];
+        *rhod += p * qd[m->n_xi + j];
+    }
+}
+
+/* col[j] += sum_r a_r Jt[r][j] for j = i..nx-1: the lower part of one column of M */
+static void mass_column_add(double *restrict col, int i, int nx, const double a[6],
+                            const double (*restrict Jt)[MODEL_MAX_XI])
+{
+    const double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4], a5 = a[5];
+    for (int j = i; j < nx; j++)
+        col[j] += a0 * Jt[0][j] + a1 * Jt[1][j] + a2 * Jt[2][j] + a3 * Jt[3][j] + a4 * Jt[4][j] + a5 * Jt[5][j];
+}
+
+/* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
+ * damping and constraints into its kind's vector of Qk (qfrc.h), at (t, q, q_dot): the
+ * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
+ * drag and lift. One vector for all kinds (the equations of motion) costs nothing over
+ * summing them. same_q: the state's Jacobians and mass matrix are those of this q already
+ * (dyn_accel_same_q), and only what q_dot moves is formed. 0, or -1 with the state's error set. */
+static int assemble(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                    double *const *Qk, int same_q)
+{
+    const rod_spec *sp = m->spec;
+    const int nx = m->n_xi, nr = m->n_rho;
+    kin_forward_vel(m, q, qd, st->g, same_q ? NULL : st->J, st->eta, st->bias);
+    base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
+    base_free_apply(m, q, qd, st->g, same_q ? NULL : st->J, m->ns, st->eta, st->bias);
+    /* B u, B_rho f0, gravity and point loads, as in statics */
+    st->vel_eta = st->eta;
+    const int frc = forces_by_kind(m, st, q, t, 1.0, Qk);
+    st->vel_eta = NULL;
+    if (frc != 0) return -1;
+    double *Qi = Qk[QFRC_INERTIA], *Qf = Qk[QFRC_FLUID], *M = st->Mxi;
+    if (Qi != Qf && Qi != Qk[QFRC_ACTUATOR] && Qi != Qk[QFRC_LOAD] && Qi != Qk[QFRC_CONTACT])
+        memset(Qi, 0, (size_t)m->n * sizeof *Qi);
+    const int split = Qi != Qf; /* the fluid's wrench projected apart from the inertial one */
+    if (!same_q) memset(M, 0, (size_t)nx * nx * sizeof *M);
+    const double fr = m->fluid_rho;
+    for (int k = 0; k < m->ns; k++) {
+        const double w = m->w[k];
+        if (w == 0) continue;
+        const section *c = &m->sec[k];
+        double rho, rhod, Mb[6], Mdot[6], Mt[6];
+        rho_at(m, k, q, qd, &rho, &rhod);
+        section_inertia(m, c, rho, rhod, Mb, Mdot);
+        memcpy(Mt, Mb, sizeof Mt);
+        const double *eta = st->eta + 6 * k, *a = st->bias + 6 * k;
+        double W[6] = {0}, Wf[6] = {0};
+        if (sp->has_fluid) {
+            /* added mass f_a = -M_a u_dot (Eq. 33) on the inflated section: into the mass
+             * matrix and, through J_dot q_dot, the bias */
+            const double ma = rho * rho * M_PI * c->z * c->z * fr;
+            Mt[3] += ma * sp->added_mass[0];
+            Mt[4] += ma * sp->added_mass[1];
+            /* drag and lift f_d = -rho z rho_a [[CD, -CL, 0], [CL, CD, 0], [0, 0, 0]] |u| u (Eq. 34) */
+            const double *u = eta + 3;
+            const double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            const double cd = rho * c->z * fr * un;
+            double *Wd = split ? Wf : W;
+            Wd[3] = -cd * (sp->drag * u[0] - sp->lift * u[1]);
+            Wd[4] = -cd * (sp->lift * u[0] + sp->drag * u[1]);
+        }
+        /* minus the inertial bias: M_t J_dot q_dot + M_dot eta + ad*_eta (M_b eta) (Eq. 49) */
+        double Me[6], cad[6];
+        for (int i = 0; i < 6; i++) Me[i] = Mb[i] * eta[i];
+        lie_coad_apply(eta, Me, cad);
+        for (int i = 0; i < 6; i++) W[i] -= Mt[i] * a[i] + Mdot[i] * eta[i] + cad[i];
+        const double *Jk = st->J + (size_t)k * 6 * nx;
+        /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
+         * element-wise loop over j, which the compiler vectorizes */
+        double Jt[6][MODEL_MAX_XI];
+        for (int i = 0; i < nx; i++) {
+            const double *Ji = Jk + 6 * i;
+            Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
+                          Ji[5] * W[5]);
+            if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
+            if (!same_q)
+                for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
+        }
+        for (int i = 0; i < nx && !same_q; i++) {
+            double a[6];
+            for (int r = 0; r < 6; r++) a[r] = w * Mt[r] * Jt[r][i];
+            mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
+        }
+        if (nr) {
+            /* the centrifugal term of Eq. 28: rho0 rho (I11 (w2^2 + w3^2) + I22 (w1^2 + w3^2)) */
+            const double w1 = eta[0], w2 = eta[1], w3 = eta[2];
+            const double cf = sp->rotary_inertia_factor * m->rho0 * rho *
+                              (c->I11 * (w2 * w2 + w3 * w3) + c->I22 * (w1 * w1 + w3 * w3));
+            for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
+        }
+    }
+    if (sp->nbodies) bodies_dynamics(m, st, same_q ? NULL : M, Qk[QFRC_LOAD], Qi);
+    return 0;
+}
+
+/* q_ddot = M^{-1} (Q - K q - D q_dot): both blocks solved, M_xi's factor left in st->Mxi
+ * (there already when same_q). */
+static int solve_accel(const rod_model *m, rod_state *st, double t, const double *Q, const double *q,
+                       const double *qd, double *qdd, int same_q)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    /* internal forces: stiffness and Kelvin-Voigt damping (Eqs. 50-52) */
+    for (int i = 0; i < n; i++) {
+        double s = Q[i];
+        for (int j = 0; j < n; j++) s -= m->K[i + (size_t)n * j] * q[j] + m->D[i + (size_t)n * j] * qd[j];
+        qdd[i] = s;
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(qdd[i])) {
+            state_set_error(st, "the equations of motion produced a non-finite force at t = %g", t);
+            return -1;
+        }
+    if (nx) {
+        int bad = same_q ? 0 : dense_cholesky(st->Mxi, nx);
+        if (bad) {
+            state_set_error(st, "the mass matrix is not positive definite (column %d) at t = %g", bad, t);
+            return -1;
+        }
+        dense_cholesky_solve(st->Mxi, nx, qdd);
+    }
+    if (nr) dense_cholesky_solve(m->Mrho_chol, nr, qdd + nx);
+    return 0;
+}
+
+static int accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                 double *qdd, int same_q)
+{
+    double *Q = st->Q;
+    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
+    if (assemble(m, st, t, q, qd, all, same_q) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, same_q) != 0)
+        return -1;
+    return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
+}
+
+int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd)
+{
+    return accel(m, st, t, q, qd, qdd, 0);
+}
+
+int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                     double *qdd)
+{
+    return accel(m, st, t, q, qd, qdd, 1);
+}
+
+int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    double *Qk[QFRC_KINDS];
+    for (int k = 0; k < QFRC_KINDS; k++) Qk[k] = out + (size_t)k * n;
+    /* the accelerations first: they leave the constraints' multipliers and M's factor */
+    if (dyn_accel(m, st, st->t, st->q, st->qd, total) != 0) return -1;
+    memset(Qk[QFRC_CONSTRAINT], 0, (size_t)n * sizeof *out);
+    if (m->con) constraints_force(m, st, Qk[QFRC_CONSTRAINT]);
+    /* M q_ddot with the factor L L^T of M_xi and M_rho */
+    for (int blk = 0; blk < 2; blk++) {
+        const int nn = blk ? nr : nx;
+        const double *F = blk ? m->Mrho_chol : st->Mxi;
+        double *x = blk ? total + nx : total;
+        for (int i = 0; i < nn; i++) {
+            double s = 0;
+            for (int k = i; k < nn; k++) s += F[k + (size_t)nn * i] * x[k];
+            x[i] = s;
+        }
+        for (int i = nn - 1; i >= 0; i--) {
+            double s = 0;
+            for (int k = 0; k <= i; k++) s += F[i + (size_t)nn * k] * x[k];
+            x[i] = s;
+        }
+    }
+    if (assemble(m, st, st->t, st->q, st->qd, Qk, 0) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        double e = 0, d = 0;
+        for (int j = 0; j < n; j++) {
+            e -= m->K[i + (size_t)n * j] * st->q[j];
+            d -= m->D[i + (size_t)n * j] * st->qd[j];
+        }
+        Qk[QFRC_ELASTIC][i] = e;
+        Qk[QFRC_DAMPING][i] = d;
+    }
+    return 0;
+}
+
+double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,
+                             const double *eta_all)
+{
+    const int nx = m->n_xi, nr = m->n_rho;
+    double e = 0;
+    for (int k = 0; k < m->ns; k++) {
+        if (m->w[k] == 0) continue;
+        double rho, rhod, Mb[6], Mdot[6];
+        rho_at(m, k, q, qd, &rho, &rhod);
+        section_inertia(m, &m->sec[k], rho, rhod, Mb, Mdot);
+        const double *eta = eta_all + 6 * k;
+        for (int i = 0; i < 6; i++) e += m->w[k] * Mb[i] * eta[i] * eta[i];
+    }
+    if (nr) {
+        /* q_dot^T M_rho q_dot = |L^T q_dot|^2 */
+        const double *L = m->Mrho_chol, *v = qd + nx;
+        for (int j = 0; j < nr; j++) {
+            double s = 0;
+            for (int i = j; i < nr; i++) s += L[i + (size_t)nr * j] * v[i];
+            e += s * s;
+        }
+    }
+    return 0.5 * e;
+}
+
+const char *rod_qfrc_name(int kind)
+{
+    static const char *const names[QFRC_KINDS] = {"elastic", "damping", "actuator", "load",
+                                                  "contact", "fluid", "inertia", "constraint"};
+    return kind >= 0 && kind < QFRC_KINDS ? names[kind] : NULL;
+}
+
+int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total)
+{
+    st->err[0] = '\0';
+    double *tot = total ? total : st->vec_n;
+    return dyn_forces_by_kind(m, st, out, tot) == 0 ? ROD_OK : ROD_ESOLVER;
+}

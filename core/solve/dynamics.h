@@ -1,0 +1,35 @@
+/* Equations of motion (Eqs. 55-56, App. D); the integrator that advances them is
+ * integrator.h's. */
+#ifndef ROD_DYNAMICS_H
+#define ROD_DYNAMICS_H
+
+#include "state.h"
+
+/* q_ddot from (t, q, q_dot): assembles M_xi = int J^T M-bar J, the Coriolis/centrifugal
+ * terms J^T (M-bar J_dot q_dot + M-bar_dot eta + ad*_eta M-bar eta), water loads, gravity,
+ * point loads and actuators, the Kelvin-Voigt damping and the rho equation with its
+ * centrifugal term, then solves both blocks. Uses the state's scratch. Returns 0, or -1 with
+ * the state's error set. */
+int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd);
+
+/* dyn_accel at a q_dot other than the last call's, the last call on st having been at this
+ * same (t, q): the kinematic Jacobians (a free base's columns too) and the mass matrix's factor
+ * (an attached body's share too) are kept from it, which is most of the work (a difference
+ * Jacobian's q_dot columns). The same numbers as dyn_accel. */
+int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                     double *qdd);
+
+/* The generalized forces at the state's (t, q, q_dot) by kind (qfrc.h's QFRC_*): out gets
+ * QFRC_KINDS vectors of n, kind after kind; total (n) gets M q_ddot, which they sum to (the
+ * xi rows with M_xi, the rho rows with M_rho). Uses the state's scratch; 0, or -1 with the
+ * state's error set. */
+int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total);
+
+/* The rod's own kinetic energy, (1/2) int eta^T M-bar eta ds + (1/2) q_dot_rho^T M_rho
+ * q_dot_rho (the fluid's added mass excluded), from every station's body twist eta_all
+ * (kin_forward_twist's, with a moving base's motion added where there is one). */
+double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *qd,
+                             const double *eta_all);
+
+#endif

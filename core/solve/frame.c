@@ -1,0 +1,272 @@
+/* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "base.h"
+#include "bodies.h"
+#include "constraints.h"
+#include "contact.h"
+#include "dynamics.h"
+#include "frame_table.h"
+#include "kinematics.h"
+#include "state.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rod_frame_free(rod_frame *f)
+{
+    if (!f) return;
+    free(f->s);
+    free(f->position);
+    free(f->rotation);
+    free(f->rho);
+    free(f->radius);
+    free(f->kappa);
+    free(f->nu);
+    free(f->cons);
+    free(f->bodies);
+    free(f->contact_s);
+    free(f->contact_point);
+    free(f->contact_force);
+    memset(f, 0, sizeof *f);
+}
+
+/* The stations' poses (world frame) and, when anything moves, their body twists: one
+ * kinematic pass for the shape, the energies and the constraints. *eta_out: NULL when still. */
+static int station_poses(const rod_model *m, const rod_state *st, lie_pose *g, double **eta_out)
+{
+    const double *q = st->q;
+    int moving = base_moving(m);
+    for (int i = 0; i < m->n; i++) moving |= st->qd[i] != 0.0;
+    *eta_out = NULL;
+    if (!moving) {
+        kin_forward(m, q, g, NULL);
+        base_apply(m, st->ev, st->t, g, m->ns, NULL, NULL);
+        base_free_apply(m, q, NULL, g, NULL, m->ns, NULL, NULL);
+        return 0;
+    }
+    double *eta = malloc((size_t)m->ns * 6 * sizeof *eta);
+    if (!eta) return -1;
+    kin_forward_twist(m, q, st->qd, g, eta);
+    base_apply(m, st->ev, st->t, g, m->ns, eta, NULL);
+    base_free_apply(m, q, st->qd, g, NULL, m->ns, eta, NULL);
+    *eta_out = eta;
+    return 0;
+}
+
+/* Energies and volume by the model's quadrature, with the state's q and the stations' poses g
+ * and twists eta (NULL: at rest). */
+static void frame_integrals(const rod_model *m, const rod_state *st, const lie_pose *g,
+                            const double *eta, rod_frame *f)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const double *q = st->q;
+    /* elastic energy: every term of Eq. 7 is quadratic in q, so it is q^T K q / 2 */
+    double e = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
+    f->e_elastic = 0.5 * e;
+    f->e_kinetic = 0.0;
+    if (eta) {
+        double bk, bg;
+        f->e_kinetic = dyn_kinetic_energy_of(m, q, st->qd, eta);
+        bodies_energy(m, g, eta, &bk, &bg);
+        f->e_kinetic += bk;
+    }
+    double vg = 0, vol = 0, vol0 = 0;
+    for (int k = 0; k < m->ns; k++) {
+        if (m->w[k] == 0) continue;
+        double rho = 1.0, xi[6];
+        for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
+        model_xi(m, m->leg + (size_t)k * nx, q, xi);
+        const double A0 = m->sec[k].A0;
+        const double mass = (m->rho0 - m->fluid_rho) * A0 * model_mass_factor(m, rho);
+        vg -= m->w[k] * mass *
+              (m->grav[0] * g[k].r[0] + m->grav[1] * g[k].r[1] + m->grav[2] * g[k].r[2]);
+        const double nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
+        vol += m->w[k] * A0 * rho * rho * nun;
+        vol0 += m->w[k] * A0;
+    }
+    double bk, bg;
+    bodies_energy(m, g, NULL, &bk, &bg);
+    f->e_gravity = vg + bg;
+    f->volume_change = vol / vol0 - 1.0;
+}
+
+/* The station nearest s (constraint points and bodies are stations: their s are breakpoints). */
+static const lie_pose *pose_at(const rod_model *m, const lie_pose *g, double s)
+{
+    int best = 0;
+    for (int j = 1; j < m->ns; j++)
+        if (fabs(m->s[j] - s) < fabs(m->s[best] - s)) best = j;
+    return &g[best];
+}
+
+static int frame_constraints(const rod_model *m, const rod_state *st, const lie_pose *g, rod_frame *f)
+{
+    const int nc = constraints_count(m), nb = m->spec->nbodies;
+    f->cons = nc ? calloc((size_t)nc, sizeof *f->cons) : NULL;
+    f->bodies = nb ? calloc((size_t)nb, sizeof *f->bodies) : NULL;
+    if ((nc && !f->cons) || (nb && !f->bodies)) return -1;
+    f->ncons = nc;
+    f->nbodies = nb;
+    for (int i = 0; i < nc; i++) {
+        rod_frame_constraint *c = &f->cons[i];
+        snprintf(c->name, sizeof c->name, "%s", constraints_name(m, i));
+        c->volume = constraints_is_volume(m, i);
+        constraints_reaction(st, i, c->force, c->moment, &c->violation, &c->pressure);
+        if (c->volume) continue;
+        memcpy(c->point, pose_at(m, g, m->spec->cons[i].s)->r, sizeof c->point);
+        const double sb = constraints_relative_s(m, i); /* a breakpoint too: a station */
+        constraints_target_position(st, i, c->point, sb >= 0 ? pose_at(m, g, sb) : NULL, c->target);
+    }
+    for (int b = 0; b < nb; b++) {
+        snprintf(f->bodies[b].name, sizeof f->bodies[b].name, "%s", m->spec->bodies[b].name);
+        bodies_position(m, b, pose_at(m, g, m->spec->bodies[b].s), f->bodies[b].position);
+    }
+    return 0;
+}
+
+/* The contact forces at the state's q and q_dot, on scratch of its own (st is const). */
+static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
+{
+    f->has_contacts = 1;
+    const int nx = m->n_xi ? m->n_xi : 1;
+    const int maxrep = 2 * m->ncontact * (m->spec->nobstacles + (m->spec->self_contact ? 8 : 0)) + 1;
+    rod_state tmp = *st;
+    tmp.g = malloc((size_t)m->ns * sizeof *tmp.g);
+    tmp.J = malloc((size_t)m->ns * 6 * nx * sizeof *tmp.J);
+    tmp.eta = malloc((size_t)m->ns * 6 * sizeof *tmp.eta);
+    tmp.bias = malloc((size_t)m->ns * 6 * sizeof *tmp.bias);
+    tmp.Q = malloc((size_t)(m->n ? m->n : 1) * sizeof *tmp.Q);
+    tmp.contact_order = malloc((size_t)m->ncontact * sizeof *tmp.contact_order);
+    tmp.contact_key = malloc((size_t)m->ncontact * 2 * sizeof *tmp.contact_key);
+    tmp.contact_pts = malloc((size_t)m->ncontact * contact_point_size());
+    contact_report *rep = malloc((size_t)maxrep * sizeof *rep);
+    int rc = ROD_ENOMEM;
+    if (tmp.g && tmp.J && tmp.eta && tmp.bias && tmp.Q && tmp.contact_order && tmp.contact_key &&
+        tmp.contact_pts && rep) {
+        kin_forward_vel(m, st->q, st->qd, tmp.g, tmp.J, tmp.eta, tmp.bias);
+        base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
+        base_free_apply(m, st->q, st->qd, tmp.g, tmp.J, m->ns, tmp.eta, tmp.bias);
+        memset(tmp.Q, 0, (size_t)m->n * sizeof *tmp.Q);
+        int nrep = 0;
+        contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, tmp.Q, rep, maxrep, &nrep);
+        f->contact_s = malloc((size_t)(nrep ? nrep : 1) * sizeof *f->contact_s);
+        f->contact_point = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_point);
+        f->contact_force = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_force);
+        if (f->contact_s && f->contact_point && f->contact_force) {
+            f->ncontacts = nrep;
+            for (int i = 0; i < nrep; i++) {
+                f->contact_s[i] = rep[i].s;
+                memcpy(f->contact_point + 3 * i, rep[i].point, sizeof rep[i].point);
+                memcpy(f->contact_force + 3 * i, rep[i].force, sizeof rep[i].force);
+            }
+            rc = ROD_OK;
+        }
+    }
+    free(tmp.g);
+    free(tmp.J);
+    free(tmp.eta);
+    free(tmp.bias);
+    free(tmp.Q);
+    free(tmp.contact_order);
+    free(tmp.contact_key);
+    free(tmp.contact_pts);
+    free(rep);
+    return rc;
+}
+
+int rod_frame_shape(const rod_model *m, rod_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    const int nc = constraints_count(m), nb = m->spec->nbodies;
+    f->cons = nc ? calloc((size_t)nc, sizeof *f->cons) : NULL;
+    f->bodies = nb ? calloc((size_t)nb, sizeof *f->bodies) : NULL;
+    if ((nc && !f->cons) || (nb && !f->bodies)) {
+        rod_frame_free(f);
+        return ROD_ENOMEM;
+    }
+    f->ncons = nc;
+    f->nbodies = nb;
+    for (int i = 0; i < nc; i++) {
+        snprintf(f->cons[i].name, sizeof f->cons[i].name, "%s", constraints_name(m, i));
+        f->cons[i].volume = constraints_is_volume(m, i);
+    }
+    for (int b = 0; b < nb; b++) snprintf(f->bodies[b].name, sizeof f->bodies[b].name, "%s", m->spec->bodies[b].name);
+    f->base_moving = base_moving(m) || base_free(m);
+    f->has_contacts = m->ncontact > 0;
+    return ROD_OK;
+}
+
+int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    if (n < 2) return ROD_EINVAL;
+    f->n = n;
+    f->t = st->t;
+    f->s = malloc((size_t)n * sizeof *f->s);
+    f->position = malloc((size_t)3 * n * sizeof *f->position);
+    f->rotation = malloc((size_t)9 * n * sizeof *f->rotation);
+    f->rho = malloc((size_t)n * sizeof *f->rho);
+    f->radius = malloc((size_t)n * sizeof *f->radius);
+    f->kappa = malloc((size_t)3 * n * sizeof *f->kappa);
+    f->nu = malloc((size_t)3 * n * sizeof *f->nu);
+    lie_pose *g = malloc((size_t)m->ns * sizeof *g);
+    double *eta = NULL;
+    int own = 0;
+    const frame_table *tab = frame_table_acquire(m, n, &own);
+    if (!f->s || !f->position || !f->rotation || !f->rho || !f->radius || !f->kappa || !f->nu ||
+        !g || !tab || station_poses(m, st, g, &eta) != 0) {
+        free(g);
+        frame_table_release(tab, own);
+        rod_frame_free(f);
+        return ROD_ENOMEM;
+    }
+    memcpy(f->s, tab->s, (size_t)n * sizeof *f->s);
+    if (base_moving(m) || base_free(m)) {
+        lie_pose gb;
+        if (base_free(m))
+            base_free_pose(m, st->q, &gb);
+        else
+            base_motion(m, st->ev, st->t, &gb, NULL, NULL);
+        f->base_moving = 1;
+        for (int a = 0; a < 3; a++) {
+            f->base_position[a] = gb.r[a];
+            for (int b = 0; b < 3; b++) f->base_rotation[3 * a + b] = gb.R[a + 3 * b];
+        }
+    }
+    /* each output point's pose from the station at or before it, by the model's own Magnus
+     * steps (no longer than its longest), so the frame is as accurate as the solver's
+     * kinematics; the base's motion is in the stations' poses already (a left factor) */
+    const int nx = m->n_xi, nr = m->n_rho;
+    const size_t bsz = (size_t)m->mag->npts * nx;
+    for (int i = 0; i < n; i++) {
+        lie_pose p = g[tab->station[i]];
+        const int j0 = tab->first[i];
+        kin_pose_steps(m, st->q, tab->beta + (size_t)j0 * bsz, tab->h + j0, tab->first[i + 1] - j0, &p);
+        for (int a = 0; a < 3; a++) {
+            f->position[3 * i + a] = p.r[a];
+            for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p.R[a + 3 * b];
+        }
+        double xi[6], rho = 1.0;
+        model_xi(m, tab->cols + (size_t)i * nx, st->q, xi);
+        for (int j = 0; j < nr; j++) rho += tab->phi[(size_t)i * nr + j] * st->q[nx + j];
+        f->rho[i] = rho;
+        f->radius[i] = rho * tab->z[i];
+        memcpy(f->kappa + 3 * i, xi, 3 * sizeof *xi);
+        memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
+    }
+    frame_table_release(tab, own);
+    int rc = frame_constraints(m, st, g, f);
+    if (rc == 0) frame_integrals(m, st, g, eta, f);
+    if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, f);
+    free(g);
+    free(eta);
+    if (rc != 0) {
+        rod_frame_free(f);
+        return ROD_ENOMEM;
+    }
+    return ROD_OK;
+}

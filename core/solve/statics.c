@@ -1,0 +1,351 @@
+/* Statics (Eqs. 57-58): K q - B u - F(q) = 0 solved by KINSOL's Newton method with a line
+ * search; when the full load does not converge, the loads are applied in steps (natural
+ * continuation from the unloaded straight rod, which is an exact solution at zero load). */
+#include "base.h"
+#include "bodies.h"
+#include "constraints.h"
+#include "dense.h"
+#include "qfrc.h"
+#include "kinematics.h"
+#include "state.h"
+
+#include <kinsol/kinsol.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+enum { MAX_SETUP_CALLS = 5 };
+
+typedef struct {
+    const rod_model *m;
+    rod_state *st;
+    double t, factor;
+    int N;                  /* unknowns: q (n) and the constraints' multipliers (constraints.h) */
+    double *Q, *Q2, *qp;    /* scratch: n, n, N */
+    double *cm, *cm2;       /* scratch: the multiplier rows' violations */
+    int failed;             /* an input went non-finite */
+    int coarse;             /* loads on kin_forward_coarse (the Newton matrix's differences) */
+    /* The last residual, at last_u and last_factor, while the state's kinematics are still
+     * that pass's: KINSOL's final residual is asked for again by the checks after it. */
+    int have_last;
+    double last_factor;
+    double *last_u, *last_R; /* N each */
+} statics_ctx;
+
+/* The loads on q at u = [q; lambda]: Q(q) plus the constraints' forces, and the multiplier
+ * rows' violations in cm. */
+static int loads(statics_ctx *c, const double *u, double *Q, double *cm)
+{
+    const rod_model *m = c->m;
+    c->have_last = 0;
+    if (c->coarse)
+        kin_forward_coarse(m, u, c->st->g, c->st->J);
+    else
+        kin_forward(m, u, c->st->g, c->st->J);
+    base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
+    base_free_apply(m, u, NULL, c->st->g, c->st->J, m->ns, NULL, NULL);
+    if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
+    if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
+    if (m->con) constraints_statics_terms(m, c->st, u, u + m->n, c->t, c->factor, Q, cm);
+    return 0;
+}
+
+/* R = [K q - Q(q) - A^T lambda; c(q)] */
+static int residual(statics_ctx *c, const double *u, double *R)
+{
+    const rod_model *m = c->m;
+    const int n = m->n;
+    const size_t bytes = (size_t)c->N * sizeof *u;
+    if (c->have_last && c->last_factor == c->factor && !memcmp(u, c->last_u, bytes)) {
+        memcpy(R, c->last_R, bytes);
+        return 0;
+    }
+    if (loads(c, u, c->Q, R + n) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        double s = -c->Q[i];
+        for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * u[j];
+        R[i] = s;
+    }
+    memcpy(c->last_u, u, bytes);
+    memcpy(c->last_R, R, bytes);
+    c->last_factor = c->factor;
+    c->have_last = 1;
+    return 0;
+}
+
+static int kin_residual(N_Vector u, N_Vector f, void *data)
+{
+    statics_ctx *c = data;
+    if (residual(c, N_VGetArrayPointer(u), N_VGetArrayPointer(f)) != 0) {
+        c->failed = 1;
+        return -1;
+    }
+    for (sunindextype i = 0; i < c->N; i++)
+        if (!isfinite(N_VGetArrayPointer(f)[i])) return 1; /* recoverable: the line search backs off */
+    return 0;
+}
+
+/* dR/du: the stiff linear part K exactly, the loads' and constraints' parts by forward
+ * differences in q on the coarser kinematics (one step of the model's rule per station interval: its error
+ * only slows Newton's convergence, the residual decides the solution), both ends of every
+ * difference on the same kinematics; the multipliers' columns are -A^T exactly. */
+static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
+{
+    (void)fu;
+    (void)t1;
+    (void)t2;
+    statics_ctx *c = data;
+    const rod_model *m = c->m;
+    const int n = m->n, N = c->N;
+    const double *q = N_VGetArrayPointer(u);
+    memcpy(c->qp, q, (size_t)N * sizeof *q);
+    c->coarse = 1;
+    int rc = loads(c, q, c->Q, c->cm);
+    for (int j = 0; j < n && rc == 0; j++) {
+        const double h = 1.4901161193847656e-08 * fmax(fabs(q[j]), 1.0);
+        c->qp[j] = q[j] + h;
+        rc = loads(c, c->qp, c->Q2, c->cm2);
+        c->qp[j] = q[j];
+        double *col = SUNDenseMatrix_Column(Jm, j);
+        for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / h;
+        for (int i = n; i < N; i++) col[i] = (c->cm2[i - n] - c->cm[i - n]) / h;
+    }
+    c->coarse = 0;
+    if (rc != 0) return -1;
+    if (N > n) {
+        if (loads(c, q, c->Q, c->cm) != 0) return -1; /* A at q */
+        for (int r = 0; r < N - n; r++) {
+            double *col = SUNDenseMatrix_Column(Jm, n + r);
+            constraints_mult_column(m, c->st, r, col);
+            for (int i = 0; i < n; i++) col[i] = -col[i];
+            memset(col + n, 0, (size_t)(N - n) * sizeof *col);
+        }
+    }
+    return 0;
+}
+
+static void kin_error(int code, const char *module, const char *function, char *msg, void *data)
+{
+    (void)code;
+    (void)module;
+    statics_ctx *c = data;
+    state_set_error(c->st, "KINSOL %s: %s", function, msg);
+}
+
+/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. A
+ * free base's rows are the net moment and force on the rod (no stiffness of their own):
+ * scaled by 1/EI and L/EI they read in 1/m as a strain row's residual does. */
+static void residual_scale(const statics_ctx *c, double *fs)
+{
+    const rod_model *m = c->m;
+    const int n = m->n;
+    memcpy(fs, m->Kdiag_inv, (size_t)n * sizeof *fs);
+    if (m->base_col >= 0) {
+        const double EI = m->E * fmax(m->sec[0].I11, m->sec[0].I22);
+        for (int a = 0; a < 6; a++) fs[m->base_col + a] = (a < 3 ? 1.0 : m->L) / (EI > 0 ? EI : 1.0);
+    }
+    for (int i = n; i < c->N; i++) fs[i] = constraints_row_scale(c->m, i - n);
+}
+
+/* max_i |R_i| / K_ii (and the constraints' violations, scaled) at u */
+static double scaled_residual(statics_ctx *c, const double *u, double *R, double *fs)
+{
+    if (residual(c, u, R) != 0) return INFINITY;
+    residual_scale(c, fs);
+    double r = 0;
+    for (int i = 0; i < c->N; i++) {
+        double v = fabs(R[i]) * fs[i];
+        if (!(v <= r)) r = v; /* NaN propagates as the worst */
+    }
+    return r;
+}
+
+/* The multipliers that best balance the equilibrium rows at u's q: least squares of
+ * A^T lambda = K q - Q(q), by the normal equations (A A^T) lambda = A (K q - Q). A guessed
+ * shape (solver.guess, or the last solution) then starts Newton with the reactions that go
+ * with it instead of zero, which the first step would have to find from a residual as large
+ * as the whole load. Left as they are where A A^T is singular. */
+static void guess_multipliers(statics_ctx *c, double *u)
+{
+    const rod_model *m = c->m;
+    const int n = m->n, nm = c->N - n;
+    if (nm <= 0) return;
+    double *lam = u + n;
+    memset(lam, 0, (size_t)nm * sizeof *lam);
+    if (loads(c, u, c->Q, c->cm) != 0) return;
+    double *r = c->Q2, *A = calloc((size_t)nm * n + (size_t)nm * nm, sizeof *A);
+    if (!A) return;
+    double *G = A + (size_t)nm * n;
+    for (int i = 0; i < n; i++) {
+        double v = -c->Q[i];
+        for (int j = 0; j < n; j++) v += m->K[i + (size_t)n * j] * u[j];
+        r[i] = v;
+    }
+    for (int a = 0; a < nm; a++) constraints_mult_column(m, c->st, a, A + (size_t)a * n);
+    for (int a = 0; a < nm; a++) {
+        const double *Aa = A + (size_t)a * n;
+        double b = 0;
+        for (int j = 0; j < n; j++) b += Aa[j] * r[j];
+        lam[a] = b;
+        for (int e = 0; e <= a; e++) {
+            const double *Ae = A + (size_t)e * n;
+            double g = 0;
+            for (int j = 0; j < n; j++) g += Aa[j] * Ae[j];
+            G[a + (size_t)nm * e] = G[e + (size_t)nm * a] = g;
+        }
+    }
+    if (dense_cholesky(G, nm) == 0)
+        dense_cholesky_solve(G, nm, lam);
+    else
+        memset(lam, 0, (size_t)nm * sizeof *lam);
+    for (int a = 0; a < nm; a++)
+        if (!isfinite(lam[a])) memset(lam, 0, (size_t)nm * sizeof *lam);
+    free(A);
+    c->have_last = 0;
+}
+
+/* One Newton solve at a given load factor from q (updated in place on success). */
+static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters, double *R)
+{
+    const rod_model *m = c->m;
+    const int n = c->N;
+    int rc = -1;
+    N_Vector u = N_VNew_Serial(n, ctx), us = N_VNew_Serial(n, ctx), fs = N_VNew_Serial(n, ctx);
+    SUNMatrix A = SUNDenseMatrix(n, n, ctx);
+    SUNLinearSolver LS = NULL;
+    void *mem = KINCreate(ctx);
+    if (!u || !us || !fs || !A || !mem) goto out;
+    LS = SUNLinSol_Dense(u, A, ctx);
+    if (!LS) goto out;
+    memcpy(N_VGetArrayPointer(u), q, (size_t)n * sizeof *q);
+    N_VConst(1.0, us);
+    residual_scale(c, N_VGetArrayPointer(fs));
+    if (KINInit(mem, kin_residual, u) != KIN_SUCCESS) goto out;
+    KINSetUserData(mem, c);
+    KINSetErrHandlerFn(mem, kin_error, c);
+    KINSetFuncNormTol(mem, m->spec->tolerance);
+    KINSetScaledStepTol(mem, 1e-15);
+    KINSetNumMaxIters(mem, m->spec->max_iterations);
+    /* Modified Newton when a Jacobian costs more than a residual: it costs n + 1 coarse
+     * kinematic passes (one step per interval) against one pass of `substeps` steps
+     * per interval, and stays good for several iterations near the solution; KINSOL forms a
+     * fresh one after at most MAX_SETUP_CALLS iterations or as soon as the line search fails
+     * with a stale one. When it costs no more (few coordinates, many substeps: the elastica),
+     * a fresh one every iteration saves the iterations. */
+    KINSetMaxSetupCalls(mem, m->n + 1 <= m->substeps ? 1 : MAX_SETUP_CALLS);
+    /* KINSOL limits a Newton step to 1000 |u0| in its scaled norm, and to 1 when u0 = 0: from
+     * the straight rod that cut every step of a curvature above 1/m to length 1, and five in a
+     * row failed the solve into load steps (25 iterations for the reaching arm instead of 3).
+     * The step's scale here is the rod's: 1000 radians of bending over its length. */
+    const double u0 = N_VWL2Norm(u, us);
+    KINSetMaxNewtonStep(mem, fmax(1000.0 * u0, 1000.0 / m->L));
+    KINSetLinearSolver(mem, LS, A);
+    KINSetJacFn(mem, kin_jacobian);
+    int flag = KINSol(mem, u, KIN_LINESEARCH, us, fs);
+    long nni = 0;
+    KINGetNumNonlinSolvIters(mem, &nni);
+    *iters += (int)nni;
+    if (flag >= 0 && !c->failed) {
+        double r = scaled_residual(c, N_VGetArrayPointer(u), R, R + n);
+        if (r <= m->spec->tolerance) {
+            memcpy(q, N_VGetArrayPointer(u), (size_t)n * sizeof *q);
+            rc = 0;
+        } else {
+            state_set_error(c->st, "KINSOL stopped with scaled residual %.3g above the "
+                            "tolerance %.3g", r, m->spec->tolerance);
+        }
+    } else if (!c->failed && !c->st->err[0]) {
+        char *name = KINGetReturnFlagName(flag);
+        state_set_error(c->st, "KINSOL failed: %s", name ? name : "unknown flag");
+        free(name);
+    }
+out:
+    KINFree(&mem);
+    if (LS) SUNLinSolFree(LS);
+    if (A) SUNMatDestroy(A);
+    if (u) N_VDestroy(u);
+    if (us) N_VDestroy(us);
+    if (fs) N_VDestroy(fs);
+    return rc;
+}
+
+int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+{
+    const int n = m->n, N = n + constraints_nmult(m);
+    memset(res, 0, sizeof *res);
+    st->err[0] = '\0';
+    if (constraints_check_base(m, st, st->q) != 0) return ROD_EINVAL; /* free base: held? */
+    if (constraints_check_rank(m, st, st->q) != 0) return ROD_EINVAL;
+    SUNContext ctx = NULL;
+    if (SUNContext_Create(NULL, &ctx) != 0) {
+        state_set_error(st, "cannot create a SUNDIALS context");
+        return ROD_ENOMEM;
+    }
+    statics_ctx c = {m, st, t, 1.0, N, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0.0, NULL, NULL};
+    double *buf = calloc((size_t)2 * n + 9 * N, sizeof *buf);
+    if (!buf) {
+        SUNContext_Free(&ctx);
+        state_set_error(st, "out of memory");
+        return ROD_ENOMEM;
+    }
+    c.Q = buf;
+    c.Q2 = buf + n;
+    c.qp = buf + 2 * n;
+    c.cm = c.qp + N; /* the multiplier rows: N - n each */
+    c.cm2 = c.cm + (N - n);
+    double *q = c.cm2 + (N - n), *q_done = q + N, *R = q_done + N; /* R: 2N */
+    c.last_u = R + 2 * N;
+    c.last_R = c.last_u + N;
+    memcpy(q, st->q, (size_t)n * sizeof *q);
+    guess_multipliers(&c, q);
+
+    int rc = ROD_OK, steps = 1;
+    if (solve_at(&c, ctx, q, &res->iterations, R) != 0 && !c.failed) {
+        /* continuation from the straight rod, the equilibrium at zero load */
+        memset(q_done, 0, (size_t)N * sizeof *q_done);
+        double done = 0.0, step = 0.25;
+        steps = 0;
+        while (done < 1.0 && !c.failed) {
+            if (steps >= m->spec->max_load_steps || step < 1e-6) {
+                rc = ROD_ENOCONV;
+                break;
+            }
+            c.factor = fmin(1.0, done + step);
+            memcpy(q, q_done, (size_t)N * sizeof *q);
+            st->err[0] = '\0';
+            steps++;
+            if (solve_at(&c, ctx, q, &res->iterations, R) == 0) {
+                done = c.factor;
+                memcpy(q_done, q, (size_t)N * sizeof *q);
+                step *= 2.0;
+            } else {
+                step *= 0.25;
+            }
+        }
+        if (rc != ROD_OK) {
+            memcpy(q, q_done, (size_t)N * sizeof *q);
+            char prev[sizeof st->err];
+            snprintf(prev, sizeof prev, "%s", st->err);
+            state_set_error(st, "no equilibrium found: reached %.3g of the full load in %d load "
+                            "steps (%s)", done, steps, prev[0] ? prev : "Newton did not converge");
+        }
+    }
+    if (c.failed) rc = ROD_ESOLVER;
+    c.factor = 1.0;
+    res->load_steps = steps;
+    c.failed = 0;
+    res->residual = scaled_residual(&c, q, R, R + N);
+    res->converged = rc == ROD_OK;
+    memcpy(st->q, q, (size_t)n * sizeof *q);
+    memset(st->qd, 0, (size_t)n * sizeof *st->qd);
+    st->t = t;
+    constraints_record(m, st, q + n);
+    free(buf);
+    SUNContext_Free(&ctx);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* Constraints (seeds/003): a point's pose (any of its six world components) or the volume
+ * held, either exactly by Lagrange multipliers or approximately by penalties.
+ *
+ * Each constraint contributes rows c_r(q, t) (metres, radians, or relative volume) with their
+ * gradient A_r = dc_r/dq. A multiplier row adds an unknown lambda_r with the generalized force
+ * A_r^T lambda_r: lambda is the reaction the constraint applies to the rod (N for position
+ * rows, N m for rotation rows, world frame; V0 times the pressure for volume rows). A penalty
+ * row applies f_r = -k c_r - d c_r_dot the same way.
+ *
+ * Statics solves equilibrium and the multiplier rows together (constraints_statics_*).
+ * Dynamics is the index-1 form, M q_ddot = F + A^T lambda with A q_ddot = -(A_dot q_dot) +
+ * the targets' acceleration, and CVODE projects (q, q_dot) back onto c = 0, c_dot = 0 after
+ * every step, so the drift stays at the projection's tolerance instead of growing. */
+#ifndef ROD_CONSTRAINTS_H
+#define ROD_CONSTRAINTS_H
+
+#include "constraints_layout.h"
+#include "state.h"
+
+/* Statics: with st->g and st->J computed at q, Qc (n) += A^T (penalty forces + lambda) and
+ * cm (nmult) = the multiplier rows' c, their targets moved from the reference by factor. */
+void constraints_statics_terms(const rod_model *m, rod_state *st, const double *q,
+                               const double *lambda, double t, double factor, double *Qc,
+                               double *cm);
+/* Column r of the multiplier rows' gradient A_m^T (n values) at the q of the last
+ * constraints_statics_terms call. */
+void constraints_mult_column(const rod_model *m, const rod_state *st, int r, double *col);
+/* The scale of multiplier row r's violation for the residual: 1/L for positions, 1 else. */
+double constraints_row_scale(const rod_model *m, int r);
+/* Statics: rows A_m that vanish (a component the strains in use cannot move) at q; 0 or -1
+ * with the state's error naming the constraint and component. */
+int constraints_check_rank(const rod_model *m, rod_state *st, const double *q);
+/* Statics with a free base: 0 when the constraints' rows hold all six rigid motions of the rod
+ * at q (relative poses hold none: they move with the rod), else -1 with the state's error
+ * saying how many they hold. 0 unless the base is free. */
+int constraints_check_base(const rod_model *m, rod_state *st, const double *q);
+
+/* Dynamics (the end of dyn_accel): with st->g, J, eta, bias at (q, q_dot) and st->Mxi the
+ * Cholesky factor of M_xi, adds the penalty forces and the multipliers' correction to qdd.
+ * 0, or -1 with the state's error set. */
+int constraints_accel(const rod_model *m, rod_state *st, double t, const double *q,
+                      const double *qd, double *qdd);
+/* Q (n) += A^T lambda over every row at the last constraints_accel: the multipliers' and
+ * the penalties' generalized force. */
+void constraints_force(const rod_model *m, const rod_state *st, double *Q);
+/* v (n) -= the penalty rows' k A^T A e_j (rate 0) or d A^T A e_j (rate 1) at the last
+ * constraints_accel: the penalties' part of the stiff Jacobian (before M^{-1}). */
+void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v);
+/* v (n) <- (I - M^{-1} A^T S^{-1} A) v with S = A M^{-1} A^T at the last constraints_accel:
+ * an acceleration with the multipliers' response taken out, for the Jacobian of the stiff
+ * part (a column of -M^{-1} K becomes what the constrained system does). */
+void constraints_project_column(const rod_model *m, rod_state *st, double *v);
+/* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
+ * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
+int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+/* Records the reactions and violations at the state's (t, q, q_dot) for frames: after a
+ * statics solve, from its multipliers lambda; in dynamics (lambda NULL), what the last
+ * evaluation of the accelerations left in the rows (the caller evaluates them first). */
+void constraints_record(const rod_model *m, rod_state *st, const double *lambda);
+
+/* Frames: the recorded values of constraint i. */
+/* force[3], moment[3] (N, N m, world, on the rod at the constrained point; a relative pose puts
+ * the opposite force, and the opposite moment less d x force, on the point it is relative to), violation (m or rad: the largest held
+ * component; relative for volume), pressure (Pa, volume only). */
+void constraints_reaction(const rod_state *st, int i, double force[3], double moment[3],
+                          double *violation, double *pressure);
+
+/* Pose constraint i's target position (world) at the state's time: the held components'
+ * targets, the point's own (point, m) elsewhere; for a relative pose those components are in
+ * the frame gb of the point it is relative to. */
+void constraints_target_position(const rod_state *st, int i, const double point[3],
+                                 const lie_pose *gb, double out[3]);
+/* The point a relative pose is relative to (m from the base), or -1 for a world pose. */
+double constraints_relative_s(const rod_model *m, int i);
+
+#endif

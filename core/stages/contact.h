@@ -1,0 +1,41 @@
+/* Contact with obstacles and with the rod itself (seed 002, Figs. 7-9), with Coulomb
+ * friction (Figs. 8, 17, 18). The rod's surface (radius rho z(s), so an inflating section
+ * touches sooner) meets soft walls: per unit length, a normal force k eps - gamma v_n (never
+ * pulling) on a penetration eps, and friction in the surface at the point of contact, with
+ * the slip the centre line's velocity and the section's spin about its axis give it there, so
+ * a section can roll or slip; the friction's moment turns the section about its axis only
+ * (the power conjugate of that slip, so friction never does work). Evaluated at the model's
+ * contact points (model.c). */
+#ifndef ROD_CONTACT_H
+#define ROD_CONTACT_H
+
+#include "state.h"
+
+typedef struct {
+    double s;        /* arc length of the contact point */
+    double point[3]; /* where it touches, global (on the obstacle's surface; between the two
+                      * surfaces for self-contact) */
+    double force[3]; /* on the rod, global, N: the resultant over the piece the point stands for */
+} contact_report;
+
+/* The friction force per unit length for slip velocity v_t (in the surface), normal force
+ * fn >= 0 per unit length, the surface's axial direction u_axis (the rod's tangent
+ * projected on the surface, unit; forward is +) and lateral direction u_lat (unit). Coulomb
+ * with the static coefficient up to the threshold velocity v_eps (linear in the slip below
+ * it, so sticking is a creep slower than v_eps) falling to the kinetic one within a few v_eps
+ * above it, per direction. */
+void contact_friction(const spec_friction *f, double fn, const double v_t[3],
+                      const double u_axis[3], const double u_lat[3], double out[3]);
+
+/* Adds the generalized forces of every contact at time t (moving obstacles where their
+ * displacement puts them; slip and damping relative to them) to Q (n entries), for the poses
+ * and Jacobians in st computed from q. eta: the body twists at every station (dynamics), or
+ * NULL for statics (no damping, no friction: a resting contact has no slip). When rep is
+ * not NULL, fills up to maxrep reports and sets *nrep. */
+int contact_forces(const rod_model *m, rod_state *st, const double *q, const double *eta,
+                   double t, double factor, double *Q, contact_report *rep, int maxrep, int *nrep);
+
+/* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
+size_t contact_point_size(void);
+
+#endif

@@ -1,0 +1,356 @@
+#include "lie.h"
+#include "vec3.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+void lie_pose_identity(lie_pose *g)
+{
+    memset(g, 0, sizeof *g);
+    g->R[0] = g->R[4] = g->R[8] = 1.0;
+}
+
+void lie_pose_mul(const lie_pose *a, const lie_pose *b, lie_pose *c)
+{
+    lie_pose out;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            out.R[i + 3 * j] = a->R[i] * b->R[3 * j] + a->R[i + 3] * b->R[1 + 3 * j] +
+                               a->R[i + 6] * b->R[2 + 3 * j];
+    for (int i = 0; i < 3; i++)
+        out.r[i] = a->r[i] + a->R[i] * b->r[0] + a->R[i + 3] * b->r[1] + a->R[i + 6] * b->r[2];
+    *c = out;
+}
+
+void lie_skew(const double v[3], double S[9])
+{
+    S[0] = 0;     S[3] = -v[2]; S[6] = v[1];
+    S[1] = v[2];  S[4] = 0;     S[7] = -v[0];
+    S[2] = -v[1]; S[5] = v[0];  S[8] = 0;
+}
+
+#define SERIES_TERMS 12 /* the first omitted term is below 1e-25 relative for theta <= 1 */
+
+/* inv[m][k] = 1 / ((2k+m)(2k+m-1)), the ratio of successive terms of f_m */
+static double series_inv[8][SERIES_TERMS + 1];
+/* t2_max[K]: the largest theta^2 for which the terms after k = K are below 1e-17 relative
+ * (the worst case is f_0: theta^(2K+2) / (2K+2)!). The Zanna steps' angles are small, so
+ * most evaluations need 3 to 5 terms instead of SERIES_TERMS. */
+static double t2_max[SERIES_TERMS + 1];
+static const double inv_fact[8] = {1.0, 1.0, 0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040};
+
+static void series_table_fill(void)
+{
+    for (int m = 0; m < 8; m++)
+        for (int k = 1; k <= SERIES_TERMS; k++) series_inv[m][k] = 1.0 / ((double)(2 * k + m) * (2 * k + m - 1));
+    double fact = 1.0; /* (2K+2)! */
+    for (int K = 1; K <= SERIES_TERMS; K++) {
+        fact = 2.0;
+        for (int i = 3; i <= 2 * K + 2; i++) fact *= i;
+        t2_max[K] = pow(1e-17 * fact, 1.0 / (K + 1));
+    }
+    t2_max[SERIES_TERMS] = INFINITY; /* the switch angle keeps theta <= 1 here */
+}
+
+/* The number of series terms that theta^2 = t2 needs. */
+static int series_terms(double t2)
+{
+    int K = 1;
+    while (t2 > t2_max[K]) K++;
+    return K;
+}
+
+static void series_table(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, series_table_fill);
+}
+
+void lie_coeffs_series(double theta, double f[6])
+{
+    series_table();
+    const double t2 = theta * theta;
+    const int K = series_terms(t2);
+    for (int m = 4; m < 6; m++) {
+        /* Horner on sum_k (-t2)^k / (2k+m)!, from the innermost term out */
+        double acc = 0.0;
+        for (int k = K; k >= 1; k--) acc = (1.0 - t2 * acc) * series_inv[m][k];
+        f[m] = (1.0 - t2 * acc) * inv_fact[m];
+    }
+    /* the others from f_m = 1/m! - theta^2 f_(m+2), downward: each step multiplies the error
+     * carried by theta^2 <= 1 and subtracts at most 1/(m+2)! from 1/m!, no cancellation */
+    for (int m = 3; m >= 0; m--) f[m] = inv_fact[m] - t2 * f[m + 2];
+}
+
+void lie_coeffs_deriv(double theta, const double f[6], double h[6])
+{
+    const double x = theta * theta;
+    h[0] = 0.0;
+    if (theta >= LIE_SERIES_SWITCH) {
+        /* d/dtheta (theta^m f_m) = theta^(m-1) f_(m-1) gives h_m = (f_(m-1) - m f_m) / (2x) */
+        for (int m = 1; m < 6; m++) h[m] = (f[m - 1] - m * f[m]) / (2.0 * x);
+        return;
+    }
+    series_table();
+    /* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)!: the series of f_(m+2) with weights j+1; its
+     * terms fall at least as fast as f_0's (one more term for the weight) */
+    const int J = series_terms(x) < SERIES_TERMS - 1 ? series_terms(x) + 1 : SERIES_TERMS - 1;
+    for (int m = 1; m < 6; m++) {
+        const int mm = m + 2;
+        double acc = 0.0;
+        for (int j = J; j >= 1; j--)
+            acc = ((double)j + 1.0) / j * (1.0 - x * acc) * series_inv[mm][j];
+        /* term ratios: t_j / t_(j-1) = -x (j+1)/j / ((2j+mm)(2j+mm-1)) */
+        h[m] = -(1.0 - x * acc) * inv_fact[mm];
+    }
+}
+
+void lie_coeffs_closed(double theta, double f[6])
+{
+    const double t2 = theta * theta;
+    f[0] = cos(theta);
+    f[1] = sin(theta) / theta;
+    f[2] = (1.0 - f[0]) / t2;
+    f[3] = (1.0 - f[1]) / t2;
+    f[4] = (0.5 - f[2]) / t2;
+    f[5] = (1.0 / 6.0 - f[3]) / t2;
+}
+
+void lie_coeffs(double theta, double f[6])
+{
+    if (theta < LIE_SERIES_SWITCH)
+        lie_coeffs_series(theta, f);
+    else
+        lie_coeffs_closed(theta, f);
+}
+
+static void exp_from(const double Omega[6], const double f[6], lie_pose *g);
+
+void lie_exp(const double Omega[6], lie_pose *g)
+{
+    const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
+    double f[6];
+    lie_coeffs(theta, f);
+    exp_from(Omega, f, g);
+}
+
+static void exp_from(const double Omega[6], const double f[6], lie_pose *g)
+{
+    const double *k = Omega, *n = Omega + 3;
+    /* R = I + f1 K + f2 K^2 (Rodrigues) with K^2 = k k^T - theta^2 I and 1 - f2 theta^2 = f0;
+     * r = (I + f2 K + f3 K^2) nu = nu + f2 k x nu + f3 k x (k x nu) */
+    const double s1 = f[1] * k[0], s2 = f[1] * k[1], s3 = f[1] * k[2];
+    const double p00 = f[2] * k[0] * k[0], p11 = f[2] * k[1] * k[1], p22 = f[2] * k[2] * k[2];
+    const double p01 = f[2] * k[0] * k[1], p02 = f[2] * k[0] * k[2], p12 = f[2] * k[1] * k[2];
+    g->R[0] = f[0] + p00;
+    g->R[1] = p01 + s3;
+    g->R[2] = p02 - s2;
+    g->R[3] = p01 - s3;
+    g->R[4] = f[0] + p11;
+    g->R[5] = p12 + s1;
+    g->R[6] = p02 + s2;
+    g->R[7] = p12 - s1;
+    g->R[8] = f[0] + p22;
+    double a[3], b[3];
+    vec3_cross(k, n, a);
+    vec3_cross(k, a, b);
+    for (int i = 0; i < 3; i++) g->r[i] = n[i] + f[2] * a[i] + f[3] * b[i];
+}
+
+void lie_ad(const double xi[6], double ad[36])
+{
+    double K[9], N[9];
+    lie_skew(xi, K);
+    lie_skew(xi + 3, N);
+    memset(ad, 0, 36 * sizeof(double));
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            ad[i + 6 * j] = K[i + 3 * j];
+            ad[(i + 3) + 6 * (j + 3)] = K[i + 3 * j];
+            ad[(i + 3) + 6 * j] = N[i + 3 * j];
+        }
+}
+
+void lie_coad_apply(const double a[6], const double b[6], double out[6])
+{
+    /* [k x bm + n x bf ; k x bf] */
+    double t1[3], t2[3], t3[3];
+    vec3_cross(a, b, t1);
+    vec3_cross(a + 3, b + 3, t2);
+    vec3_cross(a, b + 3, t3);
+    for (int i = 0; i < 3; i++) {
+        out[i] = t1[i] + t2[i];
+        out[i + 3] = t3[i];
+    }
+}
+
+void lie_Ad(const lie_pose *g, double Ad[36])
+{
+    double S[9], SR[9];
+    lie_skew(g->r, S);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            SR[i + 3 * j] = S[i] * g->R[3 * j] + S[i + 3] * g->R[1 + 3 * j] + S[i + 6] * g->R[2 + 3 * j];
+    memset(Ad, 0, 36 * sizeof(double));
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            Ad[i + 6 * j] = g->R[i + 3 * j];
+            Ad[(i + 3) + 6 * (j + 3)] = g->R[i + 3 * j];
+            Ad[(i + 3) + 6 * j] = SR[i + 3 * j];
+        }
+}
+
+void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6])
+{
+    /* [R w ; r x (R w) + R v] */
+    double Rw[3], Rv[3], c[3];
+    for (int i = 0; i < 3; i++) {
+        Rw[i] = g->R[i] * x[0] + g->R[i + 3] * x[1] + g->R[i + 6] * x[2];
+        Rv[i] = g->R[i] * x[3] + g->R[i + 3] * x[4] + g->R[i + 6] * x[5];
+    }
+    vec3_cross(g->r, Rw, c);
+    for (int i = 0; i < 3; i++) {
+        out[i] = Rw[i];
+        out[i + 3] = c[i] + Rv[i];
+    }
+}
+
+void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6])
+{
+    /* [R^T w ; R^T (v - r x w)] */
+    double c[3], v[3];
+    vec3_cross(g->r, x, c);
+    for (int i = 0; i < 3; i++) v[i] = x[i + 3] - c[i];
+    double o[6];
+    for (int i = 0; i < 3; i++) {
+        o[i] = g->R[3 * i] * x[0] + g->R[1 + 3 * i] * x[1] + g->R[2 + 3 * i] * x[2];
+        o[i + 3] = g->R[3 * i] * v[0] + g->R[1 + 3 * i] * v[1] + g->R[2 + 3 * i] * v[2];
+    }
+    memcpy(out, o, sizeof o);
+}
+
+static void mat6_mul(const double A[36], const double B[36], double C[36])
+{
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 6; i++) {
+            double s = 0.0;
+            for (int k = 0; k < 6; k++) s += A[i + 6 * k] * B[k + 6 * j];
+            C[i + 6 * j] = s;
+        }
+}
+
+void lie_dexp(const double Omega[6], double T[36])
+{
+    const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
+    double f[6];
+    lie_coeffs(theta, f);
+    /* The App. C coefficients (4-4cos-t sin)/(2t^2), (4t-5sin+t cos)/(2t^3),
+     * (2-2cos-t sin)/(2t^4), (2t-3sin+t cos)/(2t^5), rewritten in the f_m so that none
+     * divides by theta. */
+    const double c1 = 0.5 * (4.0 * f[2] - f[1]);
+    const double c2 = 0.5 * (5.0 * f[3] - f[2]);
+    const double c3 = 0.5 * (f[3] - 2.0 * f[4]);
+    const double c4 = 0.5 * (f[4] - 3.0 * f[5]);
+    double A1[36], A2[36], A3[36], A4[36];
+    lie_ad(Omega, A1);
+    mat6_mul(A1, A1, A2);
+    mat6_mul(A2, A1, A3);
+    mat6_mul(A2, A2, A4);
+    for (int i = 0; i < 36; i++) T[i] = c1 * A1[i] + c2 * A2[i] + c3 * A3[i] + c4 * A4[i];
+    for (int i = 0; i < 6; i++) T[i + 6 * i] += 1.0;
+}
+
+void lie_tangent_init(const double Omega[6], lie_tangent *tc)
+{
+    memcpy(tc->Omega, Omega, sizeof tc->Omega);
+    tc->theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
+    double *f = tc->f, *c = tc->c;
+    lie_coeffs(tc->theta, f);
+    c[0] = 1.0;
+    c[1] = 0.5 * (4.0 * f[2] - f[1]);
+    c[2] = 0.5 * (5.0 * f[3] - f[2]);
+    c[3] = 0.5 * (f[3] - 2.0 * f[4]);
+    c[4] = 0.5 * (f[4] - 3.0 * f[5]);
+}
+
+void lie_exp_tc(const lie_tangent *tc, lie_pose *g)
+{
+    exp_from(tc->Omega, tc->f, g);
+}
+
+void lie_dexp_apply_tc(const lie_tangent *tc, const double x[6], double out[6])
+{
+    /* Horner: T x = x + A(c1 x + A(c2 x + A(c3 x + A c4 x))) */
+    const double *c = tc->c;
+    double w[6], t[6];
+    for (int i = 0; i < 6; i++) w[i] = c[4] * x[i];
+    for (int k = 3; k >= 0; k--) {
+        lie_ad_apply(tc->Omega, w, t);
+        for (int i = 0; i < 6; i++) w[i] = c[k] * x[i] + t[i];
+    }
+    memcpy(out, w, sizeof w);
+}
+
+void lie_dexp_apply(const double Omega[6], const double x[6], double out[6])
+{
+    lie_tangent tc;
+    lie_tangent_init(Omega, &tc);
+    lie_dexp_apply_tc(&tc, x, out);
+}
+
+void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6])
+{
+    lie_tangent tc;
+    lie_tangent_init(Omega, &tc);
+    lie_dexp_dot_apply_tc(&tc, v, out);
+}
+
+void lie_dexp_dot_apply_tc(const lie_tangent *tc, const double v[6], double out[6])
+{
+    /* T = sum_k c_k(x) A^k with A = ad_Omega, x = theta^2; along Omega_dot = v,
+     * T_dot v = sum_k c_k' x_dot A^k v + sum_k c_k sum_j A^j B A^(k-1-j) v, B = ad_v, and
+     * every term ending in B v = ad_v v = 0 drops out. */
+    const double *Omega = tc->Omega, *c = tc->c;
+    double h[6];
+    lie_coeffs_deriv(tc->theta, tc->f, h);
+    const double xdot = 2.0 * (Omega[0] * v[0] + Omega[1] * v[1] + Omega[2] * v[2]);
+    const double dc[5] = {0.0, 0.5 * (4.0 * h[2] - h[1]) * xdot, 0.5 * (5.0 * h[3] - h[2]) * xdot,
+                          0.5 * (h[3] - 2.0 * h[4]) * xdot, 0.5 * (h[4] - 3.0 * h[5]) * xdot};
+    double w[5][6], b[4][6], t3[6], at3[6];
+    memcpy(w[0], v, sizeof w[0]);
+    for (int k = 1; k <= 4; k++) lie_ad_apply(Omega, w[k - 1], w[k]);
+    for (int k = 1; k <= 3; k++) lie_ad_apply(v, w[k], b[k]);
+    /* k = 2: B A v; k = 3: A B A v + B A^2 v; k = 4: A (that) + B A^3 v */
+    lie_ad_apply(Omega, b[1], t3);
+    for (int i = 0; i < 6; i++) t3[i] += b[2][i];
+    lie_ad_apply(Omega, t3, at3);
+    for (int i = 0; i < 6; i++)
+        out[i] = dc[1] * w[1][i] + dc[2] * w[2][i] + dc[3] * w[3][i] + dc[4] * w[4][i] +
+                 c[2] * b[1][i] + c[3] * t3[i] + c[4] * (at3[i] + b[3][i]);
+}
+
+void lie_mat6_apply(const double A[36], const double x[6], double y[6])
+{
+    double o[6];
+    for (int i = 0; i < 6; i++) {
+        double s = 0.0;
+        for (int k = 0; k < 6; k++) s += A[i + 6 * k] * x[k];
+        o[i] = s;
+    }
+    memcpy(y, o, sizeof o);
+}
+
+void lie_rotation_about(const double a[3], double th, double R[9])
+{
+    const double c = cos(th), s = sin(th), v = 1 - c;
+    R[0] = c + a[0] * a[0] * v;
+    R[4] = c + a[1] * a[1] * v;
+    R[8] = c + a[2] * a[2] * v;
+    R[1] = a[1] * a[0] * v + a[2] * s; /* (1,0) */
+    R[3] = a[0] * a[1] * v - a[2] * s; /* (0,1) */
+    R[2] = a[2] * a[0] * v - a[1] * s; /* (2,0) */
+    R[6] = a[0] * a[2] * v + a[1] * s; /* (0,2) */
+    R[5] = a[2] * a[1] * v + a[0] * s; /* (2,1) */
+    R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
+}

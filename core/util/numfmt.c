@@ -1,0 +1,128 @@
+#include "numfmt.h"
+#include "rod_text.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIGITS 10
+
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* a b = p + e exactly (Dekker's product: without -mfma, fma() is a library call that cost more
+ * than the rest of the conversion) */
+static double two_product(double a, double b, double *e)
+{
+    const double split = 134217729.0; /* 2^27 + 1 */
+    const double p = a * b;
+    const double ca = split * a, ah = ca - (ca - a), al = a - ah;
+    const double cb = split * b, bh = cb - (cb - b), bl = b - bh;
+    *e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    return p;
+}
+
+/* v 10^k as hi + lo: exact for k <= 22, where 10^k is a double; for 22 < k <= 44 the second
+ * factor adds an error of about 2^-104 of it. */
+static void scaled(double v, int k, double *hi, double *lo)
+{
+    double l, h = two_product(v, pow10_exact[k <= 22 ? k : 22], &l);
+    if (k > 22) {
+        double L;
+        const double q = pow10_exact[k - 22], H = two_product(h, q, &L);
+        L += l * q;
+        h = H + L;
+        l = L - (h - H);
+    }
+    *hi = h;
+    *lo = l;
+}
+
+/* hi + lo < c, for a double c */
+static int below(double hi, double lo, double c)
+{
+    return hi < c || (hi == c && lo < 0);
+}
+
+/* The ten significant digits of |v| (as an integer in [1e9, 1e10)) and the decimal exponent of
+ * the first, rounded to nearest as printf rounds the exact binary value; 0 where the rounding
+ * is too close to a tie to decide here or |v| is out of the exact range (printf decides then). */
+static int digits_of(double a, uint64_t *mant, int *exp10)
+{
+    if (!(a >= 1e-35 && a < 1e10)) return 0; /* 10^(9 - e) must be within 10^44 and >= 1 */
+    /* the binary exponent times log10(2) is within one of the decimal one; read off the bits,
+     * as floor(), ilogb() and log10() are library calls at the default -march */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    const double t = ((int)(bits >> 52) - 1023) * 0.30102999566398120;
+    int e = (int)t - (t < (int)t);
+    double hi, lo;
+    for (int tries = 0;; tries++) {
+        if (9 - e < 0 || 9 - e > 44 || tries > 2) return 0;
+        scaled(a, 9 - e, &hi, &lo);
+        if (below(hi, lo, 1e9))
+            e--;
+        else if (!below(hi, lo, 1e10))
+            e++;
+        else
+            break;
+    }
+    double r = (double)(uint64_t)hi, f = (hi - r) + lo; /* 0 < hi < 2^53: truncation is exact */
+    if (f < 0) r -= 1, f += 1;
+    if (f >= 1) r += 1, f -= 1;
+    if (fabs(f - 0.5) < 1e-6) return 0;
+    uint64_t m = (uint64_t)r + (f > 0.5);
+    if (m == 10000000000ull) m = 1000000000ull, e++;
+    *mant = m;
+    *exp10 = e;
+    return 1;
+}
+
+size_t num_g10(char *buf, double v)
+{
+    if (v == 0) {
+        const char *z = signbit(v) ? "-0" : "0";
+        const size_t n = strlen(z);
+        memcpy(buf, z, n + 1);
+        return n;
+    }
+    uint64_t m;
+    int x;
+    if (!isfinite(v) || !digits_of(fabs(v), &m, &x)) return (size_t)snprintf(buf, 32, "%.10g", v);
+    char d[DIGITS];
+    for (int i = DIGITS - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+    int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
+    while (nd > 1 && d[nd - 1] == '0') nd--;
+    char *p = buf;
+    if (v < 0) *p++ = '-';
+    if (x >= -4 && x < DIGITS) {
+        if (x >= 0) {
+            memcpy(p, d, (size_t)x + 1), p += x + 1;
+            if (nd > x + 1) {
+                *p++ = '.';
+                memcpy(p, d + x + 1, (size_t)(nd - x - 1)), p += nd - x - 1;
+            }
+        } else {
+            *p++ = '0', *p++ = '.';
+            for (int i = 0; i < -x - 1; i++) *p++ = '0';
+            memcpy(p, d, (size_t)nd), p += nd;
+        }
+    } else {
+        *p++ = d[0];
+        if (nd > 1) {
+            *p++ = '.';
+            memcpy(p, d + 1, (size_t)nd - 1), p += nd - 1;
+        }
+        *p++ = 'e';
+        *p++ = x < 0 ? '-' : '+';
+        const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
+        *p++ = (char)('0' + ax / 10);
+        *p++ = (char)('0' + ax % 10);
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+size_t rod_format_g10(char *buf, double v) { return num_g10(buf, v); }
