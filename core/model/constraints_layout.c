@@ -92,7 +92,7 @@ int constraints_compile(rod_model *m)
             if (k->type == CON_VOLUME)
                 for (int s = 0; s < m->ns; s++)
                     if (m->w[s] > 0 && (!k->pieces || constraints_piece_of(m, s) == a))
-                        L->vol0[r] += m->w[s] * m->sec[s].A0;
+                        L->vol0[r] += m->w[s] * m->sec[s].A0 * model_rest_nu_norm(m, s);
             r++;
         }
     }

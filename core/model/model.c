@@ -217,6 +217,38 @@ static int build_stations(rod_model *m)
     return assign_load_stations(m);
 }
 
+/* The rest strain's tables (model.h), for a rod that is not straight at rest. */
+static int build_rest(rod_model *m)
+{
+    if (!m->spec->has_rest) return 0;
+    const int ns = m->ns, sub = m->substeps, np = m->mag->npts;
+    model_rest_reader r;
+    if (model_rest_open(m, &r)) return -1;
+    m->xis = malloc((size_t)ns * 6 * sizeof *m->xis);
+    m->kin_star = calloc((size_t)ns * sub * np * 6, sizeof *m->kin_star);
+    m->kin_star1 = calloc((size_t)ns * np * 6, sizeof *m->kin_star1);
+    m->ind_xis = malloc((size_t)2 * MODEL_INDICATOR_STEPS * 6 * sizeof *m->ind_xis);
+    if (!m->xis || !m->kin_star || !m->kin_star1 || !m->ind_xis) {
+        model_rest_close(&r);
+        return -1;
+    }
+    for (int k = 0; k < ns; k++) {
+        model_rest_at(m, &r, m->s[k], m->xis + 6 * k);
+        if (k == 0) continue;
+        const double h = (m->s[k] - m->s[k - 1]) / sub;
+        for (int j = 0; j < sub; j++)
+            model_step_star(m, &r, m->s[k - 1] + j * h, h, m->kin_star + ((size_t)k * sub + j) * np * 6);
+        model_step_star(m, &r, m->s[k - 1], m->s[k] - m->s[k - 1], m->kin_star1 + (size_t)k * np * 6);
+    }
+    const double hi = m->L / MODEL_INDICATOR_STEPS;
+    for (int k = 0; k < MODEL_INDICATOR_STEPS; k++) {
+        model_rest_at(m, &r, (k + 0.5 - MODEL_INDICATOR_ZC) * hi, m->ind_xis + 12 * k);
+        model_rest_at(m, &r, (k + 0.5 + MODEL_INDICATOR_ZC) * hi, m->ind_xis + 12 * k + 6);
+    }
+    model_rest_close(&r);
+    return 0;
+}
+
 static int build_bases(rod_model *m)
 {
     const int ns = m->ns, nx = m->n_xi, nr = m->n_rho;
@@ -441,7 +473,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
-    if (build_bases(m) || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
+    if (build_bases(m) || build_rest(m) || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
@@ -538,6 +570,10 @@ void rod_model_free(rod_model *m)
     free(m->leg);
     free(m->kin_beta);
     free(m->kin_beta1);
+    free(m->xis);
+    free(m->kin_star);
+    free(m->kin_star1);
+    free(m->ind_xis);
     free(m->phr);
     free(m->dphr);
     free(m->K);

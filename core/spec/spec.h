@@ -141,6 +141,12 @@ typedef struct {
     int inertia_paper;    /* 1: mass ~ rho^2 A0 and inertia ~ rho^4 I0 as the paper; 0: mass conserved */
     /* strains: Legendre degree per component, -1 when held at its reference */
     int degree[6];
+    /* rod.rest_strain, xi* of Eq. 42 per component (bend1 .. stretch): a constant, or an
+     * expression in s and X when rest_expr[k] is not NULL; the straight rod's 0 (stretch 1)
+     * when left out. has_rest: some component differs from the straight rod's. */
+    double rest_value[6];
+    char *rest_expr[6];
+    int has_rest;
     /* inflation (extended only); pieces == 0 means none */
     int pieces;
     spec_bc bc;

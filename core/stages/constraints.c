@@ -40,7 +40,7 @@ static void volume_rows(const rod_model *m, const spec_constraint *k, int r0, co
         double rho = 1.0, xi[6];
         const double *phr = m->phr + (size_t)s * nr, *leg = m->leg + (size_t)s * nx;
         for (int j = 0; j < nr; j++) rho += phr[j] * q[nx + j];
-        model_xi(m, leg, q, xi);
+        model_xi(m, leg, model_xis_at(m, s), q, xi);
         const double A0 = m->sec[s].A0, nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
         const double inv = 1.0 / m->con->vol0[r0 + r];
         c[r] += w * A0 * rho * rho * nun * inv;
@@ -75,7 +75,7 @@ static void volume_rates(const rod_model *m, const spec_constraint *k, int r0, c
             rho += phr[j] * q[nx + j];
             rd += phr[j] * qd[nx + j];
         }
-        model_xi(m, leg, q, xi);
+        model_xi(m, leg, model_xis_at(m, s), q, xi);
         for (int j = 0; j < nx; j++) xid[m->cols[j].comp] += leg[j] * qd[j];
         const double *nu = xi + 3, *nd = xid + 3;
         const double nn = sqrt(nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]);
