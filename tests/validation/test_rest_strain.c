@@ -34,6 +34,11 @@ static char *classic_spec(double L, double r, double E, double nu, const char *r
     return classic_spec_steps(L, r, E, nu, rest, strains, loads, 1);
 }
 
+static double dist3(const double *a, const double *b)
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
 /* ---- (a) the circular arc and the ring ---- */
 
 /* A constant xi* makes each Magnus step's Omega = h xi* exactly and its exponential the exact
@@ -141,6 +146,96 @@ Test(rest_strain, the_end_moment_that_cancels_the_rest_curvature_straightens_the
     check_straightened("\"inflation\": {\"pieces\": 2, \"boundary\": \"neumann\"}, ", 1);
 }
 
+/* ---- (c) the helical spring ---- */
+
+/* The rest helix's tip pulled along the helix's axis through a rigid arm at the axis (force P a
+ * at the point c of the axis, i.e. the tip force P a and the moment (c - r_tip) x P a), and
+ * the arm's end c moving along the axis by delta. */
+static double helix_delta(const char *spec_fmt, double P, const double a[3], const double c[3],
+                          const double r0[3], const double R0[9])
+{
+    const double F[3] = {P * a[0], P * a[1], P * a[2]};
+    const double d[3] = {c[0] - r0[0], c[1] - r0[1], c[2] - r0[2]};
+    const double M[3] = {d[1] * F[2] - d[2] * F[1], d[2] * F[0] - d[0] * F[2], d[0] * F[1] - d[1] * F[0]};
+    char buf[4096];
+    snprintf(buf, sizeof buf, spec_fmt, F[0], F[1], F[2], M[0], M[1], M[2]);
+    rod_model *m = tu_model(buf);
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 3);
+    const double *r1 = f.position + 6, *R1 = f.rotation + 18;
+    /* c rides with the tip: c' = r1 + R1 R0^T (c - r0) */
+    double local[3], c1[3];
+    for (int i = 0; i < 3; i++) local[i] = R0[0 * 3 + i] * d[0] + R0[1 * 3 + i] * d[1] + R0[2 * 3 + i] * d[2];
+    for (int i = 0; i < 3; i++) c1[i] = r1[i] + R1[3 * i + 0] * local[0] + R1[3 * i + 1] * local[1] + R1[3 * i + 2] * local[2];
+    const double delta = (c1[0] - c[0]) * a[0] + (c1[1] - c[1]) * a[1] + (c1[2] - c[2]) * a[2];
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+    return delta;
+}
+
+Test(rest_strain, rest_helix_has_the_axial_stiffness_of_a_kirchhoff_helical_spring)
+{
+    /* A helix of radius Rh and pitch angle alpha has curvature kappa = cos^2 alpha / Rh and
+     * torsion tau = sin alpha cos alpha / Rh; with the material frame on its Frenet frame (d1 the
+     * principal normal, toward the axis) its rest strain is bend2 = kappa, twist = tau, and its
+     * axis runs along the Darboux vector kappa d2 + tau d3 through the point Rh d1 of the base.
+     * A force P along the axis, applied at the axis, loads every section by the same moment P
+     * Rh: its component along the wire, P Rh cos alpha, twists it, and P Rh sin alpha bends it
+     * about the binormal. The energy P^2 Rh^2 l (cos^2 alpha / GJ + sin^2 alpha / EI) / 2 of a
+     * wire of length l gives (Castigliano) the small-load compliance
+     *     delta / P = Rh^2 l (cos^2 alpha / GJ + sin^2 alpha / EI)
+     * (Love, A Treatise on the Mathematical Theory of Elasticity, 4th ed. 1927, Sec. 270-271;
+     * Wahl, Mechanical Springs, 1963: delta = 64 P Rh^3 n / (d^4 cos alpha) (cos^2 alpha / G + 2
+     * sin^2 alpha / E) for the round wire of diameter d, which is this with n = l cos alpha /
+     * (2 pi Rh); alpha -> 0 gives k = G d^4 / (8 D^3 n)). It is exact for the inextensible,
+     * unshearable rod in the linear limit, and every strain stays constant along the wire, so
+     * rodd's basis holds it exactly. What is left: the load's own size, O((delta / Rh)^2) = 1e-8
+     * relatively after averaging +P and -P (the even orders cancel), and the solver's scaled
+     * residual 1e-13: 1e-6 relatively is a bound with margin, not a fit. */
+    const double Rh = 0.05, alpha = 10 * M_PI / 180, turns = 3, r = 0.002, E = 1e6, nu = 0.3;
+    const double kap = cos(alpha) * cos(alpha) / Rh, tau = sin(alpha) * cos(alpha) / Rh;
+    const double l = 2 * M_PI * Rh * turns / cos(alpha);
+    const double EI = E * M_PI * pow(r, 4) / 4, GJ = E / (2 * (1 + nu)) * M_PI * pow(r, 4) / 2;
+    const double compliance = Rh * Rh * l * (cos(alpha) * cos(alpha) / GJ + sin(alpha) * sin(alpha) / EI);
+    char fmt[2048];
+    snprintf(fmt, sizeof fmt,
+             "{\"model\": \"classic\", \"rod\": {\"length\": %.17g, \"radius\": %g, \"density\": 1000, "
+             "\"youngs_modulus\": %g, \"poisson_ratio\": %g, \"rest_strain\": {\"bend2\": %.17g, \"twist\": %.17g}}, "
+             "\"strains\": {\"bend1\": 2, \"bend2\": 2, \"twist\": 2}, "
+             "\"loads\": [{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [%%.17g, %%.17g, %%.17g]}, "
+             "{\"name\": \"m\", \"type\": \"tip_moment\", \"moment\": [%%.17g, %%.17g, %%.17g]}], "
+             "\"solver\": {\"tolerance\": 1e-13}}",
+             l, r, E, nu, kap, tau);
+    /* the rest shape: the unloaded solve */
+    const double w = hypot(kap, tau), a[3] = {0, kap / w, tau / w}, c0[3] = {Rh, 0, 0};
+    double r0[3], R0[9];
+    {
+        char buf[4096];
+        snprintf(buf, sizeof buf, fmt, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        rod_model *m = tu_model(buf);
+        rod_state *st = tu_solve(m);
+        rod_frame f = tu_frame(m, st, 3);
+        memcpy(r0, f.position + 6, sizeof r0);
+        memcpy(R0, f.rotation + 18, sizeof R0);
+        rod_frame_free(&f);
+        rod_state_free(st);
+        rod_model_free(m);
+    }
+    /* the tip is on the helix: Rh from the axis, 3 turns' rise l sin alpha along it */
+    const double rel[3] = {r0[0] - c0[0], r0[1] - c0[1], r0[2] - c0[2]};
+    const double along = rel[0] * a[0] + rel[1] * a[1] + rel[2] * a[2];
+    const double c[3] = {c0[0] + along * a[0], c0[1] + along * a[1], c0[2] + along * a[2]};
+    cr_assert_float_eq(along, l * sin(alpha), 1e-12 * l, "rise %g vs %g", along, l * sin(alpha));
+    cr_assert_float_eq(dist3(r0, c), Rh, 1e-12 * l, "the tip is %g from the axis", dist3(r0, c));
+    const double P = 1e-4 * Rh / compliance; /* delta / Rh = 1e-4 */
+    const double dp = helix_delta(fmt, P, a, c, r0, R0), dm = helix_delta(fmt, -P, a, c, r0, R0);
+    const double got = (dp - dm) / (2 * P);
+    cr_assert_float_eq(got, compliance, 1e-6 * compliance, "compliance %.10g m/N, Love/Wahl %.10g", got, compliance);
+    cr_log_info("helical spring: %.10g m/N, Love/Wahl %.10g (%.1e relatively)\n", got, compliance,
+                fabs(got / compliance - 1));
+}
+
 /* ---- (d) the pre-curved cantilever under a dead load out of its plane ---- */
 
 typedef struct {
@@ -174,11 +269,6 @@ static void rodd_tip(double L, double r, double E, double nu, const char *rest, 
     rod_frame_free(&f);
     rod_state_free(st);
     rod_model_free(m);
-}
-
-static double dist3(const double *a, const double *b)
-{
-    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
 /* rodd at degree d against the shooting solution, with rodd's own error estimate: the change
