@@ -146,6 +146,53 @@ Test(rest_strain, the_end_moment_that_cancels_the_rest_curvature_straightens_the
     check_straightened("\"inflation\": {\"pieces\": 2, \"boundary\": \"neumann\"}, ", 1);
 }
 
+/* ---- a cable along the curved rod ---- */
+
+Test(rest_strain, a_cable_follows_the_curved_rest_shape)
+{
+    /* A cable at the constant offset d d1 of the section, on a rod with a rest curl kappa2* and
+     * a rest twist kappa3*: in the section's frame the cable runs along t ~ (1 - kappa2 d) d3 +
+     * kappa3 d d2 (the route r + d d1 differentiated), round the rod as a helix because of the
+     * twist. Cut the rod and the cable together at s: the piece beyond carries no load, so the
+     * rod's internal moment is minus the cable's, -(d d1) x T t = T d (t3 d2 - t2 d3), the same
+     * at every s in the section's frame. An unshearable, inextensible rod then keeps constant
+     * strains with EI (kappa2 - kappa2*) = T d t3 and GJ (kappa3 - kappa3*) = -T d t2, solved
+     * here by fixed-point iteration (t depends on kappa). A cable whose tangent missed the rest
+     * strain would not twist the rod at all (t2 = 0). */
+    const double L = 0.5, r = 0.01, E = 1e6, nu = 0.45, k2 = 4.0, k3 = 20.0, T = 0.1, d = 0.005;
+    const double EI = E * M_PI * pow(r, 4) / 4, GJ = E / (2 * (1 + nu)) * M_PI * pow(r, 4) / 2;
+    double K2 = k2, K3 = k3;
+    for (int it = 0; it < 200; it++) {
+        const double a3 = 1 - K2 * d, a2 = K3 * d, n = hypot(a3, a2);
+        K2 = k2 + T * d * (a3 / n) / EI;
+        K3 = k3 - T * d * (a2 / n) / GJ;
+    }
+    char buf[4096];
+    snprintf(buf, sizeof buf,
+             "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": 1000, "
+             "\"youngs_modulus\": %g, \"poisson_ratio\": %g, \"rest_strain\": {\"bend2\": %g, \"twist\": \"%g + 0*X\"}}, "
+             "\"strains\": {\"bend1\": 2, \"bend2\": 2, \"twist\": 2}, "
+             "\"actuators\": [{\"name\": \"c\", \"type\": \"cable\", \"route\": {\"offset\": [%g, 0]}, \"tension\": %g}], "
+             "\"solver\": {\"tolerance\": 1e-13}}",
+             L, r, E, nu, k2, k3, d, T);
+    rod_model *m = tu_model(buf);
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 21);
+    cr_assert_gt(fabs(K3 - k3), 1e-3 * (K2 - k2), "the reference twists the rod");
+    for (int i = 0; i < f.n; i++) {
+        cr_assert_float_eq(f.kappa[3 * i + 0], 0.0, 1e-9 * (K2 - k2), "kappa1 at s = %g", f.s[i]);
+        cr_assert_float_eq(f.kappa[3 * i + 1], K2, 1e-9 * (K2 - k2), "kappa2 at s = %g: %.12g vs %.12g", f.s[i],
+                           f.kappa[3 * i + 1], K2);
+        cr_assert_float_eq(f.kappa[3 * i + 2], K3, 1e-9 * fabs(K3 - k3), "kappa3 at s = %g: %.12g vs %.12g", f.s[i],
+                           f.kappa[3 * i + 2], K3);
+    }
+    cr_log_info("cable on a curled, twisted rod: kappa2 %.10g (rest %g), kappa3 %.10g (rest %g)\n", f.kappa[3 * 10 + 1],
+                k2, f.kappa[3 * 10 + 2], k3);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 /* ---- (c) the helical spring ---- */
 
 /* The rest helix's tip pulled along the helix's axis through a rigid arm at the axis (force P a
