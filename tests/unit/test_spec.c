@@ -417,6 +417,11 @@ Test(spec, rest_strain_is_checked_by_path)
     expect(json, "/rod/rest_strain/bend2: invalid expression at column 5");
     snprintf(json, sizeof json, "%s{\"stretch\": 0}}}", head);
     expect(json, "/rod/rest_strain/stretch: must be > 0");
+    /* an expression's values are checked where the model uses them */
+    snprintf(json, sizeof json, "%s{\"bend2\": \"1/X\"}}}", head);
+    expect(json, "/rod/rest_strain/bend2: is not finite at s = 0 m (X = 0)");
+    snprintf(json, sizeof json, "%s{\"stretch\": \"1 - 2*X\"}}}", head);
+    expect(json, "/rod/rest_strain/stretch: must be > 0 (the rest length per unit of s) at s = ");
     /* s, X and muparser's constants are allowed; a component left out rests at 0 (stretch 1) */
     snprintf(json, sizeof json, "%s{\"bend2\": \"2*_pi*X + s\", \"stretch\": 1.1, \"shear1\": -0.1}}}", head);
     rod_model *m = tu_model(json);
