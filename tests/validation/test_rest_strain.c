@@ -5,7 +5,10 @@
  *      spring (Love's; Wahl's for the circular wire) in EI, GJ, radius and pitch angle;
  *  (d) a pre-curved cantilever under a dead end load out of its plane, large deflection:
  *      a shooting solution of the Kirchhoff equations (tests/support/kirchhoff.c) and the
- *      45-degree bend of Bathe and Bolourchi (1979). */
+ *      45-degree bend of Bathe and Bolourchi (1979);
+ * and a cable on a curled, twisted rod (its helical route cut with the rod), a run from the
+ * rest shape staying there, energy conservation and settling onto statics from it, and the
+ * error indicator against the straight rod carrying the same constant. */
 #include "kirchhoff.h"
 #include "testutil.h"
 
