@@ -272,7 +272,28 @@ static int build_rest(rod_model *m, rod_issues *iss)
         bad = bad_rest(m, iss, m->ind_xis + 12 * k, 6, 1, s1) || bad_rest(m, iss, m->ind_xis + 12 * k + 6, 6, 1, s2);
     }
     model_rest_close(&r);
-    return bad ? -2 : 0;
+    if (bad) return -2;
+    /* the rest shape's poses, by the same steps as kin_forward at q = 0 */
+    m->g_rest = malloc((size_t)ns * sizeof *m->g_rest);
+    if (!m->g_rest) return -1;
+    lie_pose_identity(&m->g_rest[0]);
+    for (int k = 1; k < ns; k++) {
+        lie_pose g = m->g_rest[k - 1];
+        for (int j = 0; j < sub; j++) {
+            magnus_step ms = {.rule = m->mag};
+            const double *st = m->kin_star + ((size_t)k * sub + j) * np * 6;
+            for (int i = 0; i < np; i++) memcpy(ms.a[i], st + 6 * i, 6 * sizeof *st);
+            double Omega[6];
+            magnus_eval(&ms, Omega);
+            lie_tangent tc;
+            lie_tangent_init(Omega, &tc);
+            lie_pose e;
+            lie_exp_tc(&tc, &e);
+            lie_pose_mul(&g, &e, &g);
+        }
+        m->g_rest[k] = g;
+    }
+    return 0;
 }
 
 static int build_bases(rod_model *m)
@@ -606,6 +627,7 @@ void rod_model_free(rod_model *m)
     free(m->kin_star);
     free(m->kin_star1);
     free(m->ind_xis);
+    free(m->g_rest);
     free(m->phr);
     free(m->dphr);
     free(m->K);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "lie.h"
 #include "magnus.h"
 #include "profile.h"
 #include "rod.h"
@@ -79,6 +80,7 @@ struct rod_model {
     double *kin_star;            /* ns x substeps x npts x 6: xi*'s share of each step's alphas */
     double *kin_star1;           /* ns x npts x 6: the same for one step per interval */
     double *ind_xis;             /* 2 MODEL_INDICATOR_STEPS x 6: at the indicator's points */
+    lie_pose *g_rest;            /* ns: the rest shape's pose at each station (q = 0) */
 
     double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */
     double *D;                   /* n x n damping (Kelvin-Voigt) */

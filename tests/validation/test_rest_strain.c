@@ -504,3 +504,51 @@ Test(rest_strain, the_error_indicator_sees_the_rest_curvature_as_the_straight_ro
     rod_model_free(mc);
     rod_model_free(ms);
 }
+
+/* ---- pose constraints on a curved rod ---- */
+
+Test(rest_strain, a_pose_constraint_without_targets_holds_the_rest_pose)
+{
+    /* A quarter circle whose tip is held in all six components, the spec naming the components
+     * alone: the targets are the rest shape's tip pose, so a dead force at the tip goes
+     * straight into the constraint (reaction -F, no moment) and the rod stays at q = 0; so does
+     * a point held relative to another by its x and z (the rest shape's relative position in
+     * that point's frame). Held at the straight rod's (0, 0, L), identity and (0, 0, 0.3)
+     * instead, the rod would be bent straight. */
+    const double L = 0.5, k = M_PI / (2 * L), F[3] = {0.3, 0.2, -0.1};
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": 0.01, \"density\": 1000, "
+             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.3, \"rest_strain\": {\"bend2\": %.17g}}, "
+             "\"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 4}, "
+             "\"loads\": [{\"name\": \"f\", \"type\": \"tip_force\", \"force\": [%g, %g, %g]}], "
+             "\"constraints\": [{\"name\": \"tip\", \"type\": \"pose\", \"components\": [\"x\", \"y\", \"z\", \"rx\", \"ry\", \"rz\"]}, "
+             "{\"name\": \"mid\", \"type\": \"pose\", \"s\": 0.4, \"relative_to\": {\"s\": 0.1}, "
+             "\"components\": [\"x\", \"z\"]}], "
+             "\"solver\": {\"tolerance\": 1e-13}}",
+             L, k, F[0], F[1], F[2]);
+    rod_model *m = tu_model(buf);
+    rod_state *st = tu_solve(m);
+    const double *q = rod_state_q(st);
+    for (int i = 0; i < rod_model_ndof(m); i++) cr_assert_float_eq(q[i], 0.0, 1e-12, "q[%d] = %g", i, q[i]);
+    rod_frame f = tu_frame(m, st, 3);
+    cr_assert_eq(f.ncons, 2);
+    const rod_frame_constraint *c = &f.cons[0];
+    cr_assert_float_eq(c->point[0], 1 / k, 1e-12, "the rest tip");
+    cr_assert_float_eq(c->point[2], 1 / k, 1e-12);
+    for (int a = 0; a < 3; a++) {
+        cr_assert_float_eq(c->force[a], -F[a], 1e-10, "reaction %d: %g", a, c->force[a]);
+        cr_assert_float_eq(c->moment[a], 0.0, 1e-10);
+    }
+    rod_frame_free(&f);
+    rod_state_free(st);
+    /* a run from rest starts consistent with them, and stays put without the load */
+    rod_model *m0 = tu_model_set(buf, (const char *const[]){"loads=[]"}, 1);
+    rod_state *d = tu_started(m0);
+    cr_assert_eq(rod_dynamics_advance(m0, d, 0.02), ROD_OK, "%s", rod_state_error(d));
+    q = rod_state_q(d);
+    for (int i = 0; i < rod_model_ndof(m0); i++) cr_assert_float_eq(q[i], 0.0, 1e-10, "q[%d] = %g", i, q[i]);
+    rod_state_free(d);
+    rod_model_free(m0);
+    rod_model_free(m);
+}
