@@ -3,6 +3,7 @@
 #include "constraints_layout.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int constraints_nbreakpoints(const rod_spec *sp) { return 2 * sp->ncons; }
 
@@ -29,6 +30,7 @@ void constraints_model_free(rod_model *m)
     free(L->mult_row);
     free(L->station);
     free(L->station_rel);
+    free(L->ref);
     free(L->vol0);
     free(L->first_row);
     free(L->nrow);
@@ -43,6 +45,47 @@ static int nearest_station(const rod_model *m, double s)
     for (int j = 0; j < m->ns; j++)
         if (fabs(m->s[j] - s) < fabs(m->s[best] - s)) best = j;
     return best;
+}
+
+/* A pose constraint on a rod curved at rest: its value at rest (L->ref), and the targets the
+ * spec left out set to it, so that a constraint given by its components alone holds the point
+ * where the rest shape has it. */
+static int rest_reference(rod_model *m, int i)
+{
+    struct con_layout *L = m->con;
+    if (!L->ref) {
+        L->ref = calloc((size_t)m->spec->ncons * 12, sizeof *L->ref);
+        if (!L->ref) return -1;
+    }
+    spec_constraint *k = &m->spec->cons[i];
+    const lie_pose *ga = &m->g_rest[L->station[i]];
+    double *pos = L->ref + 12 * i, *R = pos + 3;
+    if (k->relative) {
+        const lie_pose *gb = &m->g_rest[L->station_rel[i]];
+        const double d[3] = {ga->r[0] - gb->r[0], ga->r[1] - gb->r[1], ga->r[2] - gb->r[2]};
+        for (int a = 0; a < 3; a++) {
+            pos[a] = gb->R[3 * a] * d[0] + gb->R[3 * a + 1] * d[1] + gb->R[3 * a + 2] * d[2];
+            for (int b = 0; b < 3; b++) { /* R_b^T R_a */
+                double s = 0;
+                for (int l = 0; l < 3; l++) s += gb->R[l + 3 * a] * ga->R[l + 3 * b];
+                R[a + 3 * b] = s;
+            }
+        }
+    } else {
+        memcpy(pos, ga->r, 3 * sizeof *pos);
+        memcpy(R, ga->R, 9 * sizeof *R);
+    }
+    if (!k->position_given)
+        for (int a = 0; a < 3; a++) k->position[a].v.value = pos[a];
+    if (!k->rotation_given) {
+        double e[3];
+        lie_so3_log(R, e);
+        const double th = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        if (th > 0)
+            for (int a = 0; a < 3; a++) k->axis[a] = e[a] / th;
+        k->angle.v.value = th;
+    }
+    return 0;
 }
 
 int constraints_compile(rod_model *m)
@@ -82,6 +125,7 @@ int constraints_compile(rod_model *m)
             L->station[i] = nearest_station(m, k->s);
             L->station_rel[i] = k->relative ? nearest_station(m, k->s_rel) : 0;
         }
+        if (k->type == CON_POSE && m->g_rest && rest_reference(m, i) != 0) return -1;
         for (int a = 0; a < (k->type == CON_POSE ? 6 : L->nrow[i]); a++) {
             if (k->type == CON_POSE && !k->held[a]) continue;
             con_row *row = &L->rows[r];
@@ -92,7 +136,7 @@ int constraints_compile(rod_model *m)
             if (k->type == CON_VOLUME)
                 for (int s = 0; s < m->ns; s++)
                     if (m->w[s] > 0 && (!k->pieces || constraints_piece_of(m, s) == a))
-                        L->vol0[r] += m->w[s] * m->sec[s].A0;
+                        L->vol0[r] += m->w[s] * m->sec[s].A0 * model_rest_nu_norm(m, s);
             r++;
         }
     }

@@ -25,6 +25,9 @@ struct con_layout {
     int *first_row;   /* per constraint: its first row; its rows are contiguous */
     int *nrow;        /* per constraint: its row count */
     int *target;      /* per constraint x 4: the input holding its x, y, z, angle target, or -1 */
+    double *ref;      /* per constraint x 12: a pose's value at rest, position then rotation
+                       * (column-major), world or relative; NULL for the straight rod, whose
+                       * are (0, 0, s - s_rel) and I. Load steps start from it. */
 };
 
 struct con_work {

@@ -35,6 +35,8 @@ static void table_free(frame_table *t)
     free(t->first);
     free(t->h);
     free(t->beta);
+    free(t->star);
+    free(t->xis);
     free(t->cols);
     free(t->phi);
     free(t->z);
@@ -86,6 +88,12 @@ static frame_table *table_build(const rod_model *m, int n)
     t->h = malloc((size_t)(steps ? steps : 1) * sizeof *t->h);
     t->beta = malloc((size_t)(steps ? steps : 1) * (bsz ? bsz : 1) * sizeof *t->beta);
     if (!t->h || !t->beta) goto fail;
+    model_rest_reader rr;
+    if (m->xis) {
+        t->star = malloc((size_t)(steps ? steps : 1) * np * 6 * sizeof *t->star);
+        t->xis = malloc((size_t)n * 6 * sizeof *t->xis);
+        if (!t->star || !t->xis || model_rest_open(m, &rr)) goto fail;
+    }
     for (int i = 0; i < n; i++) {
         const double s0 = m->s[t->station[i]];
         const int sub = t->first[i + 1] - t->first[i];
@@ -93,7 +101,9 @@ static frame_table *table_build(const rod_model *m, int n)
             const int st = t->first[i] + j;
             t->h[st] = (t->s[i] - s0) / sub;
             model_step_beta(m, s0 + j * t->h[st], t->h[st], t->beta + (size_t)st * bsz);
+            if (t->star) model_step_star(m, &rr, s0 + j * t->h[st], t->h[st], t->star + (size_t)st * np * 6);
         }
+        if (t->xis) model_rest_at(m, &rr, t->s[i], t->xis + 6 * i);
         model_eval_xi_columns(m, t->s[i], t->cols + (size_t)i * nx);
         if (nr) {
             double dphi[MODEL_MAX_RHO];
@@ -101,6 +111,7 @@ static frame_table *table_build(const rod_model *m, int n)
         }
         t->z[i] = model_section(m, t->s[i]).z;
     }
+    if (m->xis) model_rest_close(&rr);
     return t;
 fail:
     table_free(t);

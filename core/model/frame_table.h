@@ -15,6 +15,8 @@ typedef struct frame_table {
     int *first;     /* n + 1: point i's steps are first[i] .. first[i + 1] - 1 */
     double *h;      /* steps: their lengths */
     double *beta;   /* steps x npts x n_xi */
+    double *star;   /* steps x npts x 6: the rest strain's share (NULL: straight rod) */
+    double *xis;    /* n x 6: the rest strain at s_i (NULL: straight rod) */
     double *cols;   /* n x n_xi: Phi_xi(s_i) */
     double *phi;    /* n x n_rho: Phi_rho(s_i) */
     double *z;      /* n: the reference radius at s_i */

@@ -217,6 +217,85 @@ static int build_stations(rod_model *m)
     return assign_load_stations(m);
 }
 
+/* A tabulated rest strain that is not a strain: not finite, or (positive: a value of xi*, not
+ * a step's share of it) a stretch <= 0, the rod folding back on itself. The spec knows only that
+ * an expression is well-formed, so its values are checked where they are used; 1 with the
+ * problem named by the component's path. */
+static int bad_rest(rod_model *m, rod_issues *iss, const double *v, int n, int positive, double s)
+{
+    for (int i = 0; i < n; i++) {
+        const int k = i % 6;
+        if (isfinite(v[i]) && (!positive || k != 5 || v[i] > 0)) continue;
+        char path[64];
+        snprintf(path, sizeof path, "/rod/rest_strain/%s", spec_strain_names[k]);
+        issues_add(iss, path, "%s at s = %g m (X = %g)",
+                   isfinite(v[i]) ? "must be > 0 (the rest length per unit of s)" : "is not finite", s, s / m->L);
+        return 1;
+    }
+    return 0;
+}
+
+/* The rest strain's tables (model.h), for a rod that is not straight at rest. 0, -1 out of
+ * memory, -2 a value that is not a strain (in iss). */
+static int build_rest(rod_model *m, rod_issues *iss)
+{
+    if (!m->spec->has_rest) return 0;
+    const int ns = m->ns, sub = m->substeps, np = m->mag->npts;
+    model_rest_reader r;
+    if (model_rest_open(m, &r)) return -1;
+    m->xis = malloc((size_t)ns * 6 * sizeof *m->xis);
+    m->kin_star = calloc((size_t)ns * sub * np * 6, sizeof *m->kin_star);
+    m->kin_star1 = calloc((size_t)ns * np * 6, sizeof *m->kin_star1);
+    m->ind_xis = malloc((size_t)2 * MODEL_INDICATOR_STEPS * 6 * sizeof *m->ind_xis);
+    if (!m->xis || !m->kin_star || !m->kin_star1 || !m->ind_xis) {
+        model_rest_close(&r);
+        return -1;
+    }
+    int bad = 0;
+    for (int k = 0; k < ns && !bad; k++) {
+        model_rest_at(m, &r, m->s[k], m->xis + 6 * k);
+        bad = bad_rest(m, iss, m->xis + 6 * k, 6, 1, m->s[k]);
+        if (k == 0 || bad) continue;
+        const double h = (m->s[k] - m->s[k - 1]) / sub;
+        for (int j = 0; j < sub && !bad; j++) {
+            double *st = m->kin_star + ((size_t)k * sub + j) * np * 6;
+            model_step_star(m, &r, m->s[k - 1] + j * h, h, st);
+            bad = bad_rest(m, iss, st, np * 6, 0, m->s[k - 1] + j * h);
+        }
+        model_step_star(m, &r, m->s[k - 1], m->s[k] - m->s[k - 1], m->kin_star1 + (size_t)k * np * 6);
+    }
+    const double hi = m->L / MODEL_INDICATOR_STEPS;
+    for (int k = 0; k < MODEL_INDICATOR_STEPS && !bad; k++) {
+        const double s1 = (k + 0.5 - MODEL_INDICATOR_ZC) * hi, s2 = (k + 0.5 + MODEL_INDICATOR_ZC) * hi;
+        model_rest_at(m, &r, s1, m->ind_xis + 12 * k);
+        model_rest_at(m, &r, s2, m->ind_xis + 12 * k + 6);
+        bad = bad_rest(m, iss, m->ind_xis + 12 * k, 6, 1, s1) || bad_rest(m, iss, m->ind_xis + 12 * k + 6, 6, 1, s2);
+    }
+    model_rest_close(&r);
+    if (bad) return -2;
+    /* the rest shape's poses, by the same steps as kin_forward at q = 0 */
+    m->g_rest = malloc((size_t)ns * sizeof *m->g_rest);
+    if (!m->g_rest) return -1;
+    lie_pose_identity(&m->g_rest[0]);
+    for (int k = 1; k < ns; k++) {
+        lie_pose g = m->g_rest[k - 1];
+        for (int j = 0; j < sub; j++) {
+            magnus_step ms = {.rule = m->mag};
+            const double *st = m->kin_star + ((size_t)k * sub + j) * np * 6;
+            for (int i = 0; i < np; i++) memcpy(ms.a[i], st + 6 * i, 6 * sizeof *st);
+            double Omega[6];
+            magnus_eval(&ms, Omega);
+            lie_tangent tc;
+            lie_tangent_init(Omega, &tc);
+            lie_pose e;
+            lie_exp_tc(&tc, &e);
+            lie_pose_mul(&g, &e, &g);
+        }
+        m->g_rest[k] = g;
+    }
+    return 0;
+}
+
 static int build_bases(rod_model *m)
 {
     const int ns = m->ns, nx = m->n_xi, nr = m->n_rho;
@@ -441,7 +520,13 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         rod_model_free(m);
         return NULL;
     }
-    if (build_bases(m) || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
+    if (build_bases(m)) goto nomem;
+    const int rest = build_rest(m, iss);
+    if (rest == -2) {
+        rod_model_free(m);
+        return NULL;
+    }
+    if (rest || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
@@ -538,6 +623,11 @@ void rod_model_free(rod_model *m)
     free(m->leg);
     free(m->kin_beta);
     free(m->kin_beta1);
+    free(m->xis);
+    free(m->kin_star);
+    free(m->kin_star1);
+    free(m->ind_xis);
+    free(m->g_rest);
     free(m->phr);
     free(m->dphr);
     free(m->K);

@@ -3,6 +3,9 @@
 #ifndef ROD_MODEL_H
 #define ROD_MODEL_H
 
+#include <math.h>
+
+#include "lie.h"
 #include "magnus.h"
 #include "profile.h"
 #include "rod.h"
@@ -71,6 +74,13 @@ struct rod_model {
     double *kin_beta1;           /* ns x npts x n_xi: the same for one step per interval
                                   * (the coarser kinematics of Newton matrices) */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */
+    /* The rest strain xi* (Eq. 42, rod.rest_strain), tabulated where the hot path needs it;
+     * all NULL for the straight rod (xi* = (0, 0, 0, 0, 0, 1), model_xis_at). */
+    double *xis;                 /* ns x 6: xi* at each station */
+    double *kin_star;            /* ns x substeps x npts x 6: xi*'s share of each step's alphas */
+    double *kin_star1;           /* ns x npts x 6: the same for one step per interval */
+    double *ind_xis;             /* 2 MODEL_INDICATOR_STEPS x 6: at the indicator's points */
+    lie_pose *g_rest;            /* ns: the rest shape's pose at each station (q = 0) */
 
     double *K;                   /* n x n, column-major: [K_xi Kbar_xi; Kbar_rho K_rho] */
     double *D;                   /* n x n damping (Kelvin-Voigt) */
@@ -95,14 +105,47 @@ struct rod_model {
                                       * first use: mutable behind its own lock */
 };
 
+/* The error indicator's fixed Zanna path (indicator.c): steps along the rod. */
+#define MODEL_INDICATOR_STEPS 64
+#define MODEL_INDICATOR_ZC 0.28867513459481287 /* sqrt(3)/6: its Gauss points' offset */
+
+/* xi* of the straight, unstretched rod. */
+extern const double model_xis_straight[6];
+/* xi* at station k. */
+static inline const double *model_xis_at(const rod_model *m, int k)
+{
+    return m->xis ? m->xis + 6 * k : model_xis_straight;
+}
+
+/* |nu*| at station k: a slice's length at rest per unit s (1 unless rest shear or stretch). */
+static inline double model_rest_nu_norm(const rod_model *m, int k)
+{
+    const double *x = model_xis_at(m, k);
+    return sqrt(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]);
+}
+
+/* The rest strain read at any s: the spec's constants, and its expressions through handles
+ * of the reader's own (muparser's are not thread-safe; the model is shared). */
+typedef struct {
+    profile_arc *a[6];           /* NULL: the component is the constant spec->rest_value[k] */
+} model_rest_reader;
+/* 0, or -1 out of memory (nothing to close then). */
+int model_rest_open(const rod_model *m, model_rest_reader *r);
+void model_rest_close(model_rest_reader *r);
+void model_rest_at(const rod_model *m, model_rest_reader *r, double s, double xis[6]);
+/* xi*'s share of the alphas of one Magnus step [s0, s0 + h] (out: npts x 6): h sum_p w[i][p]
+ * xi*(s0 + c_p h); a constant component enters alpha_1 alone as h xi*, exactly. */
+void model_step_star(const rod_model *m, model_rest_reader *r, double s0, double h, double *out);
+
 /* Legendre values of every xi column at X = s/L (out: n_xi). */
 void model_eval_xi_columns(const rod_model *m, double s, double *out);
 /* The weights of every xi column in the alphas of one Magnus step [s0, s0 + h] (m->mag's
  * rule): beta[i * n_xi + j] = h sum_p w[i][p] Phi_j(s0 + c_p h), so that alpha_i's component
  * of column j is sum beta q_j (plus h xi* in alpha_1). out: npts x n_xi. */
 void model_step_beta(const rod_model *m, double s0, double h, double *beta);
-/* xi(s) = Phi_xi(s) q_xi + xi* given the column values. */
-void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6]);
+/* xi(s) = Phi_xi(s) q_xi + xi* given the column values and xi* there (model_xis_at). */
+void model_xi(const rod_model *m, const double *colvals, const double *xis, const double *q,
+              double xi[6]);
 /* rho and rho' at s. */
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho);
 section model_section(const rod_model *m, double s);

@@ -46,12 +46,61 @@ void model_step_beta(const rod_model *m, double s0, double h, double *beta)
         }
 }
 
-void model_xi(const rod_model *m, const double *colvals, const double *q, double xi[6])
+const double model_xis_straight[6] = {0, 0, 0, 0, 0, 1};
+
+int model_rest_open(const rod_model *m, model_rest_reader *r)
+{
+    for (int k = 0; k < 6; k++) r->a[k] = NULL;
+    for (int k = 0; k < 6; k++) {
+        if (!m->spec->rest_expr[k]) continue;
+        r->a[k] = profile_arc_create(m->spec->rest_expr[k], m->L);
+        if (!r->a[k]) {
+            model_rest_close(r);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void model_rest_close(model_rest_reader *r)
+{
+    for (int k = 0; k < 6; k++) {
+        profile_arc_free(r->a[k]);
+        r->a[k] = NULL;
+    }
+}
+
+void model_rest_at(const rod_model *m, model_rest_reader *r, double s, double xis[6])
+{
+    for (int k = 0; k < 6; k++) xis[k] = r->a[k] ? profile_arc_value(r->a[k], s) : m->spec->rest_value[k];
+}
+
+void model_step_star(const rod_model *m, model_rest_reader *r, double s0, double h, double *out)
+{
+    const magnus_rule *rule = m->mag;
+    memset(out, 0, (size_t)rule->npts * 6 * sizeof *out);
+    for (int k = 0; k < 6; k++) {
+        if (!r->a[k]) {
+            out[k] = h * m->spec->rest_value[k];
+            continue;
+        }
+        double v[MAGNUS_MAX_POINTS];
+        for (int p = 0; p < rule->npts; p++) v[p] = profile_arc_value(r->a[k], s0 + rule->c[p] * h);
+        for (int i = 0; i < rule->npts; i++) {
+            double b = 0.0;
+            for (int p = 0; p < rule->npts; p++) b += rule->w[i][p] * v[p];
+            out[6 * i + k] = h * b;
+        }
+    }
+}
+
+void model_xi(const rod_model *m, const double *colvals, const double *xis, const double *q,
+              double xi[6])
 {
     /* component by component in the columns' order: six independent sums instead of one
      * chain of stores through xi */
     for (int k = 0; k < 6; k++) {
-        double x = k == 5 ? 1.0 : 0.0; /* xi* of the straight, unstretched reference */
+        double x = xis[k];
         for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) x += colvals[j] * q[j];
         xi[k] = x;
     }

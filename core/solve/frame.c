@@ -79,14 +79,14 @@ static void frame_integrals(const rod_model *m, const rod_state *st, const lie_p
         if (m->w[k] == 0) continue;
         double rho = 1.0, xi[6];
         for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
-        model_xi(m, m->leg + (size_t)k * nx, q, xi);
+        model_xi(m, m->leg + (size_t)k * nx, model_xis_at(m, k), q, xi);
         const double A0 = m->sec[k].A0;
         const double mass = (m->rho0 - m->fluid_rho) * A0 * model_mass_factor(m, rho);
         vg -= m->w[k] * mass *
               (m->grav[0] * g[k].r[0] + m->grav[1] * g[k].r[1] + m->grav[2] * g[k].r[2]);
         const double nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
         vol += m->w[k] * A0 * rho * rho * nun;
-        vol0 += m->w[k] * A0;
+        vol0 += m->w[k] * A0 * model_rest_nu_norm(m, k); /* the rest shape's volume */
     }
     double bk, bg;
     bodies_energy(m, g, NULL, &bk, &bg);
@@ -245,13 +245,16 @@ int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame 
     for (int i = 0; i < n; i++) {
         lie_pose p = g[tab->station[i]];
         const int j0 = tab->first[i];
-        kin_pose_steps(m, st->q, tab->beta + (size_t)j0 * bsz, tab->h + j0, tab->first[i + 1] - j0, &p);
+        kin_pose_steps(m, st->q, tab->beta + (size_t)j0 * bsz,
+                       tab->star ? tab->star + (size_t)j0 * m->mag->npts * 6 : NULL, tab->h + j0,
+                       tab->first[i + 1] - j0, &p);
         for (int a = 0; a < 3; a++) {
             f->position[3 * i + a] = p.r[a];
             for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p.R[a + 3 * b];
         }
         double xi[6], rho = 1.0;
-        model_xi(m, tab->cols + (size_t)i * nx, st->q, xi);
+        model_xi(m, tab->cols + (size_t)i * nx, tab->xis ? tab->xis + 6 * i : model_xis_straight,
+                 st->q, xi);
         for (int j = 0; j < nr; j++) rho += tab->phi[(size_t)i * nr + j] * st->q[nx + j];
         f->rho[i] = rho;
         f->radius[i] = rho * tab->z[i];

@@ -8,8 +8,8 @@
 
 /* The tip by a fixed, coarse Zanna path: an indicator needs the size of a difference, not
  * the model's own kinematic accuracy, and must stay cheap next to a step of a heavy model. */
-#define INDICATOR_STEPS 64
-static const double ZC = 0.28867513459481287; /* sqrt(3)/6 */
+#define INDICATOR_STEPS MODEL_INDICATOR_STEPS
+static const double ZC = MODEL_INDICATOR_ZC;
 
 static void tip_of(const rod_model *m, const double *q, double r[3])
 {
@@ -20,8 +20,11 @@ static void tip_of(const rod_model *m, const double *q, double r[3])
     for (int k = 0; k < INDICATOR_STEPS; k++) {
         model_eval_xi_columns(m, (k + 0.5 - ZC) * h, a1);
         model_eval_xi_columns(m, (k + 0.5 + ZC) * h, a2);
-        model_xi(m, a1, q, xi1);
-        model_xi(m, a2, q, xi2);
+        /* the rest strain at the same points (model.h: ind_xis) */
+        const double *x1 = m->ind_xis ? m->ind_xis + 12 * k : model_xis_straight;
+        const double *x2 = m->ind_xis ? m->ind_xis + 12 * k + 6 : model_xis_straight;
+        model_xi(m, a1, x1, q, xi1);
+        model_xi(m, a2, x2, q, xi2);
         kin_zanna_omega(xi1, xi2, h, Om);
         lie_tangent tc;
         lie_tangent_init(Om, &tc);

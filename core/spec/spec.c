@@ -14,6 +14,8 @@
 #include <string.h>
 
 const char *const spec_strain_names[6] = {"bend1", "bend2", "twist", "shear1", "shear2", "stretch"};
+static const char *const spec_strain_names_null[7] = {"bend1", "bend2", "twist", "shear1", "shear2",
+                                                      "stretch", NULL};
 
 #define MAX_DEGREE SPEC_MAX_DEGREE
 #define MAX_PIECES SPEC_MAX_PIECES
@@ -27,7 +29,7 @@ static const char *const keys_root[] = {"model", "name", "description", "duratio
     "authors_code", "constraints", "bodies", "base", NULL};
 static const char *const keys_rod[] = {"length", "radius", "density", "youngs_modulus",
     "poisson_ratio", "shear_modulus", "shear_coefficient", "shear_viscosity", "inertia",
-    "rotary_inertia_factor", NULL};
+    "rotary_inertia_factor", "rest_strain", NULL};
 static const char *const keys_radius[] = {"base", "tip", NULL};
 static const char *const keys_inflation[] = {"pieces", "boundary", NULL};
 static const char *const keys_env[] = {"gravity", "fluid", "obstacles", "self_contact", NULL};
@@ -54,7 +56,9 @@ const char *const spec_known_paths[] = {
     "/rod", "/rod/length", "/rod/radius", "/rod/radius/base", "/rod/radius/tip",
     "/rod/density", "/rod/youngs_modulus", "/rod/poisson_ratio", "/rod/shear_modulus",
     "/rod/shear_coefficient", "/rod/shear_viscosity", "/rod/rotary_inertia_factor",
-    "/rod/inertia",
+    "/rod/inertia", "/rod/rest_strain", "/rod/rest_strain/bend1", "/rod/rest_strain/bend2",
+    "/rod/rest_strain/twist", "/rod/rest_strain/shear1", "/rod/rest_strain/shear2",
+    "/rod/rest_strain/stretch",
     "/strains", "/strains/bend1", "/strains/bend2", "/strains/twist", "/strains/shear1",
     "/strains/shear2", "/strains/stretch",
     "/inflation", "/inflation/pieces", "/inflation/boundary",
@@ -93,6 +97,43 @@ const char *const spec_known_paths[] = {
     "/authors_code/damping_slips", "/authors_code/slope_per_X",
     SPEC_MECH_PATHS
     NULL};
+
+/* rod.rest_strain: xi* per component, a number or an expression in s and X (Eq. 42). */
+static void parse_rest_strain(pctx *c, const cJSON *rs)
+{
+    rod_spec *s = c->s;
+    for (int k = 0; k < 6; k++) s->rest_value[k] = k == 5 ? 1.0 : 0.0;
+    if (!rs) return;
+    if (!spec_check_object(c, rs, "/rod/rest_strain", spec_strain_names_null)) return;
+    for (int k = 0; k < 6; k++) {
+        const cJSON *v = spec_member(rs, spec_strain_names[k]);
+        if (!v) continue;
+        char p[64];
+        snprintf(p, sizeof p, "/rod/rest_strain/%s", spec_strain_names[k]);
+        if (cJSON_IsNumber(v)) {
+            if (!isfinite(v->valuedouble)) {
+                spec_bad(c, p, "must be finite");
+                continue;
+            }
+            s->rest_value[k] = v->valuedouble;
+            if (s->rest_value[k] != (k == 5 ? 1.0 : 0.0)) s->has_rest = 1;
+        } else if (cJSON_IsString(v)) {
+            char msg[400];
+            if (strlen(v->valuestring) > 1000) {
+                spec_bad(c, p, "expression longer than 1000 characters");
+            } else if (profile_check_arc_expr(v->valuestring, msg, sizeof msg) != 0) {
+                spec_bad(c, p, "%s", msg);
+            } else {
+                s->rest_expr[k] = spec_dup_string(c, v->valuestring);
+                s->has_rest = 1;
+            }
+        } else {
+            spec_bad(c, p, "must be a number or an expression string in s (m) and X = s/L");
+        }
+    }
+    if (s->rest_value[5] <= 0 && !s->rest_expr[5])
+        spec_bad(c, "/rod/rest_strain/stretch", "must be > 0 (the rest length per unit of s)");
+}
 
 static void parse_rod(pctx *c, const cJSON *rod)
 {
@@ -142,6 +183,7 @@ static void parse_rod(pctx *c, const cJSON *rod)
     s->inertia_paper = spec_get_enum(c, rod, "inertia", "/rod", OPTIONAL, inertias, 0) == 1;
     s->rotary_inertia_factor = 1.0;
     spec_get_number(c, rod, "rotary_inertia_factor", "/rod", OPTIONAL, R_POS, &s->rotary_inertia_factor);
+    parse_rest_strain(c, spec_member(rod, "rest_strain"));
 }
 
 static void parse_strains(pctx *c, const cJSON *st)
@@ -768,6 +810,7 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
 void spec_free(rod_spec *s)
 {
     if (!s) return;
+    for (int k = 0; k < 6; k++) free(s->rest_expr[k]);
     for (int i = 0; i < s->nloads; i++) free(s->loads[i].name);
     for (int i = 0; i < s->nacts; i++) {
         free(s->acts[i].name);

@@ -88,10 +88,12 @@ typedef struct {
     double s_rel;        /* CON_POSE, relative: that point (m from the base, may be 0) */
     int held[6];         /* CON_POSE: which components of CON_X..CON_RZ are held */
     profile position[3]; /* target position (m), world frame (relative: s_rel's frame); default
-                          * the reference, (0, 0, s) (relative: (0, 0, s - s_rel)) */
+                          * the reference, (0, 0, s) (relative: (0, 0, s - s_rel)), or the
+                          * rest shape's (the model sets it, constraints_compile) */
     double axis[3];      /* target rotation: angle(t) about this unit axis (world; relative:
                           * s_rel's frame) */
     profile angle;
+    int position_given, rotation_given; /* CON_POSE: the spec gave them (else the rest pose's) */
     int pieces;          /* CON_VOLUME: 1 for one constraint per Hermite piece, 0 for the total */
     int penalty;         /* 0: Lagrange multiplier, 1: penalty */
     double stiffness, damping; /* penalty only: N/m (N m/rad; for volume N m per unit strain) */
@@ -141,6 +143,12 @@ typedef struct {
     int inertia_paper;    /* 1: mass ~ rho^2 A0 and inertia ~ rho^4 I0 as the paper; 0: mass conserved */
     /* strains: Legendre degree per component, -1 when held at its reference */
     int degree[6];
+    /* rod.rest_strain, xi* of Eq. 42 per component (bend1 .. stretch): a constant, or an
+     * expression in s and X when rest_expr[k] is not NULL; the straight rod's 0 (stretch 1)
+     * when left out. has_rest: some component differs from the straight rod's. */
+    double rest_value[6];
+    char *rest_expr[6];
+    int has_rest;
     /* inflation (extended only); pieces == 0 means none */
     int pieces;
     spec_bc bc;

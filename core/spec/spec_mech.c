@@ -141,6 +141,8 @@ static void parse_pose(pctx *c, const cJSON *con, const char *base, spec_constra
     k->angle.v.expr = -1;
     const int has_pos = spec_member(con, "position") != NULL;
     const int has_rot = spec_member(con, "rotation") != NULL;
+    k->position_given = has_pos;
+    k->rotation_given = has_rot;
     if (has_pos) parse_position(c, con, base, k->position);
     if (has_rot) parse_rotation(c, con, base, k->axis, &k->angle);
     if (spec_member(con, "components")) {

@@ -12,15 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rotation vector of E (column-major), |angle| < pi. */
-static void so3_log(const double E[9], double e[3])
+/* A load step's target rotation on a rod curved at rest: from the rest one R0 (factor 0) to
+ * the target's (factor 1) along the geodesic, R0 exp(factor log(R0^T R_target)). */
+static void rest_to_target(const double R0[9], const double axis[3], double angle, double factor,
+                           double Rt[9])
 {
-    const double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
-    const double sn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    const double cs = 0.5 * (E[0] + E[4] + E[8] - 1.0);
-    const double th = atan2(sn, cs);
-    const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
-    for (int i = 0; i < 3; i++) e[i] = f * w[i];
+    double Rg[9], D[9], e[3], Rf[9];
+    lie_rotation_about(axis, angle, Rg);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) { /* D = R0^T Rg */
+            double s = 0;
+            for (int l = 0; l < 3; l++) s += R0[l + 3 * a] * Rg[l + 3 * b];
+            D[a + 3 * b] = s;
+        }
+    lie_so3_log(D, e);
+    const double th = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+    const double u[3] = {th > 0 ? e[0] / th : 0, th > 0 ? e[1] / th : 0, th > 0 ? e[2] / th : 1};
+    lie_rotation_about(u, factor * th, Rf);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double s = 0;
+            for (int l = 0; l < 3; l++) s += R0[a + 3 * l] * Rf[l + 3 * b];
+            Rt[a + 3 * b] = s;
+        }
 }
 
 /* The volume rows' c and A at q (c[0..], A's rows from 0) of a constraint whose first row
@@ -40,7 +54,7 @@ static void volume_rows(const rod_model *m, const spec_constraint *k, int r0, co
         double rho = 1.0, xi[6];
         const double *phr = m->phr + (size_t)s * nr, *leg = m->leg + (size_t)s * nx;
         for (int j = 0; j < nr; j++) rho += phr[j] * q[nx + j];
-        model_xi(m, leg, q, xi);
+        model_xi(m, leg, model_xis_at(m, s), q, xi);
         const double A0 = m->sec[s].A0, nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
         const double inv = 1.0 / m->con->vol0[r0 + r];
         c[r] += w * A0 * rho * rho * nun * inv;
@@ -75,7 +89,7 @@ static void volume_rates(const rod_model *m, const spec_constraint *k, int r0, c
             rho += phr[j] * q[nx + j];
             rd += phr[j] * qd[nx + j];
         }
-        model_xi(m, leg, q, xi);
+        model_xi(m, leg, model_xis_at(m, s), q, xi);
         for (int j = 0; j < nx; j++) xid[m->cols[j].comp] += leg[j] * qd[j];
         const double *nu = xi + 3, *nd = xid + 3;
         const double nn = sqrt(nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]);
@@ -154,7 +168,9 @@ static void pose_rows(const rod_model *m, rod_state *st, int i, const double *qd
     for (int a = 0; a < 3; a++) {
         if (in[a] >= 0) state_input_value_derivs(st, in[a], t, tgt[a]); /* a command's ramp included */
         else profile_value_derivs(&k->position[a], st->ev, t, tgt[a]);
-        const double ref = a == 2 ? k->s - (rel ? k->s_rel : 0.0) : 0.0;
+        /* the load steps start from the rod at rest: the straight rod's (0, 0, s - s_rel), or
+         * the rest shape's (L->ref) */
+        const double ref = L->ref ? L->ref[12 * i + a] : a == 2 ? k->s - (rel ? k->s_rel : 0.0) : 0.0;
         tgt[a][0] = ref + factor * (tgt[a][0] - ref);
         tgt[a][1] *= factor;
         tgt[a][2] *= factor;
@@ -204,7 +220,10 @@ static void pose_rows(const rod_model *m, rod_state *st, int i, const double *qd
     }
     if (k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ]) {
         double Rt[9], E[9], Rr[9];
-        lie_rotation_about(k->axis, factor * ang[0], Rt);
+        if (L->ref && factor != 1.0)
+            rest_to_target(L->ref + 12 * i + 3, k->axis, ang[0], factor, Rt);
+        else
+            lie_rotation_about(k->axis, factor * ang[0], Rt);
         for (int a = 0; a < 3; a++) /* Rr = R_b^T R_a */
             for (int b = 0; b < 3; b++) {
                 double s = 0;
@@ -217,7 +236,7 @@ static void pose_rows(const rod_model *m, rod_state *st, int i, const double *qd
                 for (int l = 0; l < 3; l++) s += Rr[a + 3 * l] * Rt[b + 3 * l]; /* Rr Rt^T */
                 E[a + 3 * b] = s;
             }
-        so3_log(E, e);
+        lie_so3_log(E, e);
     }
     int r = L->first_row[i];
     for (int a = 0; a < 6; a++) {

@@ -43,7 +43,7 @@ static void point_at(const rod_model *m, rod_state *st, const double *q, int c, 
     for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
     p->z = m->sec[k].z;
     p->radius = rho * p->z;
-    model_xi(m, m->leg + (size_t)k * nx, q, xi);
+    model_xi(m, m->leg + (size_t)k * nx, model_xis_at(m, k), q, xi);
     vec3_rot(p->R, xi + 3, p->t);
     const double tn = sqrt(vec3_dot(p->t, p->t));
     for (int i = 0; i < 3; i++) p->t[i] = tn > 0 ? p->t[i] / tn : 0.0;

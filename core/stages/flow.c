@@ -15,7 +15,7 @@ void flow_slender_body(const rod_model *m, rod_state *st, const double *q, const
         if (m->w[k] == 0) continue;
         double rho = 1.0, xi[6];
         for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
-        model_xi(m, m->leg + (size_t)k * nx, q, xi);
+        model_xi(m, m->leg + (size_t)k * nx, model_xis_at(m, k), q, xi);
         /* in the body frame: t = nu / |nu|, v = the linear part of eta */
         const double *nu = xi + 3, *v = eta + 6 * k + 3;
         const double nn = sqrt(nu[0] * nu[0] + nu[1] * nu[1] + nu[2] * nu[2]);

@@ -88,7 +88,7 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
                 continue;
             }
             if (!have_xi) {
-                model_xi(m, m->leg + (size_t)k * nx, q, xi);
+                model_xi(m, m->leg + (size_t)k * nx, model_xis_at(m, k), q, xi);
                 have_xi = 1;
             }
             /* cable: tangent of r_c = r + rho R d in the body frame,

@@ -86,11 +86,23 @@ static void Ad_blocks(const lie_pose *g, const blk6 *T, blk6 *G)
     }
 }
 
+/* xi*'s share of a step's alphas: its rows star (model_step_star, npts x 6), or, for the
+ * straight rod (star NULL), h in alpha_1's stretch (both rules weigh the points of alpha_1 to
+ * a sum of one and those of the others to zero, so a constant xi* enters alpha_1 alone). */
+static void add_star(const rod_model *m, const double *star, double h, double a[][6])
+{
+    if (!star) {
+        a[0][5] += h;
+        return;
+    }
+    for (int i = 0; i < m->mag->npts; i++)
+        for (int k = 0; k < 6; k++) a[i][k] += star[6 * i + k];
+}
+
 /* The alphas of one step from its beta rows (model_step_beta): alpha_i = sum_j beta_ij q_j
- * e_comp(j), plus h xi* in alpha_1 (both rules weigh the points of alpha_1 to a sum of one and
- * those of the others to zero, so a constant xi* enters alpha_1 alone). */
-static void step_alphas(const rod_model *m, const double *beta, double h, const double *q,
-                        double a[][6])
+ * e_comp(j), plus xi*'s share (add_star). */
+static void step_alphas(const rod_model *m, const double *beta, const double *star, double h,
+                        const double *q, double a[][6])
 {
     const int nx = m->n_xi;
     const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
@@ -106,13 +118,13 @@ static void step_alphas(const rod_model *m, const double *beta, double h, const 
         a[1][k] = x1;
         if (three) a[2][k] = x2;
     }
-    a[0][5] += h; /* xi* of the straight, unstretched reference */
+    add_star(m, star, h, a);
 }
 
 /* The alphas and their time derivatives along q_dot (xi* is constant) in one pass over the
  * beta rows. */
-static void step_alphas_rates(const rod_model *m, const double *beta, double h, const double *q,
-                              const double *qd, double a[][6], double ad[][6])
+static void step_alphas_rates(const rod_model *m, const double *beta, const double *star, double h,
+                              const double *q, const double *qd, double a[][6], double ad[][6])
 {
     const int nx = m->n_xi;
     const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
@@ -138,7 +150,7 @@ static void step_alphas_rates(const rod_model *m, const double *beta, double h, 
             ad[2][k] = v2;
         }
     }
-    a[0][5] += h; /* xi* of the straight, unstretched reference */
+    add_star(m, star, h, a);
 }
 
 /* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
@@ -201,12 +213,12 @@ static void body_from_base(const rod_model *m, const lie_pose *g, const double *
 
 /* One Magnus step of length h with the beta rows beta: g <- g exp(Omega), and the base-frame
  * Jacobian when Js is not NULL. */
-static void pose_step(const rod_model *m, const double *q, const double *beta, double h,
-                      lie_pose *g, double *Js)
+static void pose_step(const rod_model *m, const double *q, const double *beta, const double *star,
+                      double h, lie_pose *g, double *Js)
 {
     magnus_step ms = {.rule = m->mag};
     double Omega[6];
-    step_alphas(m, beta, h, q, ms.a);
+    step_alphas(m, beta, star, h, q, ms.a);
     magnus_eval(&ms, Omega);
     lie_tangent tc;
     lie_tangent_init(Omega, &tc);
@@ -220,9 +232,16 @@ static void pose_step(const rod_model *m, const double *q, const double *beta, d
     lie_pose_mul(g, &e, g);
 }
 
-/* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) */
+/* The rest strain's rows of step j of station interval k (sub steps each), or NULL. */
+static const double *star_of(const rod_model *m, const double *stars, int sub, int k, int j)
+{
+    return stars ? stars + ((size_t)k * sub + j) * m->mag->npts * 6 : NULL;
+}
+
+/* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) and the
+ * rest strain's stars (ns x sub x npts x 6, NULL for the straight rod) */
 static void forward_steps(const rod_model *m, const double *q, int sub, const double *betas,
-                          lie_pose *g, double *J)
+                          const double *stars, lie_pose *g, double *J)
 {
     const int nx = m->n_xi;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
@@ -236,29 +255,31 @@ static void forward_steps(const rod_model *m, const double *q, int sub, const do
         const double h = (m->s[k] - m->s[k - 1]) / sub;
         g[k] = g[k - 1];
         for (int j = 0; j < sub; j++)
-            pose_step(m, q, betas + ((size_t)k * sub + j) * bsz, h, &g[k], J ? Js : NULL);
+            pose_step(m, q, betas + ((size_t)k * sub + j) * bsz, star_of(m, stars, sub, k, j), h,
+                      &g[k], J ? Js : NULL);
         if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
     }
 }
 
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, m->substeps, m->kin_beta, g, J);
+    forward_steps(m, q, m->substeps, m->kin_beta, m->kin_star, g, J);
 }
 
 void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, 1, m->kin_beta1, g, J);
+    forward_steps(m, q, 1, m->kin_beta1, m->kin_star1, g, J);
 }
 
 /* Omega of one step and its rate Omega_dot = dOmega/dalpha . alpha_dot; with Pd, also
  * Phi_Omega_dot q_dot, Omega's second derivative along q_dot with q_ddot = 0. */
 static void step_rates(const rod_model *m, const double *q, const double *qd, const double *beta,
-                       double h, magnus_step *ms, double Omega[6], double Od[6], double Pd[6])
+                       const double *star, double h, magnus_step *ms, double Omega[6], double Od[6],
+                       double Pd[6])
 {
     double ad[MAGNUS_MAX_POINTS][6];
     magnus_tangent t;
-    step_alphas_rates(m, beta, h, q, qd, ms->a, ad);
+    step_alphas_rates(m, beta, star, h, q, qd, ms->a, ad);
     magnus_eval(ms, Omega);
     magnus_dir(ms, (const double(*)[6])ad, Od, Pd ? &t : NULL);
     if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
@@ -287,7 +308,7 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
             const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
             magnus_step ms = {.rule = m->mag};
             double Omega[6], Od[6], Pd[6];
-            step_rates(m, q, qd, beta, h, &ms, Omega, Od, Pd);
+            step_rates(m, q, qd, beta, star_of(m, m->kin_star, sub, k, j), h, &ms, Omega, Od, Pd);
             lie_tangent tc;
             lie_tangent_init(Omega, &tc);
             double TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
@@ -328,7 +349,7 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
             const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
             magnus_step ms = {.rule = m->mag};
             double Omega[6], Od[6], TOd[6];
-            step_rates(m, q, qd, beta, h, &ms, Omega, Od, NULL);
+            step_rates(m, q, qd, beta, star_of(m, m->kin_star, sub, k, j), h, &ms, Omega, Od, NULL);
             lie_tangent tc;
             lie_tangent_init(Omega, &tc);
             lie_dexp_apply_tc(&tc, Od, TOd);
@@ -341,9 +362,10 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     }
 }
 
-void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *h,
-                    int nsteps, lie_pose *g)
+void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *star,
+                    const double *h, int nsteps, lie_pose *g)
 {
-    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
-    for (int j = 0; j < nsteps; j++) pose_step(m, q, beta + (size_t)j * bsz, h[j], g, NULL);
+    const size_t bsz = (size_t)m->mag->npts * m->n_xi, ssz = (size_t)m->mag->npts * 6;
+    for (int j = 0; j < nsteps; j++)
+        pose_step(m, q, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], g, NULL);
 }

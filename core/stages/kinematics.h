@@ -34,9 +34,10 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
                        double *eta);
 
 /* g <- g exp(Omega_1) ... exp(Omega_nsteps): nsteps steps of the model's rule with the beta
- * rows beta (nsteps x npts x n_xi, model_step_beta's) and lengths h (output frames between
+ * rows beta (nsteps x npts x n_xi, model_step_beta's), the rest strain's rows star (nsteps x
+ * npts x 6, model_step_star's; NULL for the straight rod) and lengths h (output frames between
  * stations, frame_table.h). */
-void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *h,
-                    int nsteps, lie_pose *g);
+void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *star,
+                    const double *h, int nsteps, lie_pose *g);
 
 #endif

@@ -354,3 +354,13 @@ void lie_rotation_about(const double a[3], double th, double R[9])
     R[5] = a[2] * a[1] * v + a[0] * s; /* (2,1) */
     R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
 }
+
+void lie_so3_log(const double E[9], double e[3])
+{
+    const double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
+    const double sn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double cs = 0.5 * (E[0] + E[4] + E[8] - 1.0);
+    const double th = atan2(sn, cs);
+    const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
+    for (int i = 0; i < 3; i++) e[i] = f * w[i];
+}

@@ -76,6 +76,8 @@ void lie_coeffs_deriv(double theta, const double f[6], double h[6]);
 
 /* R (column-major) = the rotation by angle th about the unit axis a (Rodrigues). */
 void lie_rotation_about(const double a[3], double th, double R[9]);
+/* The rotation vector of E (column-major), |angle| <= pi. */
+void lie_so3_log(const double E[9], double e[3]);
 
 /* y = A x for a column-major 6x6 A. */
 void lie_mat6_apply(const double A[36], const double x[6], double y[6]);

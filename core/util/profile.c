@@ -175,6 +175,81 @@ int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, si
     return rc;
 }
 
+int profile_check_arc_expr(const char *expr, char *msg, size_t len)
+{
+    int rc = 0;
+    double sv = 0.0, X = 0.0;
+    pthread_mutex_lock(&check_lock);
+    muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
+    if (!h) {
+        snprintf(msg, len, "out of memory");
+        pthread_mutex_unlock(&check_lock);
+        return -1;
+    }
+    define_functions(h);
+    mupDefineVar(h, "s", &sv);
+    mupDefineVar(h, "X", &X);
+    mupSetExpr(h, expr);
+    mupEval(h);
+    if (mupError(h)) {
+        char text[256];
+        snprintf(text, sizeof text, "%s", mupGetErrorMsg(h));
+        int pos = mupGetErrorPos(h);
+        int len_expr = (int)strlen(expr);
+        if (pos > len_expr) pos = len_expr;
+        if (pos < 0) pos = 0;
+        char *at = strstr(text, " at position");
+        if (at) *at = '\0';
+        size_t tl = strlen(text);
+        if (tl && text[tl - 1] == '.') text[tl - 1] = '\0';
+        if (strstr(text, "\"t\""))
+            snprintf(msg, len, "invalid expression at column %d: t (time) is not allowed here (a "
+                     "function of s, the arc length at rest in m, and X = s/L)", pos + 1);
+        else
+            snprintf(msg, len, "invalid expression at column %d: %s", pos + 1, text);
+        rc = -1;
+    }
+    mupRelease(h);
+    pthread_mutex_unlock(&check_lock);
+    return rc;
+}
+
+struct profile_arc {
+    muParserHandle_t h;
+    double L, s, X;
+};
+
+profile_arc *profile_arc_create(const char *expr, double L)
+{
+    profile_arc *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->L = L;
+    a->h = mupCreate(muBASETYPE_FLOAT);
+    if (!a->h) {
+        free(a);
+        return NULL;
+    }
+    define_functions(a->h);
+    mupDefineVar(a->h, "s", &a->s);
+    mupDefineVar(a->h, "X", &a->X);
+    mupSetExpr(a->h, expr);
+    return a;
+}
+
+double profile_arc_value(profile_arc *a, double s)
+{
+    a->s = s;
+    a->X = s / a->L;
+    return mupEval(a->h);
+}
+
+void profile_arc_free(profile_arc *a)
+{
+    if (!a) return;
+    mupRelease(a->h);
+    free(a);
+}
+
 void profile_value_derivs(const profile *p, profile_eval *ev, double t, double out[3])
 {
     out[0] = profile_value(p, ev, t, 0.0);

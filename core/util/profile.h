@@ -58,4 +58,14 @@ void profile_value_derivs(const profile *p, profile_eval *ev, double t, double o
  * with a message naming the 1-based column of the problem. Thread-safe. Sets *uses_X. */
 int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len);
 
+/* A function of arc length alone (a rest strain): an expression in s (m, along the rod at
+ * rest) and X = s/L, never t. Checked once (thread-safe, like profile_check_expr), then
+ * evaluated by a handle of its own: one per thread, created where the values are tabulated. */
+int profile_check_arc_expr(const char *expr, char *msg, size_t len);
+typedef struct profile_arc profile_arc;
+/* NULL: out of memory. The expression is copied. */
+profile_arc *profile_arc_create(const char *expr, double L);
+double profile_arc_value(profile_arc *a, double s);
+void profile_arc_free(profile_arc *a);
+
 #endif

@@ -47,9 +47,11 @@ static void disarm(void)
     countdown = -1;
 }
 
+/* curved at rest too: the rest strain's tables (an expression and a constant) */
 static const char *spec =
     "{\"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": {\"base\": 0.015, \"tip\": 0.006}, "
-    "\"density\": 1000, \"youngs_modulus\": 5e3, \"poisson_ratio\": 0.49, \"shear_viscosity\": 50}, "
+    "\"density\": 1000, \"youngs_modulus\": 5e3, \"poisson_ratio\": 0.49, \"shear_viscosity\": 50, "
+    "\"rest_strain\": {\"bend2\": \"2*X\", \"twist\": 1}}, "
     "\"strains\": {\"bend2\": 4, \"stretch\": 2}, \"inflation\": {\"pieces\": 2, \"boundary\": \"neumann\"}, "
     "\"actuators\": [{\"name\": \"LM\", \"type\": \"cable\", \"route\": {\"offset\": [0.8, 0], "
     "\"relative_to_radius\": true}, \"tension\": 0.05}], \"solver\": {\"jacobian\": \"elastic\"}}";

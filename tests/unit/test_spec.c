@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +399,47 @@ Test(spec, shear_modulus_or_poisson_ratio)
 
 /* did you mean: one slip (a missing, extra, changed or swapped letter) finds the word; a word
  * that shares little with every candidate finds none; the closest of several wins */
+Test(spec, rest_strain_is_checked_by_path)
+{
+    const char *head = "{\"model\": \"classic\", \"strains\": {\"bend2\": 3}, \"rod\": {\"length\": 0.5, "
+                       "\"radius\": 0.01, \"density\": 1000, \"youngs_modulus\": 1e5, \"poisson_ratio\": 0.3, "
+                       "\"rest_strain\": ";
+    char json[1024];
+    snprintf(json, sizeof json, "%s{\"bend3\": 1}}}", head);
+    expect(json, "/rod/rest_strain/bend3: unknown key");
+    snprintf(json, sizeof json, "%s[1]}}", head);
+    expect(json, "/rod/rest_strain: must be an object");
+    snprintf(json, sizeof json, "%s{\"twist\": true}}}", head);
+    expect(json, "/rod/rest_strain/twist: must be a number or an expression string in s (m) and X = s/L");
+    snprintf(json, sizeof json, "%s{\"bend1\": \"2*t\"}}}", head);
+    expect(json, "/rod/rest_strain/bend1: invalid expression at column 3: t (time) is not allowed here");
+    snprintf(json, sizeof json, "%s{\"bend2\": \"2*s+\"}}}", head);
+    expect(json, "/rod/rest_strain/bend2: invalid expression at column 5");
+    snprintf(json, sizeof json, "%s{\"stretch\": 0}}}", head);
+    expect(json, "/rod/rest_strain/stretch: must be > 0");
+    /* an expression's values are checked where the model uses them */
+    snprintf(json, sizeof json, "%s{\"bend2\": \"1/X\"}}}", head);
+    expect(json, "/rod/rest_strain/bend2: is not finite at s = 0 m (X = 0)");
+    snprintf(json, sizeof json, "%s{\"stretch\": \"1 - 2*X\"}}}", head);
+    expect(json, "/rod/rest_strain/stretch: must be > 0 (the rest length per unit of s) at s = ");
+    /* s, X and muparser's constants are allowed; a component left out rests at 0 (stretch 1) */
+    snprintf(json, sizeof json, "%s{\"bend2\": \"2*_pi*X + s\", \"stretch\": 1.1, \"shear1\": -0.1}}}", head);
+    rod_model *m = tu_model(json);
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 3);
+    /* muparser's _pi is 3.141592653589 (12 decimals): 1.6e-12 short of 2 pi here */
+    cr_assert_float_eq(f.kappa[3 * 2 + 1], 2 * M_PI + 0.5, 1e-11, "%.17g", f.kappa[3 * 2 + 1]);
+    cr_assert_float_eq(f.kappa[3 * 2 + 0], 0.0, 1e-15);
+    cr_assert_float_eq(f.nu[3 * 1 + 0], -0.1, 1e-15);
+    cr_assert_float_eq(f.nu[3 * 1 + 1], 0.0, 1e-15);
+    cr_assert_float_eq(f.nu[3 * 1 + 2], 1.1, 1e-15);
+    /* the rest shape's volume is the reference: none changes at rest */
+    cr_assert_float_eq(f.volume_change, 0.0, 1e-14);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 Test(suggest, nearest_known_word_or_none)
 {
     const char *const keys[] = {"poisson_ratio", "youngs_modulus", "density", "radius", "length", NULL};

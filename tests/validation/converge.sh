@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # rodd converge's estimates against the true error, measured from a converged run: the static
-# elastica (bend2 3 under a tip force F L^2 / EI = 9.5), a heavy cantilever falling under
+# elastica (bend2 3 under a tip force F L^2 / EI = 9.5), Bathe and Bolourchi's 45-degree bend
+# (rest curvature, bend1, bend2, twist 3, its tip load of 600 out of plane), a heavy cantilever falling under
 # gravity (bend2 1, 0.2 s) and the reaching arm (octopus-reaching.json, 0.1 s: its t = 0 pose
 # carries the largest error of the whole run), and the fetching arm's t = 0 pose. Each estimate, tip and shape, must be within a
 # factor of two of the truth, as `rodd converge` promises.
@@ -17,6 +18,11 @@ run() { "$@" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }; }
 run "$rodd" converge "$here/converge/elastica.json" > "$tmp/e.json"
 run "$rodd" solve "$here/converge/elastica.json" > "$tmp/e0.json"
 run "$rodd" solve "$here/converge/elastica.json" --set strains.bend2=24 --set discretization.points=200 > "$tmp/eT.json"
+# Bathe and Bolourchi's 45-degree bend (a rest curvature) under its load out of plane
+run "$rodd" converge "$here/converge/bathe-bend.json" > "$tmp/b.json"
+run "$rodd" solve "$here/converge/bathe-bend.json" > "$tmp/b0.json"
+run "$rodd" solve "$here/converge/bathe-bend.json" --set strains.bend1=16 --set strains.bend2=16 \
+  --set strains.twist=16 --set discretization.points=200 > "$tmp/bT.json"
 # cantilever under gravity, dynamics
 run "$rodd" converge "$here/converge/cantilever-gravity.json" --until 0.2 --every 0.02 > "$tmp/c.json"
 run "$rodd" run "$here/converge/cantilever-gravity.json" --until 0.2 --every 0.02 > "$tmp/c0.ndjson"
@@ -56,6 +62,7 @@ function truth(base, conv) {
 }
 let bad = 0;
 for (const [name, est, base, conv] of [["static elastica", "e.json", "e0.json", "eT.json"],
+  ["45-degree bend (rest curvature)", "b.json", "b0.json", "bT.json"],
   ["cantilever under gravity", "c.json", "c0.ndjson", "cT.ndjson"],
   ["reaching arm", "r.json", "r0.ndjson", "rT.ndjson"],
   ["fetching arm at t = 0", "f.json", "f0.json", "fT.json"]]) {

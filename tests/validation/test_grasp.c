@@ -147,7 +147,7 @@ static balance external(const rod_model *m, const rod_state *st)
         cr_assert_geq(k, 0, "contact at s = %g is at no contact point", f.contact_s[c]);
         const double *Fc = f.contact_force + 3 * c, *r = g[k].r;
         double xi[6], t[3], n[3] = {r[0] - PX, 0, r[2] - PZ}, off[3], o[3], rF[3];
-        model_xi(m, m->leg + (size_t)k * m->n_xi, st->q, xi);
+        model_xi(m, m->leg + (size_t)k * m->n_xi, model_xis_at(m, k), st->q, xi);
         rot(g[k].R, xi + 3, t);
         const double tn = norm3(t), nn = norm3(n), radius = rho_of(m, st->q, k) * m->sec[k].z;
         for (int a = 0; a < 3; a++) {

@@ -198,7 +198,7 @@ static double lateral_work(const rod_model *m, rod_state *st, double *slope_max)
         if (w == 0) continue;
         const double *R = st->g[k].R, *e = st->eta + 6 * k;
         double xi[6], t[3], v[3];
-        model_xi(m, m->leg + (size_t)k * m->n_xi, st->q, xi);
+        model_xi(m, m->leg + (size_t)k * m->n_xi, model_xis_at(m, k), st->q, xi);
         for (int i = 0; i < 3; i++) {
             t[i] = R[i] * xi[3] + R[i + 3] * xi[4] + R[i + 6] * xi[5];
             v[i] = R[i] * e[3] + R[i + 3] * e[4] + R[i + 6] * e[5];
