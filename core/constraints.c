@@ -192,17 +192,6 @@ void constraints_state_free(rod_state *st)
     st->con = NULL;
 }
 
-/* Rotation vector of E (column-major), |angle| < pi. */
-static void so3_log(const double E[9], double e[3])
-{
-    const double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
-    const double sn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    const double cs = 0.5 * (E[0] + E[4] + E[8] - 1.0);
-    const double th = atan2(sn, cs);
-    const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
-    for (int i = 0; i < 3; i++) e[i] = f * w[i];
-}
-
 /* The volume rows' c and A at q (c[0..], A's rows from 0) of a constraint whose first row
  * is r0. */
 static void volume_rows(const rod_model *m, const spec_constraint *k, int r0, const double *q,
@@ -410,7 +399,7 @@ static void pose_rows(const rod_model *m, rod_state *st, int i, const double *qd
                 for (int l = 0; l < 3; l++) s += Rr[a + 3 * l] * Rt[b + 3 * l]; /* Rr Rt^T */
                 E[a + 3 * b] = s;
             }
-        so3_log(E, e);
+        lie_so3_log(E, e);
     }
     int r = L->first_row[i];
     for (int a = 0; a < 6; a++) {
