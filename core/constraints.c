@@ -506,6 +506,21 @@ void constraints_mult_column(const rod_model *m, const rod_state *st, int r, dou
     memcpy(col, st->con->A + (size_t)m->con->mult_row[r] * m->n, (size_t)m->n * sizeof *col);
 }
 
+double constraints_max_turn(const rod_model *m, rod_state *st, double t)
+{
+    double turn = 0.0;
+    for (int i = 0; m->con && i < m->spec->ncons; i++) {
+        const spec_constraint *k = &m->spec->cons[i];
+        if (k->type != CON_POSE || !(k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ])) continue;
+        const int in = m->con->target[4 * i + 3];
+        double ang[3];
+        if (in >= 0) state_input_value_derivs(st, in, t, ang);
+        else profile_value_derivs(&k->angle, st->ev, t, ang);
+        turn = fmax(turn, fabs(ang[0]));
+    }
+    return turn;
+}
+
 static const char *const comp_names[] = {"x", "y", "z", "rx", "ry", "rz"};
 
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)

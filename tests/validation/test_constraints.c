@@ -137,6 +137,34 @@ Test(constraints, a_component_the_strains_cannot_move_is_refused_by_name)
     rod_model_free(m);
 }
 
+/* A rod clamped at both ends and twisted by several turns at its tip (rotation only, twist
+ * strain alone): the twist is uniform, kappa3 = Phi / L, and the reaction is G J Phi / L
+ * (Saint-Venant). The held rotation's residual reads Phi modulo 2 pi; from the straight rod
+ * Newton met 14.3339 - 4 pi and said converged. */
+Test(constraints, a_clamped_rod_twisted_by_turns_reaches_the_asked_angle)
+{
+    const double phis[] = {14.3339, -14.3339, 3.0};
+    for (size_t i = 0; i < sizeof phis / sizeof *phis; i++) {
+        char rest[512];
+        snprintf(rest, sizeof rest, ", \"constraints\": [{\"name\": \"end\", \"type\": \"pose\", "
+                 "\"rotation\": {\"axis\": [0, 0, 1], \"angle\": %.17g}, \"components\": [\"rz\"]}]",
+                 phis[i]);
+        rod_model *m = tu_model(classic("\"twist\": 1", rest));
+        rod_state *st = tu_solve(m);
+        rod_frame f = tu_frame(m, st, 3);
+        const rod_frame_constraint c = f.cons[0];
+        const double GJ = E_ROD / (2 * 1.45) * M_PI * R_ROD * R_ROD * R_ROD * R_ROD / 2;
+        cr_log_info("twisted by %g rad: kappa3 %.15g 1/m (Phi/L %.15g), moment %.12g N m (G J Phi/L %.12g)",
+                    phis[i], f.kappa[5], phis[i] / L_ROD, c.moment[2], GJ * phis[i] / L_ROD);
+        for (int k = 0; k < 3; k++) cr_assert_float_eq(f.kappa[3 * k + 2], phis[i] / L_ROD, 1e-12 * fabs(phis[i]));
+        cr_assert_float_eq(c.moment[2], GJ * phis[i] / L_ROD, 1e-10 * fabs(GJ * phis[i] / L_ROD),
+                           "moment %.12g", c.moment[2]);
+        rod_frame_free(&f);
+        rod_state_free(st);
+        rod_model_free(m);
+    }
+}
+
 static void advance(const rod_model *m, rod_state *st, double t)
 {
     cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "advance to %g: %s", t, rod_state_error(st));
