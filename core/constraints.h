@@ -70,6 +70,9 @@ void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, 
 void constraints_project_column(const rod_model *m, rod_state *st, double *v);
 /* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
  * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
+/* Whether the state's last constraint error was multiplier rows that (nearly) depend on each
+ * other (no start or step changes that). */
+int constraints_dependent(const rod_state *st);
 int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
 /* Records the reactions and violations at the state's (t, q, q_dot) for frames (after a
  * statics solve: lambda given; in dynamics: from the accelerations, lambda NULL). */
