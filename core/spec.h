@@ -73,6 +73,8 @@ typedef struct {
     int damping_slips;              /* torsion and rho' damping I33 without eta */
     int slope_per_X;                /* rho' per X = s/L (L times d rho/ds) in the cable tangent
                                      * and the rho' stiffness and damping */
+    int mass_rate_slip;             /* M_dot formed from the already inflated M: the rate of a
+                                     * rho^k scaling times rho^k once more (their derivatives.m) */
 } spec_authors_code;
 
 /* Constraints (seeds/003): a point's pose held (any of its six components), or the volume. */

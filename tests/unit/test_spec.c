@@ -306,7 +306,7 @@ Test(spec, authors_code_options)
                             "\"inflation\": {\"pieces\": 4, \"boundary\": \"neumann\"}, "
                             "\"loads\": [{\"name\": \"f\", \"type\": \"point_force\", \"s\": 0.2, \"force\": [1, 0, 0]}], "
                             "\"authors_code\": {\"global_quadrature\": true, \"no_cable_work_on_inflation\": true, "
-                            "\"damping_slips\": true, \"slope_per_X\": true}}");
+                            "\"damping_slips\": true, \"slope_per_X\": true, \"mass_rate_slip\": true}}");
     cr_assert_eq(rod_model_quadrature_points(m), 20);
     rod_model_free(m);
     m = tu_model("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "
