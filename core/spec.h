@@ -10,7 +10,7 @@
 struct cJSON;
 
 #define SPEC_MAX_DEGREE 160 /* highest Legendre degree of a strain component */
-#define SPEC_MAX_PIECES 50 /* most Hermite pieces */
+#define SPEC_MAX_PIECES 200 /* most Hermite pieces: the reaching arm's inflation converges to 1 mm near 64 */
 /* s over which a command's new input ramps in (solver.command_ramp): short beside the rods'
  * own times (the reaching arm's fastest mode has a period near 0.1 s), long enough that BDF
  * takes it in a few steps instead of restarting */

@@ -2,7 +2,7 @@
  * result is from the converged answer. The spec runs as given (level 0), then as refined
  * copies, each level from the one before:
  *   every strain's Legendre degree d -> min(2 d + 1, 30), the inflation's pieces doubled (at
- *   most 50), the Gauss points doubled (at most 5000) with as many Magnus steps per station,
+ *   most 200), the Gauss points doubled (at most 5000) with as many Magnus steps per station,
  *   CVODE's rtol and atol divided by 10;
  * up to K levels (default 2) while the next level's predicted wall time fits the budget
  * (default 600 s). The results are compared at every output time (statics: the one pose) and
@@ -23,7 +23,7 @@
 
 #define MAX_LEVELS 4
 #define MAX_DEGREE 30
-#define MAX_PIECES 50
+#define MAX_PIECES 200
 #define MAX_POINTS 5000
 
 typedef struct {
