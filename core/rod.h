@@ -161,6 +161,10 @@ typedef struct {
     long steps, rhs_evals, rhs_evals_jacobian, jac_evals, error_test_failures, newton_iterations;
     double last_step;
     int last_order;
+    /* generalized-alpha: the steps shorter than solver.step (a failed Newton halves the step,
+     * which then stays halved for a while) and the shortest step taken; 0 for CVODE */
+    long reduced_steps;
+    double min_step;
 } rod_dynamics_stats;
 int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out);
 /* Makes the current time a restart point of the integrator (what a checkpoint does). */

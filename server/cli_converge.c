@@ -2,7 +2,7 @@
  * result is from the converged answer. The spec runs as given (level 0), then as refined
  * copies, each level from the one before:
  *   every strain's Legendre degree d -> min(2 d + 1, 30), the inflation's pieces doubled (at
- *   most 50), the Gauss points doubled (at most 5000) with as many Magnus steps per station,
+ *   most 200), the Gauss points doubled (at most 5000) with as many Magnus steps per station,
  *   CVODE's rtol and atol divided by 10;
  * up to K levels (default 2) while the next level's predicted wall time fits the budget
  * (default 600 s). The results are compared at every output time (statics: the one pose) and
@@ -23,7 +23,7 @@
 
 #define MAX_LEVELS 4
 #define MAX_DEGREE 30
-#define MAX_PIECES 50
+#define MAX_PIECES 200
 #define MAX_POINTS 5000
 
 typedef struct {
@@ -43,7 +43,9 @@ typedef struct {
     level_disc d;
     int ndof;
     double wall;
-    double *pos; /* times x points x 3 */
+    double *pos;   /* times x points x 3 */
+    double *guess; /* level 0: the spec's solver.guess (nguess values), or NULL */
+    int nguess;
 } level_run;
 
 static const char *const strain_names[6] = {"bend1", "bend2", "twist", "shear1", "shear2", "stretch"};
@@ -106,6 +108,46 @@ static void base_disc(const rod_model *m, level_disc *d)
     cJSON_Delete(spec);
 }
 
+/* The spec's solver.guess (level 0's), kept for the refined levels; 0, or -1 out of memory. */
+static int base_guess(const rod_model *m, level_run *r)
+{
+    cJSON *spec = cJSON_Parse(rod_model_spec_json(m));
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(spec, "solver"), "guess");
+    const int n = cJSON_IsArray(g) ? cJSON_GetArraySize(g) : 0;
+    r->guess = n ? malloc((size_t)n * sizeof *r->guess) : NULL;
+    if (n && !r->guess) {
+        cJSON_Delete(spec);
+        return -1;
+    }
+    r->nguess = n;
+    for (int i = 0; i < n; i++) r->guess[i] = cJSON_GetArrayItem(g, i)->valuedouble;
+    cJSON_Delete(spec);
+    return 0;
+}
+
+/* "solver.guess=[...]" for a refined level from level 0's guess: the Legendre bases are
+ * hierarchical, so each strain keeps its coefficients and its added degrees start at 0; the
+ * inflation's Hermite coordinates (its pieces change) start at the reference, 0. A guess of
+ * the wrong length was refused at level 0. NULL without a guess or memory; the caller frees. */
+static char *refined_guess(const level_run *base, const level_disc *d, int ndof)
+{
+    if (!base->guess) return NULL;
+    char *out = malloc((size_t)ndof * 26 + 32);
+    if (!out) return NULL;
+    size_t used = (size_t)sprintf(out, "solver.guess=[");
+    int from = 0, written = 0;
+    for (int c = 0; c < 6; c++) {
+        if (base->d.degree[c] < 0) continue;
+        for (int k = 0; k <= d->degree[c]; k++, written++)
+            used += (size_t)sprintf(out + used, "%s%.17g", written ? ", " : "",
+                                    k <= base->d.degree[c] ? base->guess[from + k] : 0.0);
+        from += base->d.degree[c] + 1;
+    }
+    for (; written < ndof; written++) used += (size_t)sprintf(out + used, "%s0", written ? ", " : "");
+    sprintf(out + used, "]");
+    return out;
+}
+
 static void refine(const level_disc *a, level_disc *b)
 {
     *b = *a;
@@ -146,21 +188,40 @@ static int store_frame(const rod_model *m, const rod_state *st, int points, doub
 }
 
 /* Runs one level: statics, or dynamics with a frame every `every`. 0 or an exit status. */
-static int run_level(const cli_common *o, const conv_opts *co, int level, int ntimes, level_run *r)
+static int run_level(const cli_common *o, const conv_opts *co, int level, int ntimes,
+                     const level_run *base, level_run *r)
 {
-    const char *ov[64 + 16];
+    const char *ov[64 + 16 + 1];
     char buf[16][64];
     if (o->n_overrides > 64) return EXIT_USAGE;
-    const int nov = level_overrides(o, &r->d, level, ov, buf);
+    int nov = level_overrides(o, &r->d, level, ov, buf);
+    char *guess = NULL;
+    if (level > 0 && base->guess) {
+        /* the refined model's size: its strains' degrees plus the inflation's coordinates, as
+         * many per piece as level 0 has (two: every boundary type keeps 2 P of the 2 P + 2) */
+        int nxi0 = 0, nxi = 0;
+        for (int c = 0; c < 6; c++)
+            if (base->d.degree[c] >= 0) nxi0 += base->d.degree[c] + 1, nxi += r->d.degree[c] + 1;
+        const int nrho = base->d.pieces ? (base->ndof - nxi0) / base->d.pieces * r->d.pieces : 0;
+        if (!(guess = refined_guess(base, &r->d, nxi + nrho))) return EXIT_FAILURE_OTHER;
+        ov[nov++] = guess;
+    }
     rod_issues iss;
     rod_issues_init(&iss);
     rod_model *m = rod_model_load(o->spec_path, ov, nov, &iss);
+    free(guess);
     for (int i = 0; !m && i < iss.count; i++)
         fprintf(stderr, "%s (level %d): %s%s%s\n", o->spec_path, level, iss.items[i].path,
                 iss.items[i].path[0] ? ": " : "", iss.items[i].message);
     rod_issues_free(&iss);
     if (!m) return level == 0 ? EXIT_BAD_SPEC : EXIT_FAILURE_OTHER;
-    if (level == 0) base_disc(m, &r->d);
+    if (level == 0) {
+        base_disc(m, &r->d);
+        if (base_guess(m, r) != 0) {
+            rod_model_free(m);
+            return EXIT_FAILURE_OTHER;
+        }
+    }
     r->ndof = rod_model_ndof(m);
     r->pos = calloc((size_t)ntimes * o->points * 3, sizeof *r->pos);
     rod_state *st = r->pos ? cli_new_state(m) : NULL;
@@ -291,7 +352,7 @@ int cli_converge(int argc, char **argv)
                 break;
             }
         }
-        status = run_level(&o, &co, level, ntimes, &runs[level]);
+        status = run_level(&o, &co, level, ntimes, &runs[0], &runs[level]);
         nl = level + 1;
         if (status != EXIT_OK) break;
     }
@@ -337,7 +398,10 @@ int cli_converge(int argc, char **argv)
         free(text);
         cJSON_Delete(out);
     }
-    for (int l = 0; l <= MAX_LEVELS; l++) free(runs[l].pos);
+    for (int l = 0; l <= MAX_LEVELS; l++) {
+        free(runs[l].pos);
+        free(runs[l].guess);
+    }
     cli_free_common(&o);
     return status;
 }

@@ -206,6 +206,10 @@ int cli_run(int argc, char **argv)
                 "%ld error-test failures\n",
                 rod_state_time(st), wall, rod_state_time(st) / fmax(wall, 1e-9), s.steps, s.rhs_evals,
                 s.rhs_evals_jacobian, s.jac_evals, s.error_test_failures);
+    if (rod_dynamics_get_stats(st, &s) == ROD_OK && s.reduced_steps > 0)
+        fprintf(stderr, "rodd: %ld of the %ld steps were shorter than solver.step (Newton failed at "
+                "it; the shortest %.3g s, the last %.3g s)\n", s.reduced_steps, s.steps, s.min_step,
+                s.last_step);
     if (export_close(w, NULL, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "rodd: %s\n", err);
         if (status == EXIT_OK) status = EXIT_FAILURE_OTHER;

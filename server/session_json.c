@@ -52,6 +52,8 @@ cJSON *session_describe(session *s)
         cJSON_AddNumberToObject(st, "steps", (double)s->stats.steps);
         cJSON_AddNumberToObject(st, "rhs_evals", (double)(s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
         cJSON_AddNumberToObject(st, "jacobians", (double)s->stats.jac_evals);
+        cJSON_AddNumberToObject(st, "last_step", s->stats.last_step);
+        cJSON_AddNumberToObject(st, "reduced_steps", (double)s->stats.reduced_steps);
         cJSON_AddNumberToObject(st, "real_time_factor", s->rtf);
         cJSON_AddNumberToObject(st, "solver_real_time_factor", s->solver_rtf);
         cJSON_AddBoolToObject(st, "behind_pace", s->behind_pace);

@@ -38,6 +38,7 @@ struct con_work {
     double *B, *S, *mu, *tmp;  /* scratch */
     double *Jwa, *Jwb;         /* scratch: 6 x n_xi world Jacobians of a pose's two points */
     double *Rb;                /* per constraint x 9: the frame a relative pose was last held in */
+    int dependent;             /* the last error was rows that (nearly) depend on each other */
 };
 
 /* Compile-time layout (model.c calls these). */

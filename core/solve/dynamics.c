@@ -25,11 +25,15 @@ static void section_inertia(const rod_model *m, const section *c, double rho, do
     const double ri = fi * (paper ? rho * rho * rho * rho : rho * rho); /* rotary factor */
     const double dri = fi * (paper ? 4 * rho * rho * rho * rhod : 2 * rho * rhod);
     const double rm = paper ? rho * rho : 1.0, drm = paper ? 2 * rho * rhod : 0.0;
+    /* the authors' derivatives.m scales M by rho^4 and rho^2, then forms M_dot from that scaled
+     * M (4 rho^3 rho_dot times rho^4 I, 2 rho rho_dot times rho^2 A): the scaling twice */
+    const double slip_r = m->spec->authors.mass_rate_slip ? ri / fi : 1.0;
+    const double slip_m = m->spec->authors.mass_rate_slip ? rm : 1.0;
     for (int i = 0; i < 3; i++) {
         Mb[i] = m->rho0 * ri * I[i];
-        Mdot[i] = m->rho0 * dri * I[i];
+        Mdot[i] = m->rho0 * dri * I[i] * slip_r;
         Mb[3 + i] = m->rho0 * rm * c->A0;
-        Mdot[3 + i] = m->rho0 * drm * c->A0;
+        Mdot[3 + i] = m->rho0 * drm * c->A0 * slip_m;
     }
 }
 

@@ -16,6 +16,10 @@ enum { MAX_NEWTON = 8, MAX_HALVINGS = 10 };
  * costs 2n + 1 evaluations of f, more than many slow corrections (the solenoid: 2914 of its
  * 3158 matrices were formed after steps of 4 corrections, 77 % of its evaluations). */
 enum { SLOW_NEWTON_ELASTIC = 3, SLOW_NEWTON_DIFFERENCE = 5 };
+/* A step that had to be halved stays halved for this many successful steps before it is
+ * doubled again (up to solver.step): starting every step at the full length again failed
+ * Newton on about every other step of a soft rod that needs half steps. */
+enum { REGROW_AFTER = 20 };
 
 struct galpha {
     int n;
@@ -30,7 +34,9 @@ struct galpha {
     int stale;                  /* the Jacobian must be formed again before the next correction */
     int fresh;                  /* the Jacobian was formed in the step being tried */
     double S_h;                 /* the step S was formed for */
-    long steps, rhs, factorizations, newton, failures, recharts;
+    double h_cur, h_min;        /* the step in use (h or h halved) and the shortest one taken */
+    int since_cut;              /* successful steps at h_cur since it was last cut or grown */
+    long steps, rhs, factorizations, newton, failures, recharts, reduced;
 };
 
 void galpha_free(galpha *g)
@@ -94,6 +100,7 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
     const size_t nb = (size_t)g->n * sizeof(double);
     g->t = g->t0 = st->t;
     g->h = m->spec->step;
+    if (!(g->h_cur > 0)) g->h_cur = g->h_min = g->h; /* a restart keeps a step it had to cut */
     memcpy(g->q, st->q, nb);
     memcpy(g->v, st->qd, nb);
     memcpy(g->q0, st->q, nb);
@@ -277,7 +284,7 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
             base_free_rechart(m, st->q, st->qd);
             if (galpha_restart(g, m, st) != ROD_OK) return ROD_ESOLVER;
         }
-        double h = g->h;
+        double h = g->h_cur;
         int rc, halvings = 0;
         g->fresh = 0;
         while ((rc = try_step(g, m, st, h)) > 0) {
@@ -290,6 +297,15 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
             }
             h *= 0.5;
         }
+        if (halvings) {
+            g->h_cur = h;
+            g->since_cut = 0;
+        } else if (h < g->h && ++g->since_cut >= REGROW_AFTER) {
+            g->h_cur = fmin(2 * h, g->h);
+            g->since_cut = 0;
+        }
+        g->h_min = fmin(g->h_min, h);
+        if (h < g->h) g->reduced++;
         if (rc < 0) {
             if (atomic_exchange(&st->interrupt, 0)) {
                 st->need_reinit = 1;
@@ -328,6 +344,8 @@ void galpha_add_stats(const galpha *g, rod_dynamics_stats *out)
     out->jac_evals += g->factorizations;
     out->newton_iterations += g->newton;
     out->error_test_failures += g->failures;
-    out->last_step = g->h;
+    out->last_step = g->h_cur;
+    out->min_step = g->h_min;
+    out->reduced_steps += g->reduced;
     out->last_order = 2;
 }

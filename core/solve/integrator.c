@@ -180,8 +180,11 @@ static int make_consistent(const rod_model *m, rod_state *st)
         constraints_project(m, st, st->t, st->q, st->qd) != 0) {
         char prev[sizeof st->err];
         snprintf(prev, sizeof prev, "%s", st->err);
-        state_set_error(st, "no consistent initial state: %s (start from \"initial\": \"static\" "
-                        "when the constraints' targets at t = 0 are away from the rest shape)", prev);
+        /* a static start helps a target away from the rest shape, not rows that depend on
+         * each other */
+        state_set_error(st, "no consistent initial state: %s%s", prev,
+                        constraints_dependent(st) ? "" : " (start from \"initial\": \"static\" when "
+                        "the constraints' targets at t = 0 are away from the rest shape)");
         return ROD_ESOLVER;
     }
     return ROD_OK;

@@ -304,11 +304,19 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     memcpy(q, st->q, (size_t)n * sizeof *q);
     guess_multipliers(&c, q);
 
+    /* A held rotation's residual reads its angle modulo 2 pi: from the straight rod (angle 0)
+     * a target beyond half a turn would be met a whole number of turns short. The load steps
+     * carry the winding along instead, a quarter turn at most per step, each Newton solve
+     * starting within that of its target. A guess (any q but the straight rod) sets the
+     * winding itself and is tried at the full load first. */
+    const double turn = constraints_max_turn(m, st, t), max_step = turn > M_PI_2 ? M_PI_2 / turn : 1.0;
+    int straight = 1;
+    for (int i = 0; i < n && straight; i++) straight = q[i] == 0.0;
     int rc = ROD_OK, steps = 1;
-    if (solve_at(&c, ctx, q, &res->iterations, R) != 0 && !c.failed) {
+    if ((max_step < 1.0 && straight) || (solve_at(&c, ctx, q, &res->iterations, R) != 0 && !c.failed)) {
         /* continuation from the straight rod, the equilibrium at zero load */
         memset(q_done, 0, (size_t)N * sizeof *q_done);
-        double done = 0.0, step = 0.25;
+        double done = 0.0, step = fmin(0.25, max_step);
         steps = 0;
         while (done < 1.0 && !c.failed) {
             if (steps >= m->spec->max_load_steps || step < 1e-6) {
@@ -322,7 +330,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
             if (solve_at(&c, ctx, q, &res->iterations, R) == 0) {
                 done = c.factor;
                 memcpy(q_done, q, (size_t)N * sizeof *q);
-                step *= 2.0;
+                step = fmin(2.0 * step, max_step);
             } else {
                 step *= 0.25;
             }

@@ -45,7 +45,7 @@ static const char *const keys_disc[] = {"points", "substeps", "magnus_order", NU
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
     "rtol", "atol", "rate_time_scale", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
-    "damping_slips", "slope_per_X", NULL};
+    "damping_slips", "slope_per_X", "mass_rate_slip", NULL};
 static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
     "radius", "stiffness", "damping", "friction", "displacement", NULL};
 static const char *const keys_friction[] = {"static", "kinetic", "threshold_velocity", NULL};
@@ -94,7 +94,7 @@ const char *const spec_known_paths[] = {
     "/solver/integrator", "/solver/step", "/solver/rho_infinity", "/solver/command_ramp",
     "/initial",
     "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
-    "/authors_code/damping_slips", "/authors_code/slope_per_X",
+    "/authors_code/damping_slips", "/authors_code/slope_per_X", "/authors_code/mass_rate_slip",
     SPEC_MECH_PATHS
     NULL};
 
@@ -749,6 +749,7 @@ static void parse_authors_code(pctx *c, const cJSON *ac)
     get_bool(c, ac, "global_quadrature", "/authors_code", &a->global_quadrature);
     get_bool(c, ac, "damping_slips", "/authors_code", &a->damping_slips);
     get_bool(c, ac, "slope_per_X", "/authors_code", &a->slope_per_X);
+    get_bool(c, ac, "mass_rate_slip", "/authors_code", &a->mass_rate_slip);
 }
 
 rod_spec *spec_parse(const cJSON *root, rod_issues *issues)

@@ -11,7 +11,7 @@
 struct cJSON;
 
 #define SPEC_MAX_DEGREE 160 /* highest Legendre degree of a strain component */
-#define SPEC_MAX_PIECES 50 /* most Hermite pieces */
+#define SPEC_MAX_PIECES 200 /* most Hermite pieces: the reaching arm's inflation converges to 1 mm near 64 */
 /* s over which a command's new input ramps in (solver.command_ramp): short beside the rods'
  * own times (the reaching arm's fastest mode has a period near 0.1 s), long enough that BDF
  * takes it in a few steps instead of restarting */
@@ -73,6 +73,8 @@ typedef struct {
     int damping_slips;              /* torsion and rho' damping I33 without eta */
     int slope_per_X;                /* rho' per X = s/L (L times d rho/ds) in the cable tangent
                                      * and the rho' stiffness and damping */
+    int mass_rate_slip;             /* M_dot formed from the already inflated M: the rate of a
+                                     * rho^k scaling times rho^k once more (their derivatives.m) */
 } spec_authors_code;
 
 /* Constraints (seeds/003): a point's pose held (any of its six components), or the volume. */

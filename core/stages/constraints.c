@@ -9,8 +9,11 @@
 #include "kinematics.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int constraints_dependent(const rod_state *st) { return st->con && st->con->dependent; }
 
 /* A load step's target rotation on a rod curved at rest: from the rest one R0 (factor 0) to
  * the target's (factor 1) along the geodesic, R0 exp(factor log(R0^T R_target)). */
@@ -343,7 +346,32 @@ void constraints_mult_column(const rod_model *m, const rod_state *st, int r, dou
     memcpy(col, st->con->A + (size_t)m->con->mult_row[r] * m->n, (size_t)m->n * sizeof *col);
 }
 
+double constraints_max_turn(const rod_model *m, rod_state *st, double t)
+{
+    double turn = 0.0;
+    for (int i = 0; m->con && i < m->spec->ncons; i++) {
+        const spec_constraint *k = &m->spec->cons[i];
+        if (k->type != CON_POSE || !(k->held[CON_RX] || k->held[CON_RY] || k->held[CON_RZ])) continue;
+        const int in = m->con->target[4 * i + 3];
+        double ang[3];
+        if (in >= 0) state_input_value_derivs(st, in, t, ang);
+        else profile_value_derivs(&k->angle, st->ev, t, ang);
+        turn = fmax(turn, fabs(ang[0]));
+    }
+    return turn;
+}
+
 static const char *const comp_names[] = {"x", "y", "z", "rx", "ry", "rz"};
+
+/* Multiplier rows whose Gram matrix (in the metric of M^-1 for dynamics, of q for statics, each
+ * row of unit length there) has a pivot below DEPENDENT_RTOL of its diagonal: the row is all
+ * but a combination of the rows before it (the squared sine of its angle to their span is
+ * below that). The multipliers' rounding error grows as the unit roundoff over that ratio,
+ * 1e-4 relative at 1e-12. Measured on a rod held in x at s = 0.5 and at 0.5 + d: d = 1e-7 m
+ * (4.6e-13 in M^-1) cut BDF's steps 17-fold and d = 1e-6 m (9.3e-13 in q) stopped statics,
+ * while d = 1e-6 m (4.7e-11 in M^-1) and d = 1e-5 m (9.3e-11 in q) ran as d = 1 cm does. */
+#define DEPENDENT_RTOL 1e-12
+static void dependence_error(const rod_model *m, rod_state *st, const double *G, int nm, int kb, double t);
 
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
 {
@@ -364,7 +392,30 @@ int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
                         k->type == CON_POSE ? comp_names[row->comp] : "volume");
         return -1;
     }
-    return 0;
+    /* the multiplier rows' Gram matrix in q's metric, each row scaled to unit length: its
+     * pivots are the squared sines dense_cholesky_rel tests */
+    const int nm = m->con->nmult;
+    double *G = malloc((size_t)nm * nm * sizeof *G);
+    if (!G) {
+        state_set_error(st, "out of memory");
+        return -1;
+    }
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b <= a; b++) {
+            const double *Aa = st->con->A + (size_t)m->con->mult_row[a] * n;
+            const double *Ab = st->con->A + (size_t)m->con->mult_row[b] * n;
+            double s = 0, na = 0, nb = 0;
+            for (int j = 0; j < n; j++) {
+                s += Aa[j] * Ab[j];
+                na += Aa[j] * Aa[j];
+                nb += Ab[j] * Ab[j];
+            }
+            G[a + (size_t)nm * b] = G[b + (size_t)nm * a] = s / sqrt(na * nb);
+        }
+    const int bad = dense_cholesky_rel(G, nm, DEPENDENT_RTOL);
+    if (bad) dependence_error(m, st, G, nm, bad - 1, st->t);
+    free(G);
+    return bad ? -1 : 0;
 }
 
 int constraints_check_base(const rod_model *m, rod_state *st, const double *q)
@@ -406,6 +457,60 @@ int constraints_check_base(const rod_model *m, rod_state *st, const double *q)
     return -1;
 }
 
+static const char *row_name(const rod_model *m, int mult, const char **comp)
+{
+    const con_row *row = &m->con->rows[m->con->mult_row[mult]];
+    const spec_constraint *k = &m->spec->cons[row->con];
+    *comp = k->type == CON_POSE ? comp_names[row->comp] : "volume";
+    return k->name;
+}
+
+/* The message for a Gram matrix G (nm x nm, the lower triangle of its first kb columns factored
+ * by dense_cholesky_rel, the upper triangle intact) that failed at row kb: the earlier rows
+ * that row kb is nearly a combination of, by the coefficients c = G11^-1 g (the projection
+ * onto their span), those that carry a tenth of it or more. */
+static void dependence_error(const rod_model *m, rod_state *st, const double *G, int nm, int kb, double t)
+{
+    enum { MAXK = 64 }; /* a longer list would not be read */
+    double c[MAXK], gd[MAXK], ratio;
+    const int nk = kb < MAXK ? kb : MAXK;
+    double dkk = G[kb + (size_t)nm * kb];
+    for (int j = 0; j < nk; j++) c[j] = G[j + (size_t)nm * kb]; /* the upper triangle: G_j,kb */
+    for (int j = 0; j < nk; j++) { /* L y = g, then L^T c = y */
+        double s = c[j];
+        for (int i = 0; i < j; i++) s -= G[j + (size_t)nm * i] * c[i];
+        c[j] = s / G[j + (size_t)nm * j];
+        dkk -= c[j] * c[j];
+    }
+    ratio = dkk / G[kb + (size_t)nm * kb];
+    for (int j = nk - 1; j >= 0; j--) {
+        double s = c[j];
+        for (int i = j + 1; i < nk; i++) s -= G[i + (size_t)nm * j] * c[i];
+        c[j] = s / G[j + (size_t)nm * j];
+    }
+    for (int j = 0; j < nk; j++) { /* G_jj = |L row j|^2 */
+        gd[j] = 0;
+        for (int i = 0; i <= j; i++) gd[j] += G[j + (size_t)nm * i] * G[j + (size_t)nm * i];
+    }
+    const char *comp, *name = row_name(m, kb, &comp);
+    char list[512] = "";
+    if (st->con) st->con->dependent = 1;
+    size_t used = 0;
+    for (int j = 0; j < nk && used < sizeof list - 64; j++) {
+        if (!(fabs(c[j]) * sqrt(gd[j]) >= 0.1 * sqrt(fmax(G[kb + (size_t)nm * kb] - dkk, 0.0)))) continue;
+        const char *cj, *nj = row_name(m, j, &cj);
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\" (%s)", used ? ", " : "", nj, cj);
+    }
+    if (!list[0])
+        state_set_error(st, "constraint \"%s\" (%s) cannot be held at t = %g: the strains in use "
+                        "cannot move it", name, comp, t);
+    else
+        state_set_error(st, "constraint \"%s\" (%s) depends on %s at t = %g (what it holds is all "
+                        "but held by them: the squared sine of the angle between them is %.2g, below "
+                        "%g): hold it once, or hold points further apart", name, comp, list, t,
+                        fmax(ratio, 0.0), DEPENDENT_RTOL);
+}
+
 /* y <- M^{-1} y, with M_xi's factor in st->Mxi and M_rho's in the model. */
 static void apply_Minv(const rod_model *m, const rod_state *st, double *y)
 {
@@ -413,7 +518,8 @@ static void apply_Minv(const rod_model *m, const rod_state *st, double *y)
     if (m->n_rho) dense_cholesky_solve(m->Mrho_chol, m->n_rho, y + m->n_xi);
 }
 
-/* B = M^{-1} A_m^T and S = A_m M^{-1} A_m^T, factored. 0, or -1 when S is singular. */
+/* B = M^{-1} A_m^T and S = A_m M^{-1} A_m^T, factored. 0, or -1 when S is (nearly) singular:
+ * rows that (nearly) depend on each other, or one the strains cannot move. */
 static int factor_saddle(const rod_model *m, rod_state *st, double t)
 {
     const struct con_layout *L = m->con;
@@ -432,13 +538,9 @@ static int factor_saddle(const rod_model *m, rod_state *st, double t)
             w->S[a + (size_t)nm * b] = s;
             w->S[b + (size_t)nm * a] = s;
         }
-    const int bad = dense_cholesky(w->S, nm);
+    const int bad = dense_cholesky_rel(w->S, nm, DEPENDENT_RTOL);
     if (bad) {
-        const con_row *row = &L->rows[L->mult_row[bad - 1]];
-        const spec_constraint *k = &m->spec->cons[row->con];
-        state_set_error(st, "constraint \"%s\" (%s) cannot be held at t = %g: the strains in "
-                        "use cannot move it, or other constraints already hold it", k->name,
-                        k->type == CON_POSE ? comp_names[row->comp] : "volume", t);
+        dependence_error(m, st, w->S, nm, bad - 1, t);
         return -1;
     }
     return 0;

@@ -29,6 +29,10 @@ void constraints_mult_column(const rod_model *m, const rod_state *st, int r, dou
 double constraints_row_scale(const rod_model *m, int r);
 /* Statics: rows A_m that vanish (a component the strains in use cannot move) at q; 0 or -1
  * with the state's error naming the constraint and component. */
+/* The largest angle |angle(t)| that a pose constraint holding a rotation asks for at t (0 if
+ * none): statics reaches it by load steps of at most a quarter turn from the straight rod,
+ * since a held rotation reads its angle through a rotation matrix, modulo 2 pi. */
+double constraints_max_turn(const rod_model *m, rod_state *st, double t);
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q);
 /* Statics with a free base: 0 when the constraints' rows hold all six rigid motions of the rod
  * at q (relative poses hold none: they move with the rod), else -1 with the state's error
@@ -52,6 +56,9 @@ void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, 
 void constraints_project_column(const rod_model *m, rod_state *st, double *v);
 /* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
  * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
+/* Whether the state's last constraint error was multiplier rows that (nearly) depend on each
+ * other (no start or step changes that). */
+int constraints_dependent(const rod_state *st);
 int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
 /* Records the reactions and violations at the state's (t, q, q_dot) for frames: after a
  * statics solve, from its multipliers lambda; in dynamics (lambda NULL), what the last

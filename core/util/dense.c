@@ -3,12 +3,15 @@
 #include <math.h>
 #include <stddef.h>
 
-int dense_cholesky(double *A, int n)
+int dense_cholesky(double *A, int n) { return dense_cholesky_rel(A, n, 0.0); }
+
+int dense_cholesky_rel(double *A, int n, double rtol)
 {
     for (int j = 0; j < n; j++) {
-        double d = A[j + (long)n * j];
+        const double a = A[j + (long)n * j];
+        double d = a;
         for (int k = 0; k < j; k++) d -= A[j + (long)n * k] * A[j + (long)n * k];
-        if (!(d > 0)) return j + 1;
+        if (!(d > rtol * a)) return j + 1;
         d = sqrt(d);
         A[j + (long)n * j] = d;
         const double inv = 1.0 / d;

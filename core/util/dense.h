@@ -7,6 +7,11 @@
 /* In place: the lower triangle of A (n x n, leading dimension n) becomes L with A = L L^T.
  * Returns 0, or the 1-based column where A is not positive definite. */
 int dense_cholesky(double *A, int n);
+/* The same, failing (j + 1) at the first pivot d_j <= rtol A_jj: for a Gram matrix, d_j / A_jj
+ * is the squared sine of the angle between vector j and the span of those before it, so a
+ * small rtol finds the vectors that nearly depend on earlier ones. The upper triangle is left
+ * as it was. */
+int dense_cholesky_rel(double *A, int n, double rtol);
 /* Solves L L^T x = b in place in b. */
 void dense_cholesky_solve(const double *L, int n, double *b);
 

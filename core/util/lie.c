@@ -30,7 +30,9 @@ void lie_skew(const double v[3], double S[9])
     S[2] = -v[1]; S[5] = v[0];  S[8] = 0;
 }
 
-#define SERIES_TERMS 12 /* the first omitted term is below 1e-25 relative for theta <= 1 */
+/* the first omitted term is below 1e-25 relative for theta <= 1 and below 1e-18 for the
+ * derivatives' series, which run to LIE_DERIV_SWITCH */
+#define SERIES_TERMS 20
 
 /* inv[m][k] = 1 / ((2k+m)(2k+m-1)), the ratio of successive terms of f_m */
 static double series_inv[8][SERIES_TERMS + 1];
@@ -50,7 +52,7 @@ static void series_table_fill(void)
         for (int i = 3; i <= 2 * K + 2; i++) fact *= i;
         t2_max[K] = pow(1e-17 * fact, 1.0 / (K + 1));
     }
-    t2_max[SERIES_TERMS] = INFINITY; /* the switch angle keeps theta <= 1 here */
+    t2_max[SERIES_TERMS] = INFINITY; /* the switch angles keep theta <= LIE_DERIV_SWITCH here */
 }
 
 /* The number of series terms that theta^2 = t2 needs. */
@@ -87,7 +89,7 @@ void lie_coeffs_deriv(double theta, const double f[6], double h[6])
 {
     const double x = theta * theta;
     h[0] = 0.0;
-    if (theta >= LIE_SERIES_SWITCH) {
+    if (theta >= LIE_DERIV_SWITCH) {
         /* d/dtheta (theta^m f_m) = theta^(m-1) f_(m-1) gives h_m = (f_(m-1) - m f_m) / (2x) */
         for (int m = 1; m < 6; m++) h[m] = (f[m - 1] - m * f[m]) / (2.0 * x);
         return;
@@ -95,7 +97,7 @@ void lie_coeffs_deriv(double theta, const double f[6], double h[6])
     series_table();
     /* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)!: the series of f_(m+2) with weights j+1; its
      * terms fall at least as fast as f_0's (one more term for the weight) */
-    const int J = series_terms(x) < SERIES_TERMS - 1 ? series_terms(x) + 1 : SERIES_TERMS - 1;
+    const int J = series_terms(x) < SERIES_TERMS - 1 ? series_terms(x) + 1 : SERIES_TERMS;
     for (int m = 1; m < 6; m++) {
         const int mm = m + 2;
         double acc = 0.0;
@@ -341,6 +343,35 @@ void lie_mat6_apply(const double A[36], const double x[6], double y[6])
     memcpy(y, o, sizeof o);
 }
 
+void lie_so3_log(const double E[9], double e[3])
+{
+    const double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
+    const double sn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    const double cs = 0.5 * (E[0] + E[4] + E[8] - 1.0);
+    const double th = atan2(sn, cs);
+    if (cs > -0.5) {
+        const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
+        for (int i = 0; i < 3; i++) e[i] = f * w[i];
+        return;
+    }
+    /* Near pi the antisymmetric part w = sin(theta) a vanishes and reads the axis with an
+     * absolute error of rounding over sin(theta); the symmetric part
+     * (E + E^T)/2 - cos(theta) I = (1 - cos(theta)) a a^T holds it with the error of rounding
+     * over 1 - cos(theta) >= 1.5. Its largest diagonal entry gives the best column; w gives
+     * the sign (at exactly pi both signs are the same rotation). */
+    double B[9];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) B[i + 3 * j] = (0.5 * (E[i + 3 * j] + E[j + 3 * i]) - (i == j ? cs : 0.0)) / (1.0 - cs);
+    int k = 0;
+    for (int i = 1; i < 3; i++)
+        if (B[i + 3 * i] > B[k + 3 * k]) k = i;
+    const double nk = sqrt(B[k + 3 * k]);
+    double a[3] = {B[3 * k] / nk, B[1 + 3 * k] / nk, B[2 + 3 * k] / nk};
+    const double sgn = a[0] * w[0] + a[1] * w[1] + a[2] * w[2] < 0 ? -1.0 : 1.0;
+    const double na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    for (int i = 0; i < 3; i++) e[i] = sgn * th * a[i] / na;
+}
+
 void lie_rotation_about(const double a[3], double th, double R[9])
 {
     const double c = cos(th), s = sin(th), v = 1 - c;
@@ -355,12 +386,3 @@ void lie_rotation_about(const double a[3], double th, double R[9])
     R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
 }
 
-void lie_so3_log(const double E[9], double e[3])
-{
-    const double w[3] = {0.5 * (E[5] - E[7]), 0.5 * (E[6] - E[2]), 0.5 * (E[1] - E[3])};
-    const double sn = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
-    const double cs = 0.5 * (E[0] + E[4] + E[8] - 1.0);
-    const double th = atan2(sn, cs);
-    const double f = sn < 1e-8 ? 1.0 + th * th / 6.0 : th / sn;
-    for (int i = 0; i < 3; i++) e[i] = f * w[i];
-}

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { streamUrlForPage } from "../../web/src/api.js";
 import { ColorRange, viridis } from "../../web/src/colormap.js";
 import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition } from "../../web/src/frame.js";
+import { fmtClock } from "../../web/src/dom.js";
 import { History } from "../../web/src/history.js";
 import { tickLabels, yRange } from "../../web/src/plot.js";
 import { poller } from "../../web/src/poller.js";
@@ -237,4 +238,12 @@ test("an https page opens its stream as wss, on the announced host and port", ()
   assert.equal(streamUrlForPage(u, "http:"), u);
   assert.equal(streamUrlForPage("wss://x/v1/sessions/r0-1/stream", "https:"), "wss://x/v1/sessions/r0-1/stream");
   assert.equal(streamUrlForPage("wss://x/v1/sessions/r0-1/stream", "http:"), "wss://x/v1/sessions/r0-1/stream");
+});
+
+test("the clock shows the session's error estimate after the time when it has one", () => {
+  assert.equal(fmtClock(1.234), "1.23 s");
+  assert.equal(fmtClock(1.234, undefined), "1.23 s");
+  assert.equal(fmtClock(0.5, 0.019), "0.50 s · tip error ≈ 1.9 cm");
+  assert.equal(fmtClock(0.5, 3.2e-4), "0.50 s · tip error ≈ 0.32 mm");
+  assert.equal(fmtClock(0.5, NaN), "0.50 s");
 });

@@ -26,6 +26,25 @@ assert set(f["energy"]) == {"kinetic", "elastic", "gravity"}
 PY
 grep -q "converged" "$tmp/err" && pass "solve reports iterations on stderr" || fail "solve stderr"
 
+# the ring's static start: its circle holds the bending moment 2 pi E I / L at the closure and
+# no twisting moment (the kick that would turn it about its tangent starts after t = 0)
+expect "solve the twisted ring at t = 0" 0 "$rodd" solve "$top/api/examples/twisted-ring.json" --points 3
+python3 - "$tmp/out" <<'PY' && pass "the ring's closure holds 2 pi EI / L" || fail "the ring's closure moment"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d["converged"] is True
+m = d["frame"]["constraints"]["ring"]["moment"]
+EI = 1e6 * math.pi * 0.01**4 / 4
+assert abs(math.hypot(*m) - 2 * math.pi * EI) < 1e-6 * 2 * math.pi * EI, m
+assert abs(m[2]) < 1e-9 * 2 * math.pi * EI, m
+PY
+
+# converge refines a spec with a solver.guess: the guess is laid out for the refined bases (its
+# strains' coefficients kept, the added degrees 0); the ring is an exact circle at every level
+expect "converge a spec with a guess" 0 "$rodd" converge "$top/api/examples/twisted-ring.json" --levels 1 --points 5
+python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); assert d["tip_error_estimate"] < 1e-9 and len(d["runs"]) == 2, d' "$tmp/out" \
+  && pass "the refined ring is the same circle" || fail "converge with a guess"
+
 expect "--points sets the output points" 0 "$rodd" solve "$ex" --points 7
 python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["frame"]["s"]) == 7' "$tmp/out" \
   && pass "--points 7 gives 7 points" || fail "--points"

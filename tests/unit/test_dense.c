@@ -38,3 +38,27 @@ Test(dense, lu_reports_a_singular_matrix)
     int piv[2];
     cr_assert_eq(dense_lu(A, 2, piv), -1);
 }
+
+/* The Gram matrix of three unit vectors, the third at angle a from the plane of the first two:
+ * its last pivot over its diagonal is sin^2 a, which dense_cholesky_rel compares with rtol. */
+Test(dense, relative_cholesky_finds_a_vector_nearly_in_the_span_of_others)
+{
+    const double angles[] = {1e-5, 1e-7};
+    for (int t = 0; t < 2; t++) {
+        const double a = angles[t];
+        const double v[3][3] = {{1, 0, 0}, {0.6, 0.8, 0}, {0, cos(a), sin(a)}};
+        double G[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) G[i + 3 * j] = v[i][0] * v[j][0] + v[i][1] * v[j][1] + v[i][2] * v[j][2];
+        const double ratio = sin(a) * sin(a);
+        double H[9];
+        memcpy(H, G, sizeof G);
+        cr_assert_eq(dense_cholesky_rel(H, 3, 0.5 * ratio), 0, "sin^2 %g passes at half of it", ratio);
+        cr_assert_float_eq(H[8] * H[8], ratio, 1e-6 * ratio + 4e-16, "the last pivot is sin^2 a");
+        memcpy(H, G, sizeof G);
+        cr_assert_eq(dense_cholesky_rel(H, 3, 2 * ratio), 3, "and fails at twice it, at the third row");
+        cr_assert_eq(H[3], G[3], "the upper triangle is left as it was");
+        cr_assert_eq(H[6], G[6]);
+        cr_assert_eq(H[7], G[7]);
+    }
+}

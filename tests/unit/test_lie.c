@@ -270,6 +270,71 @@ Test(lie, coefficient_derivatives_match_finite_differences_and_switch_smoothly)
     for (int m = 1; m < 6; m++) cr_assert_float_eq(a[m], b[m], 1e-11 * fabs(b[m]), "h%d across the switch", m);
 }
 
+/* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)! summed in long double (64-bit mantissa, 60 terms:
+ * the omitted ones are below 1e-40 for theta <= 4), three digits finer than what is checked */
+static void coeffs_deriv_long(long double th, long double h[6])
+{
+    const long double x = th * th;
+    for (int m = 1; m < 6; m++) {
+        long double s = 0, fact = 1, p = 1;
+        for (int i = 2; i <= m + 2; i++) fact *= i;
+        for (int j = 0; j < 60; j++) {
+            s += (j + 1) * p / fact;
+            p *= -x;
+            fact *= (long double)(2 * j + m + 3) * (2 * j + m + 4);
+        }
+        h[m] = -s;
+    }
+}
+
+/* Every h_m to 1e-14 relative (about 50 rounding units) from 0.05 to 4, both sides of both
+ * switches included: the closed form just above theta = 1 was off by 2.7e-13. */
+Test(lie, coefficient_derivatives_hold_fourteen_digits_through_both_switches)
+{
+    double worst = 0, at = 0;
+    for (double th = 0.05; th <= 4.0; th += 0.01) {
+        const double ths[3] = {th, LIE_SERIES_SWITCH * (1 + 1e-9), LIE_DERIV_SWITCH * (1 + 1e-9)};
+        for (int k = 0; k < 3; k++) {
+            double f[6], h[6];
+            long double ref[6];
+            lie_coeffs(ths[k], f);
+            lie_coeffs_deriv(ths[k], f, h);
+            coeffs_deriv_long(ths[k], ref);
+            for (int m = 1; m < 6; m++) {
+                const double e = (double)fabsl((h[m] - ref[m]) / ref[m]);
+                if (e > worst) worst = e, at = ths[k];
+            }
+        }
+    }
+    cr_log_info("h_m: worst relative error %.2e at theta = %.3f", worst, at);
+    cr_assert_lt(worst, 1e-14, "h_m off by %.2e relative at theta = %g", worst, at);
+}
+
+/* The rotation vector of a rotation by pi - d about a skew axis: the axis to 1e-14 however
+ * small d (read from the antisymmetric part its error grows as 1e-16 / d), and the vector's
+ * exponential gives the rotation back. */
+Test(lie, so3_log_reads_the_axis_near_pi)
+{
+    const double a[3] = {0.48, -0.6, 0.64}; /* unit */
+    const double ds[] = {1.0, 1e-3, 1e-7, 1e-11, 0.0};
+    for (size_t i = 0; i < sizeof ds / sizeof *ds; i++) {
+        const double th = M_PI - ds[i];
+        double R[9], e[3], R2[9];
+        lie_rotation_about(a, th, R);
+        lie_so3_log(R, e);
+        const double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+        cr_assert_float_eq(ne, th, 1e-14, "angle at pi - %g", ds[i]);
+        for (int k = 0; k < 3; k++) cr_assert_float_eq(e[k] / ne, a[k], 1e-14, "axis at pi - %g", ds[i]);
+        lie_rotation_about((double[3]){e[0] / ne, e[1] / ne, e[2] / ne}, ne, R2);
+        for (int k = 0; k < 9; k++) cr_assert_float_eq(R2[k], R[k], 1e-15);
+    }
+    /* small angles keep the antisymmetric reading */
+    double R[9], e[3];
+    lie_rotation_about(a, 1e-9, R);
+    lie_so3_log(R, e);
+    for (int k = 0; k < 3; k++) cr_assert_float_eq(e[k], 1e-9 * a[k], 1e-24);
+}
+
 Test(lie, tangent_operator_rate_matches_finite_difference)
 {
     const double dirs[][6] = {{1, 0, 0, 0, 0, 0}, {0, 0.3, -1, 0, 0, 0}, {0, 0, 0, 1, 0, 0},

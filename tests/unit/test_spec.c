@@ -278,10 +278,10 @@ Test(spec, the_largest_model_the_parser_allows_compiles_and_runs)
     const char *json =
         "{\"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
         "\"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 30, \"bend2\": 30, "
-        "\"twist\": 30, \"shear1\": 30, \"shear2\": 30, \"stretch\": 30}, \"inflation\": {\"pieces\": 50, "
+        "\"twist\": 30, \"shear1\": 30, \"shear2\": 30, \"stretch\": 30}, \"inflation\": {\"pieces\": 200, "
         "\"boundary\": \"mixed\"}}";
     rod_model *m = tu_model(json);
-    cr_assert_eq(rod_model_ndof(m), 6 * 31 + 100);
+    cr_assert_eq(rod_model_ndof(m), 6 * 31 + 400);
     char err[128];
     rod_state *st = rod_state_create(m, err, sizeof err);
     cr_assert_not_null(st);
@@ -308,7 +308,7 @@ Test(spec, authors_code_options)
                             "\"inflation\": {\"pieces\": 4, \"boundary\": \"neumann\"}, "
                             "\"loads\": [{\"name\": \"f\", \"type\": \"point_force\", \"s\": 0.2, \"force\": [1, 0, 0]}], "
                             "\"authors_code\": {\"global_quadrature\": true, \"no_cable_work_on_inflation\": true, "
-                            "\"damping_slips\": true, \"slope_per_X\": true}}");
+                            "\"damping_slips\": true, \"slope_per_X\": true, \"mass_rate_slip\": true}}");
     cr_assert_eq(rod_model_quadrature_points(m), 20);
     rod_model_free(m);
     m = tu_model("{\"model\": \"classic\", " ROD_OK_BODY ", \"strains\": {\"bend2\": 3}, "

@@ -90,6 +90,32 @@ Test(galpha, converges_at_second_order, .timeout = 120)
     cr_assert(ratio > 3.5 && ratio < 4.5, "ratio %.2f, expected about 4", ratio);
 }
 
+/* A soft rod falling under gravity with the elastic Newton matrix (no geometric stiffness):
+ * Newton fails at the full step through most of the swing. A halved step stays halved for a
+ * while, so the failures are a few per 100 steps, not one every other step, and the stats say
+ * which step was used. */
+Test(galpha, a_halved_step_is_kept_and_reported, .timeout = 60)
+{
+    rod_model *m = tu_model("{\"model\": \"classic\", \"rod\": {\"length\": 1, \"radius\": 0.01, "
+                            "\"density\": 1000, \"youngs_modulus\": 1e5, \"poisson_ratio\": 0.45, "
+                            "\"shear_viscosity\": 10}, \"strains\": {\"bend2\": 4}, \"environment\": "
+                            "{\"gravity\": [-9.81, 0, 0]}, \"solver\": {\"integrator\": "
+                            "\"generalized-alpha\", \"step\": 0.02, \"jacobian\": \"elastic\"}}");
+    rod_state *st = tu_started(m);
+    cr_assert_eq(rod_dynamics_advance(m, st, 2.0), ROD_OK, "%s", rod_state_error(st));
+    rod_dynamics_stats s;
+    cr_assert_eq(rod_dynamics_get_stats(st, &s), ROD_OK);
+    cr_log_info("soft rod, elastic matrix: %ld steps, %ld Newton failures, %ld steps below solver.step, "
+                "shortest %g s, last %g s", s.steps, s.error_test_failures, s.reduced_steps, s.min_step,
+                s.last_step);
+    cr_assert_gt(s.reduced_steps, 0, "Newton fails at 0.02 s here");
+    cr_assert_lt(s.min_step, 0.02);
+    cr_assert_leq(s.last_step, 0.02);
+    cr_assert_lt(s.error_test_failures * 10, s.steps, "%ld failures in %ld steps", s.error_test_failures, s.steps);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 Test(galpha, the_step_is_required)
 {
     rod_issues iss;

@@ -27,6 +27,17 @@ export function fmt(x, digits = 3) {
   return String(Number(x.toPrecision(digits)));
 }
 
+/**
+ * The clock's text: the simulated time, and after it the session's tip error estimate (m, the
+ * description's error_indicator) when it has one, so the time is never read without its error.
+ */
+export function fmtClock(t, errorEstimate) {
+  const time = fmtTime(t);
+  if (typeof errorEstimate !== "number" || !Number.isFinite(errorEstimate) || errorEstimate < 0) return time;
+  const e = errorEstimate < 0.01 ? `${fmt(errorEstimate * 1e3, 2)} mm` : `${fmt(errorEstimate * 100, 2)} cm`;
+  return `${time} · tip error ≈ ${e}`;
+}
+
 /** Simulated time in seconds, fixed to centiseconds. */
 export function fmtTime(t) {
   return typeof t === "number" && Number.isFinite(t) ? `${t.toFixed(2)} s` : "–";

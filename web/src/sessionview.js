@@ -4,7 +4,7 @@
 // the inputs' current values).
 
 import { sessionPath, streamUrlForPage } from "./api.js";
-import { el, fmtTime } from "./dom.js";
+import { el, fmtClock } from "./dom.js";
 import { History } from "./history.js";
 import { poller } from "./poller.js";
 import { RodStream } from "./stream.js";
@@ -146,7 +146,7 @@ export class SessionView {
     this.latest = f;
     this.frameCount++;
     this.status.frame();
-    this.ui.time.textContent = fmtTime(f.t);
+    this.ui.time.textContent = fmtClock(f.t, this.desc?.error_indicator);
     if (this.timeline.frozen) return;
     if (this.history.count && f.t < this.history.last("t")) this.display.resetRange(); // reset or restore
     this.history.push(f);
@@ -235,7 +235,7 @@ export class SessionView {
     this.desc = s;
     this.ui.title.textContent = s.name || s.id;
     this.ui.subtitle.textContent = s.name ? s.id : "";
-    if (!this.latest) this.ui.time.textContent = fmtTime(s.t);
+    this.ui.time.textContent = fmtClock(this.latest ? this.latest.t : s.t, s.error_indicator);
     this.#state(s.state, s.failure);
     this.controls.setInputs(s.inputs);
     this.status.realTimeFactor(s.stats, s.state);
