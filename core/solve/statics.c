@@ -280,7 +280,8 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     memset(res, 0, sizeof *res);
     st->err[0] = '\0';
     if (constraints_check_base(m, st, st->q) != 0) return ROD_EINVAL; /* free base: held? */
-    if (constraints_check_rank(m, st, st->q) != 0) return ROD_EINVAL;
+    const int rank = constraints_check_rank(m, st, st->q);
+    if (rank != 0) return rank == ROD_ENOMEM ? ROD_ENOMEM : ROD_EINVAL;
     SUNContext ctx = NULL;
     if (SUNContext_Create(NULL, &ctx) != 0) {
         state_set_error(st, "cannot create a SUNDIALS context");

@@ -398,7 +398,7 @@ int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
     double *G = malloc((size_t)nm * nm * sizeof *G);
     if (!G) {
         state_set_error(st, "out of memory");
-        return -1;
+        return ROD_ENOMEM;
     }
     for (int a = 0; a < nm; a++)
         for (int b = 0; b <= a; b++) {

@@ -27,12 +27,13 @@ void constraints_statics_terms(const rod_model *m, rod_state *st, const double *
 void constraints_mult_column(const rod_model *m, const rod_state *st, int r, double *col);
 /* The scale of multiplier row r's violation for the residual: 1/L for positions, 1 else. */
 double constraints_row_scale(const rod_model *m, int r);
-/* Statics: rows A_m that vanish (a component the strains in use cannot move) at q; 0 or -1
- * with the state's error naming the constraint and component. */
 /* The largest angle |angle(t)| that a pose constraint holding a rotation asks for at t (0 if
- * none): statics reaches it by load steps of at most a quarter turn from the straight rod,
+ * none): statics reaches it by load steps of at most a quarter turn from the rest shape,
  * since a held rotation reads its angle through a rotation matrix, modulo 2 pi. */
 double constraints_max_turn(const rod_model *m, rod_state *st, double t);
+/* Statics: multiplier rows that vanish (a component the strains in use cannot move) or nearly
+ * depend on each other at q; 0, -1 with the state's error naming the constraints, or
+ * ROD_ENOMEM. */
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q);
 /* Statics with a free base: 0 when the constraints' rows hold all six rigid motions of the rod
  * at q (relative poses hold none: they move with the rod), else -1 with the state's error
@@ -54,11 +55,11 @@ void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, 
  * an acceleration with the multipliers' response taken out, for the Jacobian of the stiff
  * part (a column of -M^{-1} K becomes what the constrained system does). */
 void constraints_project_column(const rod_model *m, rod_state *st, double *v);
-/* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
- * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
 /* Whether the state's last constraint error was multiplier rows that (nearly) depend on each
  * other (no start or step changes that). */
 int constraints_dependent(const rod_state *st);
+/* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
+ * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
 int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
 /* Records the reactions and violations at the state's (t, q, q_dot) for frames: after a
  * statics solve, from its multipliers lambda; in dynamics (lambda NULL), what the last
