@@ -28,9 +28,11 @@ size_t spec_json_syntax_hint(const char *text, size_t len, size_t at, char *buf,
     int depth = 0, want = X_VALUE, comma = 0, open = 0; /* comma: the last token was a ','; open: a '{' or '[' */
     size_t i = 0;
     buf[0] = '\0';
+    /* cJSON puts an error past the end on the last byte: then the whole text is scanned */
+    const size_t limit = at + 1 >= len ? len : at;
     /* walks the tokens while each is one the grammar allows; stops at the first that is not (which
      * may come before cJSON's position: it reports where it gave up, sometimes a token later) */
-    while (i < at && i < len) {
+    while (i < limit) {
         const char c = text[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
             i++;
@@ -47,14 +49,14 @@ size_t spec_json_syntax_hint(const char *text, size_t len, size_t at, char *buf,
         else {
             size_t e = i;
             while (e < len && word_char(text[e])) e++;
-            ok = want == X_VALUE && is_literal(text + i, e - i) && e < at;
+            ok = want == X_VALUE && is_literal(text + i, e - i) && e < limit;
         }
         if (!ok) break;
         comma = open = 0;
         if (c == '"') {
             size_t j = i + 1;
             while (j < len && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-            if (j >= len || j >= at) { /* the error is inside this string */
+            if (j >= limit) { /* the error is inside this string */
                 snprintf(buf, n, j >= len ? "a string that never ends (a missing '\"')"
                                           : "a bad escape or a control character inside a string");
                 return j >= len ? i : at;
@@ -84,7 +86,7 @@ size_t spec_json_syntax_hint(const char *text, size_t len, size_t at, char *buf,
         }
     }
     /* the token where parsing stopped */
-    size_t k = at < i ? at : i;
+    size_t k = limit == len || i < at ? i : at;
     const size_t where = k;
     while (k < len && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) k++;
     if (k >= len) {
