@@ -88,6 +88,14 @@ cJSON *session_describe(session *s)
         cJSON_AddItemToArray(wa, e);
     }
     rod_issues_free(&warn);
+    pthread_mutex_lock(&s->mu);
+    if (wa && s->penetration[0]) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", s->penetration_path);
+        cJSON_AddStringToObject(e, "message", s->penetration);
+        cJSON_AddItemToArray(wa, e);
+    }
+    pthread_mutex_unlock(&s->mu);
     cJSON *in = cJSON_AddArrayToObject(o, "inputs");
     pthread_mutex_lock(&s->mu);
     for (int i = 0; in && i < rod_model_ninputs(m); i++) {
