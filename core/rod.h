@@ -76,6 +76,10 @@ double rod_model_base_radius(const rod_model *m);       /* reference radius at s
 /* 1 when the model has constraints, bodies, a moving or free base, obstacles or self-contact
  * (its frames carry them, and the contact forces). */
 int rod_model_has_attachments(const rod_model *m);
+/* Appends a warning (path, then what is implausible and what to do) for each way the valid
+ * spec leaves the model's range: a rod that is not slender, a near-incompressible classic rod,
+ * a penalty wall too soft for the rod's weight, a fixed step too long for a contact. */
+void rod_model_warnings(const rod_model *m, rod_issues *out);
 /* The spec as compiled (overrides applied), canonical JSON; owned by the model. */
 const char *rod_model_spec_json(const rod_model *m);
 
@@ -256,6 +260,21 @@ typedef struct {
 /* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */
 int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *out);
 void rod_frame_free(rod_frame *f);
+
+/* The deepest a frame's section sits in an obstacle, relative to the obstacle's
+ * max_penetration (a fraction of the section's radius). */
+typedef struct {
+    int obstacle;      /* index in the spec's obstacles; -1: nothing touches */
+    const char *name;  /* its name (owned by the model), NULL when unnamed */
+    double s;          /* m from the base */
+    double depth;      /* m */
+    double fraction;   /* depth over the section's deformed radius */
+    double limit;      /* the obstacle's max_penetration */
+} rod_penetration;
+/* Fills out with the frame point whose fraction over its obstacle's limit is largest (moving
+ * obstacles where they are at the frame's time); 1 when that is deeper than the limit, else 0.
+ * Measured at the frame's points, not at the quadrature points the contact acts at. */
+int rod_frame_penetration(const rod_model *m, const rod_state *st, const rod_frame *f, rod_penetration *out);
 /* The frame's shape without its values: n = 0 and no per-point arrays; the constraints (names,
  * volume flags), the bodies (names), base_moving and has_contacts exactly as every frame
  * rod_frame_compute makes of this model has them; every number 0 and ncontacts 0. What an

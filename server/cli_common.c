@@ -67,6 +67,13 @@ rod_model *cli_load_model(const cli_common *o)
         fprintf(stderr, "%s: %s%s%s\n", o->spec_path, iss.items[i].path, iss.items[i].path[0] ? ": " : "",
                 iss.items[i].message);
     rod_issues_free(&iss);
+    if (m) { /* valid but implausible: said on stderr, stdout keeps the result alone */
+        rod_issues_init(&iss);
+        rod_model_warnings(m, &iss);
+        for (int i = 0; i < iss.count; i++)
+            fprintf(stderr, "%s: warning: %s: %s\n", o->spec_path, iss.items[i].path, iss.items[i].message);
+        rod_issues_free(&iss);
+    }
     return m;
 }
 

@@ -67,13 +67,28 @@ static void on_stop_signal(int sig)
     if (st) rod_state_interrupt(st); /* an atomic store: safe in a handler */
 }
 
-static int emit(const rod_model *m, const rod_state *st, int points, export_writer *w)
+/* Says once per run that a contact sank deeper than its obstacle allows (the first frame that
+ * shows it): a penalty wall that soft makes the contact point and friction unlike a wall's. */
+static void check_penetration(const rod_model *m, const rod_state *st, const rod_frame *f, int *warned)
+{
+    rod_penetration p;
+    if (*warned || !rod_frame_penetration(m, st, f, &p)) return;
+    *warned = 1;
+    if (isatty(2)) fputc('\n', stderr); /* off the progress bar's line */
+    fprintf(stderr, "rodd: warning: penetration at t = %g s: the section at s = %.4g m sinks %.3g m (%.3g of its "
+            "radius, more than max_penetration %g) into /environment/obstacles/%d%s%s%s; raise its stiffness\n",
+            f->t, p.s, p.depth, p.fraction, p.limit, p.obstacle, p.name ? " (\"" : "", p.name ? p.name : "",
+            p.name ? "\")" : "");
+}
+
+static int emit(const rod_model *m, const rod_state *st, int points, export_writer *w, int *warned)
 {
     rod_frame f;
     if (rod_frame_compute(m, st, points, &f) != ROD_OK) {
         fprintf(stderr, "rodd: out of memory for a frame\n");
         return -1;
     }
+    check_penetration(m, st, &f, warned);
     char err[256];
     int rc = export_frame(w, &f, err, sizeof err);
     if (rc) fprintf(stderr, "rodd: %s\n", err);
@@ -164,12 +179,12 @@ int cli_run(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int status = EXIT_OK, interrupted = 0;
+    int status = EXIT_OK, interrupted = 0, pen_warned = 0;
     rc = rod_dynamics_start(m, st);
     if (rc != ROD_OK) {
         fprintf(stderr, "rodd: cannot start: %s\n", rod_state_error(st));
         status = rc == ROD_ENOCONV ? EXIT_NO_CONVERGENCE : EXIT_FAILURE_OTHER;
-    } else if (emit(m, st, points, w) != 0) {
+    } else if (emit(m, st, points, w, &pen_warned) != 0) {
         status = EXIT_FAILURE_OTHER;
     }
     const long nframes = (long)floor(ro.until / ro.every + 1e-9);
@@ -191,7 +206,7 @@ int cli_run(int argc, char **argv)
             status = EXIT_FAILURE_OTHER;
             break;
         }
-        if (emit(m, st, points, w) != 0) status = EXIT_FAILURE_OTHER;
+        if (emit(m, st, points, w, &pen_warned) != 0) status = EXIT_FAILURE_OTHER;
         if (tty) progress(t, ro.until, cli_now() - t0);
     }
     const double wall = cli_now() - t0;

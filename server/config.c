@@ -43,6 +43,8 @@ static const field fields[] = {
     STR(allowed_origins, "RODD_ALLOWED_ORIGINS", ""),
     STR(allowed_hosts, "RODD_ALLOWED_HOSTS", ""),
     STR(public_stream_url, "RODD_PUBLIC_STREAM_URL", ""),
+    /* the group's daemons by ordinal, "HOST:PORT,...": GET /v1/sessions lists theirs too */
+    STR(peers, "RODD_PEERS", ""),
     /* the default, one per core online, is set by config_defaults (at most the maximum) */
     NUM(workers, "RODD_WORKERS", K_INT, 1, 1024, 2),
     NUM(max_sessions, "RODD_MAX_SESSIONS", K_INT, 1, 100000, 64),

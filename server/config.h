@@ -18,6 +18,8 @@ typedef struct {
     char tokens[2048];     /* "role:token,role:token" */
     char allowed_origins[1024]; /* comma-separated; "" = the daemon's own hosts only */
     char allowed_hosts[1024];   /* Host names besides the listen address's; comma-separated */
+    char peers[2048];           /* "HOST:PORT,..." of the group's daemons, entry i = ordinal i: GET
+                                 * /v1/sessions lists their sessions too; "" = this daemon's only */
     char public_stream_url[512]; /* ws:// or wss:// base announced in stream_url; "" = the REST port, from Host */
     int workers;
     int max_sessions;

@@ -1,5 +1,6 @@
 /* /v1/sessions: create, list, get, delete, lifecycle, commands, frames, checkpoints. */
 #include "http.h"
+#include "peers.h"
 
 #include "log.h"
 #include "persist.h"
@@ -233,6 +234,42 @@ static void create(http_request *rq, http_response *rs)
     }
 }
 
+/* The ordinal of a session id "r<N>-...", -1 if it has none. */
+static long id_ordinal(const cJSON *e)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+    if (!cJSON_IsString(id) || id->valuestring[0] != 'r') return -1;
+    char *end;
+    const long n = strtol(id->valuestring + 1, &end, 10);
+    return end != id->valuestring + 1 && *end == '-' ? n : -1;
+}
+
+/* Every session of the group in ordinal order (this daemon's at its ordinal's place), so that
+ * every pod pages the same list: with peers configured and no ?scope=local, the peers' own
+ * lists around this daemon's. The peers that did not answer go into `unreachable`. */
+static cJSON *group_sessions(http_request *rq, session **all, int n, cJSON *unreachable)
+{
+    cJSON *mine = cJSON_CreateArray(), *theirs = cJSON_CreateArray();
+    for (int i = 0; mine && i < n; i++) cJSON_AddItemToArray(mine, describe_with_url(rq, all[i]));
+    const char *scope = req_query(rq, "scope");
+    const int self = atoi(rq->d->ordinal + 1);
+    if (!theirs || !rq->d->cfg.peers[0] || (scope && strcmp(scope, "local") == 0)) {
+        cJSON_Delete(theirs);
+        return mine;
+    }
+    peers_sessions(rq->d->cfg.peers, self, req_header(rq, "Host"), req_header(rq, "Authorization"), 2.0, theirs,
+                   unreachable);
+    /* theirs is in ordinal order: those before this daemon's, then mine, then the rest */
+    cJSON *out = cJSON_CreateArray();
+    while (out && theirs->child && id_ordinal(theirs->child) < self)
+        cJSON_AddItemToArray(out, cJSON_DetachItemViaPointer(theirs, theirs->child));
+    while (out && mine && mine->child) cJSON_AddItemToArray(out, cJSON_DetachItemViaPointer(mine, mine->child));
+    while (out && theirs->child) cJSON_AddItemToArray(out, cJSON_DetachItemViaPointer(theirs, theirs->child));
+    cJSON_Delete(mine);
+    cJSON_Delete(theirs);
+    return out;
+}
+
 static void list(http_request *rq, http_response *rs)
 {
     session **all;
@@ -255,16 +292,26 @@ static void list(http_request *rq, http_response *rs)
         }
     }
     cJSON *o = cJSON_CreateObject();
+    cJSON *unreachable = cJSON_CreateArray();
+    cJSON *every = group_sessions(rq, all, n, unreachable);
+    const int total = cJSON_GetArraySize(every);
     cJSON *arr = cJSON_AddArrayToObject(o, "sessions");
-    for (long i = offset; i < n && i < offset + size; i++) cJSON_AddItemToArray(arr, describe_with_url(rq, all[i]));
-    if (offset + size < n) {
+    long i = 0;
+    for (cJSON *e = every ? every->child : NULL, *next; e; e = next, i++) {
+        next = e->next;
+        if (i >= offset && i < offset + size) cJSON_AddItemToArray(arr, cJSON_DetachItemViaPointer(every, e));
+    }
+    cJSON_Delete(every);
+    if (offset + size < total) {
         char tok[32];
         snprintf(tok, sizeof tok, "%ld", offset + size);
         cJSON_AddStringToObject(o, "next_page_token", tok);
     } else {
         cJSON_AddNullToObject(o, "next_page_token");
     }
-    cJSON_AddNumberToObject(o, "total", n);
+    cJSON_AddNumberToObject(o, "total", total);
+    if (cJSON_GetArraySize(unreachable) > 0) cJSON_AddItemToObject(o, "unreachable", unreachable);
+    else cJSON_Delete(unreachable);
     reply_json(rs, 200, o);
 out:
     for (int i = 0; i < n; i++) session_release(all[i]);

@@ -2,6 +2,7 @@
  * other parts of the daemon read it through. */
 #include "session_internal.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,16 @@ void session_opts_default(session_opts *o)
     o->status = SESSION_CREATED;
 }
 
+/* The spec's own "name" ("" if it has none): what titles a session nobody named, since an id
+ * means nothing to the people sharing a viewer. */
+static void spec_name(const rod_model *m, char *out, size_t len)
+{
+    cJSON *spec = cJSON_Parse(rod_model_spec_json(m));
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(spec, "name");
+    snprintf(out, len, "%s", cJSON_IsString(n) ? n->valuestring : "");
+    cJSON_Delete(spec);
+}
+
 session *session_new(const char *id, rod_model *model, char *spec_json, const session_opts *o,
                      char *err, size_t errlen)
 {
@@ -46,6 +57,7 @@ session *session_new(const char *id, rod_model *model, char *spec_json, const se
     s->rec = o->recording;
     snprintf(s->id, sizeof s->id, "%s", id);
     snprintf(s->name, sizeof s->name, "%s", o->name ? o->name : "");
+    if (!s->name[0]) spec_name(model, s->name, sizeof s->name);
     s->model = model;
     s->spec_json = spec_json;
     s->pace = o->pace;

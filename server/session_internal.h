@@ -32,6 +32,9 @@ struct session {
     int advancing; /* an :advance holds the state */
     int stopping;  /* deleted, or the daemon drains: no more work on it */
     char failure[512];
+    /* the first frame that sank into an obstacle past its max_penetration, as a warning
+     * ("" none; kept for the session's life) */
+    char penetration_path[64], penetration[320];
     double pace;  /* 0: as fast as possible; else simulated seconds per wall second */
     double until; /* 0: no end */
     double repeat; /* a running session starts again from its beginning here (0: never) */

@@ -77,6 +77,27 @@ cJSON *session_describe(session *s)
         cJSON *obs = rod_model_obstacles_cjson(m);
         if (obs) cJSON_AddItemToObject(mo, "obstacles", obs);
     }
+    /* the spec's warnings (valid but implausible): the model is immutable, so no lock */
+    cJSON *wa = cJSON_AddArrayToObject(o, "warnings");
+    rod_issues warn;
+    rod_issues_init(&warn);
+    rod_model_warnings(m, &warn);
+    for (int i = 0; wa && i < warn.count; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e) break;
+        cJSON_AddStringToObject(e, "path", warn.items[i].path);
+        cJSON_AddStringToObject(e, "message", warn.items[i].message);
+        cJSON_AddItemToArray(wa, e);
+    }
+    rod_issues_free(&warn);
+    pthread_mutex_lock(&s->mu);
+    if (wa && s->penetration[0]) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "path", s->penetration_path);
+        cJSON_AddStringToObject(e, "message", s->penetration);
+        cJSON_AddItemToArray(wa, e);
+    }
+    pthread_mutex_unlock(&s->mu);
     cJSON *in = cJSON_AddArrayToObject(o, "inputs");
     pthread_mutex_lock(&s->mu);
     for (int i = 0; in && i < rod_model_ninputs(m); i++) {

@@ -5,6 +5,7 @@
 #include "clock.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void session_cache_inputs(session *s)
@@ -80,6 +81,20 @@ static void publish(session *s, published_frame *pf, int record)
                       now - s->indicator_wall >= INDICATOR_PERIOD;
     pthread_mutex_unlock(&s->mu);
     const double indicator = fresh ? rod_error_indicator(s->model, rod_state_q(s->state)) : NAN;
+    rod_penetration pen;
+    pthread_mutex_lock(&s->mu);
+    const int said = s->penetration[0] != 0;
+    pthread_mutex_unlock(&s->mu);
+    const int sank = !said && rod_frame_penetration(s->model, s->state, &pf->f, &pen); /* the state is ours */
+    pthread_mutex_lock(&s->mu);
+    if (sank) { /* said once, as rodd run says it */
+        snprintf(s->penetration_path, sizeof s->penetration_path, "/environment/obstacles/%d/stiffness", pen.obstacle);
+        snprintf(s->penetration, sizeof s->penetration,
+                 "penetration at t = %g s: the section at s = %.4g m sank %.3g m (%.3g of its radius, more than "
+                 "max_penetration %g) into this obstacle; raise its stiffness", pf->f.t, pen.s, pen.depth,
+                 pen.fraction, pen.limit);
+    }
+    pthread_mutex_unlock(&s->mu);
     pthread_mutex_lock(&s->mu);
     const uint64_t seq = ++s->seq;
     if (fresh) s->indicator_wall = now;

@@ -47,7 +47,7 @@ static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_s
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", "mass_rate_slip", NULL};
 static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
-    "radius", "stiffness", "damping", "friction", "displacement", NULL};
+    "radius", "stiffness", "damping", "friction", "displacement", "max_penetration", NULL};
 static const char *const keys_friction[] = {"static", "kinetic", "threshold_velocity", NULL};
 static const char *const keys_self_contact[] = {"stiffness", "damping", NULL};
 
@@ -70,6 +70,7 @@ const char *const spec_known_paths[] = {
     "/environment/obstacles/*/normal", "/environment/obstacles/*/center",
     "/environment/obstacles/*/axis", "/environment/obstacles/*/radius",
     "/environment/obstacles/*/stiffness", "/environment/obstacles/*/damping",
+    "/environment/obstacles/*/max_penetration",
     "/environment/obstacles/*/friction", "/environment/obstacles/*/friction/static",
     "/environment/obstacles/*/friction/kinetic",
     "/environment/obstacles/*/friction/threshold_velocity", "/environment/obstacles/*/displacement",
@@ -310,6 +311,8 @@ static void parse_obstacles(pctx *c, const cJSON *obs)
         const int t = spec_get_enum(c, o, "type", base, REQUIRED, types, 0);
         spec_get_number(c, o, "stiffness", base, REQUIRED, R_POS, &ob->stiffness);
         spec_get_number(c, o, "damping", base, OPTIONAL, R_NONNEG, &ob->damping);
+        ob->max_penetration = SPEC_MAX_PENETRATION;
+        spec_get_number(c, o, "max_penetration", base, OPTIONAL, R_UNIT_OPEN, &ob->max_penetration);
         parse_friction(c, spec_member(o, "friction"), base, &ob->friction);
         const cJSON *dv = spec_member(o, "displacement");
         if (dv) {

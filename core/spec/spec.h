@@ -111,6 +111,10 @@ typedef struct {
     double volume;       /* m^3, for buoyancy in a fluid */
 } spec_body;
 
+/* a penalty wall's default max_penetration: a tenth of the radius keeps friction's normal
+ * force and the contact point within a few per cent of a rigid wall's */
+#define SPEC_MAX_PENETRATION 0.1
+
 typedef enum { OBSTACLE_PLANE, OBSTACLE_SPHERE, OBSTACLE_CYLINDER } spec_obstacle_type;
 
 /* Coulomb friction with static and kinetic coefficients per direction: forward (the rod's
@@ -129,6 +133,8 @@ typedef struct {
     double radius;        /* sphere, cylinder */
     double stiffness;     /* N/m per m of rod (the wall's k_w per unit length) */
     double damping;       /* N s/m per m of rod */
+    double max_penetration; /* fraction of the section's radius a contact may sink before a
+                             * warning (a penalty wall always sinks some; a run says so past this) */
     spec_friction friction;
     int moving;           /* 1: displaced by the profiles below */
     profile displacement[3]; /* m, world, profiles in t added to point / center */
@@ -216,8 +222,17 @@ struct cJSON;
 int spec_parse_input_profile(const struct cJSON *v, int allow_X, int nonneg, profile *out, char ***exprs,
                              int *nexprs, rod_issues *iss);
 
+/* Appends a warning for each way the valid spec s leaves the model's range (slenderness,
+ * near-incompressible classic rods, penalty walls too soft for the weight, fixed steps too
+ * long for the contact): path, what is wrong and what to do. spec_warn.c. */
+void spec_warnings(const rod_spec *s, rod_issues *out);
+
 /* Parses JSON text, reporting a syntax error with its line and column. */
 struct cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues);
+/* Describes the syntax error that stopped a parse at byte `at` (what was expected there and
+ * what was found; "" when it cannot tell) and returns where it is: at, or the earlier token
+ * where the grammar was first broken. json_syntax.c. */
+size_t spec_json_syntax_hint(const char *text, size_t len, size_t at, char *buf, size_t n);
 /* Applies "a.b.0.c=VALUE" to the tree; 0 or -1 with an issue. */
 int spec_apply_override(struct cJSON *root, const char *assignment, rod_issues *issues);
 

@@ -41,9 +41,12 @@ cJSON *spec_parse_json(const char *text, size_t len, rod_issues *issues)
     if (!root) {
         size_t at = end ? (size_t)(end - text) : 0;
         if (at > len) at = len;
+        char what[160];
+        at = spec_json_syntax_hint(text, len, at, what, sizeof what);
         int line, col;
         line_col(text, at, &line, &col);
-        issues_add(issues, "", "malformed JSON at line %d, column %d (byte %zu)", line, col, at);
+        issues_add(issues, "", "malformed JSON at line %d, column %d (byte %zu)%s%s", line, col, at,
+                   what[0] ? ": " : "", what);
         return NULL;
     }
     /* trailing garbage after the document is an error too */

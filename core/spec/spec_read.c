@@ -172,7 +172,11 @@ int spec_get_enum(pctx *c, const cJSON *obj, const char *key, const char *base, 
         strncat(choices, names[i], sizeof choices - strlen(choices) - 1);
         strncat(choices, "\"", sizeof choices - strlen(choices) - 1);
     }
-    spec_bad(c, p, "must be one of %s", choices);
+    const char *near = cJSON_IsString(v) ? rod_suggest(v->valuestring, names) : NULL;
+    if (near)
+        spec_bad(c, p, "must be one of %s, not \"%s\" (did you mean \"%s\"?)", choices, v->valuestring, near);
+    else
+        spec_bad(c, p, "must be one of %s", choices);
     return -1;
 }
 

@@ -5,7 +5,8 @@
 // one port, as pods and their router do, so the stream URLs the daemons give out (built from
 // the Host header, port and all) lead back through the router.
 // Checked: sessions created through the router land on both daemons; every later request,
-// command, stream ticket and stream for a session reaches its owner, every time.
+// command, stream ticket and stream for a session reaches its owner, every time; GET
+// /v1/sessions lists both daemons' sessions whichever answers (RODD_PEERS), in pages too.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -71,7 +72,8 @@ try {
   // the two daemons
   for (const [ordinal, host] of [[0, "127.0.0.2"], [1, "127.0.0.3"]]) {
     start(`rodd-${ordinal}`, rodd, ["serve", "--listen", `${host}:${httpPort}`,
-      "--state-dir", path.join(work, `state-${ordinal}`)], { RODD_ORDINAL: String(ordinal), RODD_WORKERS: "1", RODD_TOKENS: `operator:${TOKEN}` });
+      "--state-dir", path.join(work, `state-${ordinal}`)], { RODD_ORDINAL: String(ordinal), RODD_WORKERS: "1", RODD_TOKENS: `operator:${TOKEN}`,
+        RODD_PEERS: `127.0.0.2:${httpPort},127.0.0.3:${httpPort}` });
   }
   // the router: the shipped rules; ports, scratch paths and backends for this machine
   const conf = readFileSync(path.join(top, "deploy/router/nginx.conf"), "utf8")
@@ -105,6 +107,22 @@ map $rodd_ordinal $rodd_http { "" rodd_any_http; 0 127.0.0.2:${httpPort}; 1 127.
   const owners = new Set(sessions.map((s) => s.id.split("-")[0]));
   assert.deepEqual([...owners].sort(), ["r0", "r1"], `created on both daemons: ${sessions.map((s) => s.id)}`);
   console.log(`ok   6 sessions created through the router, on ${[...owners].sort().join(" and ")}`);
+
+  // the list is the group's, whichever daemon the router asks, and pages the same everywhere
+  const ids = sessions.map((s) => s.id).sort();
+  for (let k = 0; k < 6; k++) {
+    const l = await (await fetch(`${base}/v1/sessions`, { headers: auth })).json();
+    assert.deepEqual(l.sessions.map((s) => s.id).sort(), ids, `list ${k}: ${l.sessions.map((s) => s.id)}`);
+    assert.equal(l.total, 6);
+    assert.ok(l.sessions.every((s) => s.stream_url.startsWith(`ws://127.0.0.1:${httpPort}/`)), "URLs through the router");
+    const p2 = await (await fetch(`${base}/v1/sessions?page_size=4&page_token=4`, { headers: auth })).json();
+    assert.deepEqual(p2.sessions.map((s) => s.id), l.sessions.slice(4).map((s) => s.id), "page 2 is the rest");
+  }
+  for (const h of ["127.0.0.2", "127.0.0.3"]) {
+    const local = await (await fetch(`http://${h}:${httpPort}/v1/sessions?scope=local`, { headers: auth })).json();
+    assert.ok(local.sessions.length > 0 && local.sessions.length < 6, `${h} alone: ${local.sessions.length}`);
+  }
+  console.log("ok   GET /v1/sessions lists both daemons' sessions through the router, pages included; ?scope=local one's");
 
   // every request for a session reaches its owner (round robin alone would miss half)
   let reqs = 0;

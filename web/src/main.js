@@ -93,6 +93,7 @@ const view = new SessionView(
       repeat: $("#s-repeat"),
       repeatAt: $("#s-repeat-t"),
       description: $("#s-desc"),
+      warnings: $("#s-warnings"),
       failure: $("#failure"),
       directors: $("#directors"),
       resetView: $("#reset-view"),
@@ -101,6 +102,11 @@ const view = new SessionView(
   },
   {
     onChanged: () => listPoll.now(),
+    onTime: (id, t) => {
+      list.time(id, t);
+      // a compare pane tells the page around it, whose sidebar lists the same sessions
+      if (embedded && parent !== window) parent.postMessage({ rodd: "time", id, t }, location.origin);
+    },
     onGone: (id) => {
       if (location.hash === `#/sessions/${encodeURIComponent(id)}`) location.hash = "";
       listPoll.now();
@@ -161,9 +167,16 @@ const list = new SessionList($("#sessions"), $("#sessions-error"), (id) => {
 });
 
 // ---- compare: this session and another, side by side ----
+addEventListener("message", (e) => {
+  if (e.origin === location.origin && e.data?.rodd === "time") list.time(e.data.id, e.data.t);
+});
 const compareSelect = $("#s-compare");
 let compareKey = "";
+let knownSessions = []; // the latest list, for titles by name
+const titleOf = (id) => knownSessions.find((s) => s.id === id)?.name || id;
 function updateCompareChoices(sessions) {
+  knownSessions = sessions;
+  if (!$("#compare").hidden) $("#compare-title").textContent = compareTitle();
   // rebuilt only when the choices change: replacing the options closes an open select
   const key = `${view.id}|${sessions.map((s) => `${s.id}:${s.name}`).join(",")}`;
   if (key === compareKey) return;
@@ -177,6 +190,8 @@ function updateCompareChoices(sessions) {
 compareSelect.addEventListener("change", () => {
   if (compareSelect.value) location.hash = `#/compare/${encodeURIComponent(view.id)}/${encodeURIComponent(compareSelect.value)}`;
 });
+let compared = [];
+const compareTitle = () => compared.map(titleOf).join(" and ");
 function showCompare(a, b) {
   const pane = (id) => `${location.pathname}?embed=1#/sessions/${encodeURIComponent(id)}`;
   for (const [frame, id] of [[$("#compare-a"), a], [$("#compare-b"), b]]) {
@@ -185,7 +200,8 @@ function showCompare(a, b) {
       frame.src = pane(id);
     }
   }
-  $("#compare-title").textContent = `${a} and ${b}`;
+  compared = [a, b];
+  $("#compare-title").textContent = compareTitle();
   $("#compare-back").href = `#/sessions/${encodeURIComponent(a)}`;
 }
 

@@ -10,6 +10,7 @@ export class SessionList {
     this.onOpen = onOpen;
     this.rows = new Map();
     this.current = null;
+    this.streamed = new Map(); // id -> when its stream last gave a time
   }
 
   /** sessions: GET /v1/sessions's list; rows are updated in place so nothing flickers. */
@@ -27,7 +28,9 @@ export class SessionList {
       row.id.textContent = s.name ? s.id : "";
       row.state.textContent = s.state;
       row.state.dataset.state = s.state;
-      row.t.textContent = fmtTime(s.t);
+      // a streamed session's time comes from its frames; the poll's is up to a period old
+      const streamed = performance.now() - (this.streamed.get(s.id) ?? -Infinity) < 3000;
+      if (!streamed) row.t.textContent = fmtTime(s.t);
       row.li.title = s.failure ? `failed: ${s.failure}` : "";
       this.root.append(row.li); // keeps the daemon's order
     }
@@ -43,6 +46,13 @@ export class SessionList {
       this.root.querySelector(".none")?.remove();
     }
     this.select(this.current);
+  }
+
+  /** The open session's time from its stream, between polls (the header's and this agree). */
+  time(id, t) {
+    this.streamed.set(id, performance.now());
+    const row = this.rows.get(id);
+    if (row) row.t.textContent = fmtTime(t);
   }
 
   select(id) {

@@ -147,6 +147,7 @@ export class SessionView {
     this.frameCount++;
     this.status.frame();
     this.ui.time.textContent = fmtClock(f.t, this.desc?.error_indicator);
+    this.events.onTime?.(this.id, f.t);
     if (this.timeline.frozen) return;
     if (this.history.count && f.t < this.history.last("t")) this.display.resetRange(); // reset or restore
     this.history.push(f);
@@ -241,6 +242,21 @@ export class SessionView {
     this.status.realTimeFactor(s.stats, s.state);
     this.#showPace(s.pace);
     this.#showRepeat(s.repeat);
+    this.#showWarnings(s.warnings);
+  }
+
+  /** The spec's warnings (valid but implausible: GET session's `warnings`), path and advice. */
+  #showWarnings(warnings) {
+    const box = this.ui.warnings;
+    if (!Array.isArray(warnings)) return; // a description without them changes nothing
+    const list = warnings;
+    const key = JSON.stringify(list);
+    if (box.dataset.key === key) return; // unchanged: leave the DOM (and any selection) alone
+    box.dataset.key = key;
+    box.hidden = !list.length;
+    box.replaceChildren(
+      ...list.map((w) => el("div", { class: "warning" }, el("strong", {}, "warning "), el("code", {}, w.path), `: ${w.message}`)),
+    );
   }
 
   #state(state, failure) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Warnings for valid but implausible specs (issue 33 item 5): rodd check names the JSON path and
+# still exits 0, rodd run says "penetration" once when a contact sinks past max_penetration;
+# malformed JSON and unknown enum values are described, not only located.
+set -uo pipefail
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh"
+ex=$top/api/examples/rod-rolling-incline.json
+
+expect "a plausible spec checks without warnings" 0 "$rodd" check "$ex"
+grep -q warning "$tmp/err" && fail "warnings on the example: $(cat "$tmp/err")" || pass "no warning on the example"
+
+expect "a radius in millimetres is valid" 0 "$rodd" check "$ex" --set rod.radius=20
+grep -q "warning: /rod/radius: .*not slender" "$tmp/err" && pass "check names /rod/radius" || fail "no slenderness warning"
+
+expect "a soft wall is valid" 0 "$rodd" check "$ex" --set environment.obstacles.0.stiffness=10
+grep -q "warning: /environment/obstacles/0/stiffness: .*sinks" "$tmp/err" && pass "check names the wall's stiffness" \
+  || fail "no stiffness warning"
+expect "max_penetration 1 tolerates the soft wall's 37 radii no better" 0 "$rodd" check "$ex" \
+  --set environment.obstacles.0.stiffness=10 --set environment.obstacles.0.max_penetration=1
+grep -q "stiffness" "$tmp/err" && pass "still warned at max_penetration 1" || fail "max_penetration 1"
+
+expect "a long fixed step is valid" 0 "$rodd" check "$ex" --set solver.integrator=generalized-alpha --set solver.step=0.05
+grep -q "warning: /solver/step: .*cannot resolve the contact" "$tmp/err" && pass "check names /solver/step" \
+  || fail "no step warning"
+
+expect "classic near 0.5" 0 "$rodd" check "$top/api/examples/octopus-reaching-classic.json"
+grep -q "warning: /rod/poisson_ratio" "$tmp/err" && pass "check names /rod/poisson_ratio" || fail "no Poisson warning"
+
+expect "a soft wall runs" 0 "$rodd" run "$ex" --set environment.obstacles.0.stiffness=10 --until 0.05 --every 0.01
+[ "$(grep -c "warning: penetration at t = " "$tmp/err")" = 1 ] && pass "run warns of penetration once" \
+  || fail "penetration warning: $(cat "$tmp/err")"
+expect "the stiff wall runs" 0 "$rodd" run "$ex" --until 0.05 --every 0.01
+grep -q penetration "$tmp/err" && fail "penetration warned on the example's wall" || pass "no penetration warning"
+
+expect "did you mean" 2 "$rodd" check "$ex" --set model=clasic
+grep -q '/model: must be one of .*, not "clasic" (did you mean "classic"?)' "$tmp/err" && pass "enum suggestion" || fail "no suggestion"
+
+bad=$tmp/bad.json
+printf '{\n  "model": "classic",\n  "rod": {"length": 1,}\n}\n' > "$bad"
+expect "a trailing comma" 2 "$rodd" check "$bad"
+grep -q "line 3, column 23.*a trailing comma before '}'" "$tmp/err" && pass "trailing comma described" \
+  || fail "trailing comma: $(cat "$tmp/err")"
+printf '{model: "classic"}' > "$bad"
+expect "an unquoted key" 2 "$rodd" check "$bad"
+grep -q 'an unquoted key "model"' "$tmp/err" && pass "unquoted key described" || fail "unquoted key: $(cat "$tmp/err")"
+printf '{"model": "classic" "rod": {}}' > "$bad"
+expect "a missing comma" 2 "$rodd" check "$bad"
+grep -q "expected ',' or '}' after a member" "$tmp/err" && pass "missing comma described" || fail "missing comma"
+[ "$fails" -eq 0 ] && echo "cli warnings: all passed" || echo "cli warnings: $fails failed" >&2
+exit $((fails > 0))
