@@ -96,7 +96,8 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 # hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/main.c is
 # compiled for each.
 FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli_*.c) \
-              server/export.c server/export_text.c $(wildcard server/frame*.c) server/numtext.c \
+              server/export.c server/export_text.c server/export_mcap.c server/mcap_writer.c \
+              server/foxglove_channels.c $(wildcard server/frame*.c) server/numtext.c \
               server/clock.c server/textfile.c) $(BUILD)/front/main.o
 $(BUILD)/front/main.o: server/main.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -183,6 +184,7 @@ test-long: $(BUILD)/tests/validation_tests
 test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/run.sh
 	RODD=$(BUILD)/rodd bash tests/cli/export.sh
+	RODD=$(BUILD)/rodd bash tests/cli/mcap.sh
 	RODD=$(BUILD)/rodd bash tests/cli/front.sh
 	bash tests/cli/install.sh $(BUILD)
 
