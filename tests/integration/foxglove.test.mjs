@@ -1,18 +1,26 @@
 // Foxglove and MCAP (issue 33, item 1): a recording downloaded as MCAP (?format=mcap and Accept:
 // application/x-mcap) is read back by @mcap/core, every message valid against its schema and
-// equal to the NDJSON download of the same frames (mcap_check.mjs).
+// equal to the NDJSON download of the same frames (mcap_check.mjs); a client that asks for
+// foxglove.websocket.v1 at the stream URL (the REST port's and the stream port's) is served by
+// Foxglove's own client library: serverInfo first, the channels advertised, subscribe and
+// unsubscribe, messages valid against their schemas and equal to rodd's own stream's frames.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { api, cableSpec, sleep, startDaemon } from "./daemon.mjs";
+import Ajv from "ajv";
+import foxglove from "@foxglove/ws-protocol";
+import WebSocket from "ws";
+import { api, cableSpec, openStream, sleep, startDaemon } from "./daemon.mjs";
+
+const { FoxgloveClient } = foxglove;
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 let d, id, tmp;
 before(async () => {
-  d = await startDaemon({ streamPort: false });
+  d = await startDaemon();
   id = (await api(d, "POST", "/v1/sessions", { spec: cableSpec(), start: true, points: 11 })).json.id;
   tmp = mkdtempSync(path.join(os.tmpdir(), "rodd-fox-"));
   await sleep(400);
@@ -55,3 +63,90 @@ test("?format= names mcap among the formats it allows", async () => {
   assert.equal(r.status, 400);
   assert.match(r.text, /ndjson, csv, hdf5 or mcap/);
 });
+
+// Foxglove's client on a stream URL: every event in order, messages decoded as JSON.
+function foxClient(url) {
+  const ws = new WebSocket(url, [FoxgloveClient.SUPPORTED_SUBPROTOCOL]);
+  const client = new FoxgloveClient({ ws });
+  const f = { ws, client, events: [], channels: [], messages: [], statuses: [] };
+  client.on("serverInfo", (i) => f.events.push(["serverInfo", i]));
+  client.on("advertise", (chs) => {
+    f.events.push(["advertise", chs]);
+    f.channels.push(...chs);
+  });
+  client.on("status", (st) => f.statuses.push(st));
+  client.on("message", ({ subscriptionId, timestamp, data }) =>
+    f.messages.push({ sub: subscriptionId, timestamp, msg: JSON.parse(new TextDecoder().decode(data)) }));
+  f.until = async (pred, ms = 5000) => {
+    for (const t0 = Date.now(); Date.now() - t0 < ms; await sleep(20)) if (pred()) return true;
+    return false;
+  };
+  return f;
+}
+
+for (const port of ["rest", "stream"]) {
+  test(`foxglove.websocket.v1 on the ${port} port: Foxglove's client gets rodd's channels and frames`, async () => {
+    const where = `/v1/sessions/${id}/stream`;
+    const url = port === "rest" ? d.restWsUrl(where) : d.wsUrl(where);
+    const own = openStream(url); // rodd's own protocol beside it, on the same URL
+    const f = foxClient(url);
+    try {
+      assert.ok(await f.until(() => f.channels.length === 4), "four channels advertised");
+      assert.equal(f.ws.protocol, "foxglove.websocket.v1");
+      assert.equal(f.events[0][0], "serverInfo", "serverInfo first");
+      assert.equal(f.events[0][1].name, "rodd");
+      assert.deepEqual(f.events[0][1].capabilities, []);
+      assert.deepEqual(f.channels.map((c) => c.topic), ["/rod/scene", "/rod/tip", "/rod/energy", "/rod/volume_change"]);
+      assert.equal(f.channels[0].schemaName, "foxglove.SceneUpdate");
+      const ajv = new Ajv({ strict: false });
+      const subs = new Map();
+      for (const c of f.channels) {
+        assert.equal(c.encoding, "json");
+        assert.equal(c.schemaEncoding, "jsonschema");
+        subs.set(f.client.subscribe(c.id), { topic: c.topic, validate: ajv.compile(JSON.parse(c.schema)) });
+      }
+      await own.ready;
+      assert.ok(await f.until(() => f.messages.length >= 40), `messages came (${f.messages.length})`);
+      for (const m of f.messages) {
+        const s = subs.get(m.sub);
+        assert.ok(s, `subscription ${m.sub} is one of the client's`);
+        assert.ok(s.validate(m.msg), `${s.topic}: ${ajv.errorsText(s.validate.errors)}`);
+        assert.equal(m.timestamp, BigInt(Math.round((m.msg.t ?? Number(m.msg.entities[0].timestamp.sec) +
+          m.msg.entities[0].timestamp.nsec / 1e9) * 1e9)), "the timestamp is the simulated time");
+      }
+      // a frame's data equal to rodd's own stream's: the same t on both, the same numbers
+      const tipSub = [...subs].find(([, s]) => s.topic === "/rod/tip")[0];
+      const sceneSub = [...subs].find(([, s]) => s.topic === "/rod/scene")[0];
+      let same = null;
+      assert.ok(await own.waitFor(() => {
+        for (const fr of own.frames) {
+          const tip = f.messages.find((m) => m.sub === tipSub && m.msg.t === fr.t);
+          if (tip) return (same = { fr, tip });
+        }
+        return false;
+      }), "a frame on both streams");
+      const end = same.fr.position.at(-1);
+      assert.deepEqual([same.tip.msg.x, same.tip.msg.y, same.tip.msg.z], end);
+      const scene = f.messages.find((m) => m.sub === sceneSub && m.timestamp === same.tip.timestamp).msg.entities[0];
+      assert.deepEqual(scene.lines[0].points.map((p) => [p.x, p.y, p.z]), same.fr.position);
+      assert.equal(scene.cylinders.length, same.fr.position.length - 1);
+      assert.equal(scene.frame_id, "world");
+
+      // unsubscribe: that channel stops, the others go on
+      f.client.unsubscribe(tipSub);
+      await sleep(150);
+      const tips = f.messages.filter((m) => m.sub === tipSub).length, all = f.messages.length;
+      assert.ok(await f.until(() => f.messages.length >= all + 12));
+      assert.equal(f.messages.filter((m) => m.sub === tipSub).length, tips, "no tip after unsubscribe");
+
+      // a subscription to no channel is answered with an error status
+      f.ws.send(JSON.stringify({ op: "subscribe", subscriptions: [{ id: 77, channelId: 99 }] }));
+      assert.ok(await f.until(() => f.statuses.some((st) => st.level === 2 && /no channel 99/.test(st.message))),
+        JSON.stringify(f.statuses));
+      assert.equal(own.messages[0].op, "hello", "rodd's own protocol is still the default");
+    } finally {
+      f.client.close();
+      own.close();
+    }
+  });
+}
