@@ -114,7 +114,8 @@ $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
 UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
                   $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o \
-                  $(BUILD)/server/accept.o
+                  $(BUILD)/server/accept.o $(BUILD)/server/mcap_writer.o $(BUILD)/server/stream_foxglove.o \
+                  $(BUILD)/server/foxglove_channels.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
