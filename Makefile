@@ -19,7 +19,9 @@ LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
 # Expanded when a recipe runs, after setup has installed it.
 HDF5_CFLAGS = $(shell pkg-config --cflags hdf5-serial 2>/dev/null)
 HDF5_LIBS = $(shell pkg-config --libs hdf5-serial 2>/dev/null || echo -lhdf5_serial)
-SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap $(HDF5_LIBS)
+# Zstandard compresses MCAP's chunks (server/mcap_writer.c), in rodd and rodd-full
+ZSTD_LIBS = -lzstd
+SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap $(HDF5_LIBS) $(ZSTD_LIBS)
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += $(SANFLAGS)
@@ -107,7 +109,7 @@ $(BUILD)/server/front/%.o: server/front/%.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -MMD -MP -c $< -o $@
 # rodd-full comes with rodd: the tests that start build/rodd serve reach it through rodd
 $(BUILD)/rodd: $(FRONT_OBJ) $(BUILD)/librodcore.a | $(BUILD)/rodd-full
-	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(ZSTD_LIBS) $(LDLIBS)
 $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
@@ -117,7 +119,7 @@ UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BU
                   $(BUILD)/server/accept.o $(BUILD)/server/mcap_writer.o $(BUILD)/server/stream_foxglove.o \
                   $(BUILD)/server/foxglove_channels.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
@@ -354,9 +356,10 @@ $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STA
 
 REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
           $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o \
-          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o
+          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o $(BUILD)/server/export_mcap.o \
+          $(BUILD)/server/mcap_writer.o $(BUILD)/server/foxglove_channels.o
 $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
 bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh

@@ -1,6 +1,7 @@
 /* The MCAP export: the Foxglove channels (foxglove_channels.h) of every frame in an MCAP file
  * (mcap_writer.h) that Foxglove Studio and Lichtblick open as they are; the spec rides along as
- * the Metadata record "rodd" (key "spec"). Messages are logged at the simulated time. */
+ * the Metadata record "rodd" (key "spec"). Messages are logged at the simulated time; chunks are
+ * Zstandard-compressed (both apps and the MCAP libraries read it). */
 #include "export_impl.h"
 #include "foxglove_channels.h"
 #include "mcap_writer.h"
@@ -17,7 +18,7 @@ struct export_mcap {
 export_mcap *export_mcap_open(FILE *out, const export_meta *meta, char *err, size_t errlen)
 {
     export_mcap *x = calloc(1, sizeof *x);
-    if (!x || !(x->mw = mcap_open(out, "", "rodd"))) {
+    if (!x || !(x->mw = mcap_open(out, "", "rodd", 1))) {
         snprintf(err, errlen, "cannot start the MCAP file: %s", x ? strerror(errno) : "out of memory");
         free(x);
         return NULL;

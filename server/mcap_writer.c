@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 enum {
     OP_HEADER = 0x01, OP_FOOTER = 0x02, OP_SCHEMA = 0x03, OP_CHANNEL = 0x04, OP_MESSAGE = 0x05,
@@ -110,6 +111,8 @@ typedef struct {
 
 struct mcap_writer {
     FILE *out;
+    int zstd;           /* chunks compressed with Zstandard (else stored) */
+    bytes packed;       /* a compressed chunk's records */
     uint64_t offset;    /* bytes written so far */
     uint32_t data_crc;  /* of everything written before DataEnd */
     int failed;
@@ -143,11 +146,12 @@ static int emit_rec(mcap_writer *w, uint64_t *at)
     return rc;
 }
 
-mcap_writer *mcap_open(FILE *out, const char *profile, const char *library)
+mcap_writer *mcap_open(FILE *out, const char *profile, const char *library, int zstd)
 {
     mcap_writer *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->out = out;
+    w->zstd = zstd;
     emit(w, magic, sizeof magic, 1);
     const size_t b = record_begin(&w->rec, OP_HEADER);
     put_str(&w->rec, profile);
@@ -225,19 +229,41 @@ int mcap_metadata(mcap_writer *w, const char *name, const char *key, const char 
     return w->metadata_indexes.failed ? (w->failed = 1, -1) : 0;
 }
 
+/* The chunk's records compressed into w->packed: 1, or 0 to store them as they are (not
+ * asked for, no memory, or nothing gained). */
+static int pack(mcap_writer *w)
+{
+    if (!w->zstd) return 0;
+    const size_t cap = ZSTD_compressBound(w->chunk.len);
+    w->packed.len = 0;
+    if (w->packed.cap < cap) {
+        unsigned char *p = realloc(w->packed.p, cap);
+        if (!p) return 0;
+        w->packed.p = p;
+        w->packed.cap = cap;
+    }
+    const size_t n = ZSTD_compress(w->packed.p, cap, w->chunk.p, w->chunk.len, MCAP_ZSTD_LEVEL);
+    if (ZSTD_isError(n) || n >= w->chunk.len) return 0;
+    w->packed.len = n;
+    return 1;
+}
+
 /* Writes the open chunk, then its MessageIndex records, and notes its ChunkIndex. */
 static int flush_chunk(mcap_writer *w)
 {
     if (w->failed) return -1;
     if (w->chunk.len == 0) return 0;
+    const int packed = pack(w);
+    const bytes *data = packed ? &w->packed : &w->chunk;
+    const char *compression = packed ? "zstd" : "";
     const size_t b = record_begin(&w->rec, OP_CHUNK);
     put_u64(&w->rec, w->chunk_start);
     put_u64(&w->rec, w->chunk_end);
     put_u64(&w->rec, w->chunk.len);
-    put_u32(&w->rec, mcap_crc32(0, w->chunk.p, w->chunk.len));
-    put_str(&w->rec, ""); /* uncompressed */
-    put_u64(&w->rec, w->chunk.len);
-    put(&w->rec, w->chunk.p, w->chunk.len);
+    put_u32(&w->rec, mcap_crc32(0, w->chunk.p, w->chunk.len)); /* of the records themselves */
+    put_str(&w->rec, compression);
+    put_u64(&w->rec, data->len);
+    put(&w->rec, data->p, data->len);
     record_end(&w->rec, b);
     const uint64_t chunk_length = w->rec.len;
     uint64_t chunk_at;
@@ -268,8 +294,8 @@ static int flush_chunk(mcap_writer *w)
     put_u32(ci, (uint32_t)offsets.len);
     put(ci, offsets.p, offsets.len);
     put_u64(ci, w->offset - index_start);
-    put_str(ci, "");
-    put_u64(ci, w->chunk.len); /* compressed size: the same, uncompressed */
+    put_str(ci, compression);
+    put_u64(ci, data->len);
     put_u64(ci, w->chunk.len);
     record_end(ci, i);
     if (offsets.failed || ci->failed) w->failed = 1;
@@ -385,5 +411,6 @@ void mcap_abort(mcap_writer *w)
     free(w->chunk_indexes.p);
     free(w->metadata_indexes.p);
     free(w->chunk.p);
+    free(w->packed.p);
     free(w);
 }

@@ -1,5 +1,6 @@
 /* An MCAP file written front to back (https://mcap.dev/spec, version 0x30 "0"): the magic, a
- * Header, Schema and Channel records, Messages in uncompressed Chunks each followed by its
+ * Header, Schema and Channel records, Messages in Chunks (Zstandard-compressed, or stored
+ * where asked or where compressing gains nothing) each followed by its
  * MessageIndex records, DataEnd with the data section's CRC-32, then the summary (the schemas
  * and channels again, Statistics, MetadataIndex, ChunkIndex), the SummaryOffsets and the Footer
  * with the summary's CRC-32. It never seeks, so stdout and pipes work; a chunk is kept in memory
@@ -15,11 +16,13 @@
 #include <stdio.h>
 
 #define MCAP_CHUNK_BYTES (1u << 20) /* a chunk's records before it is written */
+#define MCAP_ZSTD_LEVEL 3            /* zstd's default: JSON frames to about a tenth, fast */
 
 typedef struct mcap_writer mcap_writer;
 
-/* Writes the magic and the Header. out is borrowed (never closed); profile may be "". */
-mcap_writer *mcap_open(FILE *out, const char *profile, const char *library);
+/* Writes the magic and the Header. out is borrowed (never closed); profile may be "". zstd:
+ * 1 compresses the chunks, 0 stores them. */
+mcap_writer *mcap_open(FILE *out, const char *profile, const char *library, int zstd);
 /* A schema: its id (>= 1), or -1. data is copied. */
 int mcap_schema(mcap_writer *w, const char *name, const char *encoding, const char *data, size_t len);
 /* A channel of a schema from mcap_schema (0: none): its id (>= 0), or -1. */

@@ -1,9 +1,10 @@
 // node mcap_check.mjs FILE.mcap [FRAMES.ndjson]: reads an MCAP file of rodd's with @mcap/core's
-// indexed reader (summary and chunk CRCs checked) and its stream reader (what a player reading
-// front to back sees), checks the data section's CRC, decodes every message against its
+// indexed reader (summary and chunk CRCs checked; zstd chunks through @foxglove/wasm-zstd) and
+// its stream reader (what a player reading front to back sees), checks the data section's CRC, decodes every message against its
 // channel's JSON Schema (ajv) and, given the NDJSON of the same run, that every frame is there
 // with the same numbers. Prints one line per check; exit status 1 on the first failure.
 import { McapIndexedReader, McapStreamReader } from "@mcap/core";
+import zstd from "@foxglove/wasm-zstd";
 import Ajv from "ajv";
 import { readFileSync } from "node:fs";
 import { crc32 } from "node:zlib";
@@ -13,13 +14,15 @@ const buf = readFileSync(file);
 const fail = (msg) => { console.error(`FAIL ${msg}`); process.exit(1); };
 const ok = (msg) => console.log(`ok ${msg}`);
 
+await zstd.isLoaded;
+const decompressHandlers = { zstd: (data, size) => zstd.decompress(data, Number(size)) };
 const readable = {
   size: async () => BigInt(buf.length),
   read: async (offset, length) => buf.subarray(Number(offset), Number(offset + length)),
 };
 let reader;
 try {
-  reader = await McapIndexedReader.Initialize({ readable });
+  reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
 } catch (e) {
   fail(`indexed reader: ${e.message}`);
 }
@@ -47,10 +50,11 @@ for await (const m of reader.readMessages({ validateCrcs: true })) {
   byTopic.get(ch.topic).push({ logTime: m.logTime, msg });
 }
 const counts = [...byTopic].map(([t, l]) => `${t}=${l.length}`).join(" ");
-ok(`every message decodes against its schema (${counts}, chunks ${reader.chunkIndexes.length})`);
+const compression = [...new Set(reader.chunkIndexes.map((c) => c.compression || "none"))].join(",");
+ok(`every message decodes against its schema (${counts}, chunks ${reader.chunkIndexes.length}, ${compression})`);
 
 // front to back, as a player reading a stream does
-const stream = new McapStreamReader({ validateCrcs: true });
+const stream = new McapStreamReader({ validateCrcs: true, decompressHandlers });
 stream.append(buf);
 let streamed = 0, footer = false, rec;
 while ((rec = stream.nextRecord())) {

@@ -19,11 +19,11 @@ Test(mcap, an_empty_file_is_magic_header_dataend_summary_footer_magic)
     char *img = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&img, &len);
-    mcap_writer *w = mcap_open(o, "", "t");
+    mcap_writer *w = mcap_open(o, "", "t", 1);
     cr_assert(w);
     cr_expect_eq(mcap_message(w, 0, 1, "x", 1), -1, "no channel 0 yet");
     mcap_abort(w); /* frees without writing more */
-    w = mcap_open(o, "", "t");
+    w = mcap_open(o, "", "t", 1);
     cr_assert_eq(mcap_close(w), 0);
     fclose(o);
     static const unsigned char magic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
