@@ -224,7 +224,11 @@ static int write_fox(stream_server *ss, client *c)
             frame_release(pf);
             return 0;
         }
-        const int rc = foxws_queue_frame(c->fox, &pf->f, pf->seq, LWS_PRE);
+        const char *names[FOXWS_MAX_INPUTS];
+        double inputs[FOXWS_MAX_INPUTS];
+        int ninputs = session_inputs_now(c->s, names, inputs, FOXWS_MAX_INPUTS);
+        if (ninputs > FOXWS_MAX_INPUTS) ninputs = FOXWS_MAX_INPUTS;
+        const int rc = foxws_queue_frame(c->fox, &pf->f, names, inputs, ninputs, pf->seq, LWS_PRE);
         c->last_seq = pf->seq;
         c->last_sent = mono_now();
         frame_release(pf);
@@ -478,11 +482,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         metrics_stream_clients(1);
         c->via_rest = lws_get_vhost(wsi) == ss->adopted_vh;
         if (strcmp(lws_get_protocol(wsi)->name, FOXWS_SUBPROTOCOL) == 0) {
-            c->fox = foxws_new();
+            const char *names[FOXWS_MAX_INPUTS];
+            double values[FOXWS_MAX_INPUTS];
+            int ninputs = session_inputs_now(c->s, names, values, FOXWS_MAX_INPUTS);
+            if (ninputs > FOXWS_MAX_INPUTS) ninputs = FOXWS_MAX_INPUTS;
+            c->fox = foxws_new(ninputs);
             c->sub.subscribed = 0; /* until it subscribes a channel */
             if (!c->fox) return -1;
             queue_ctl(c, foxws_server_info(id));
-            queue_ctl(c, foxws_advertise());
+            queue_ctl(c, foxws_advertise(names, ninputs));
             lws_callback_on_writable(wsi);
             log_event(LOG_INFO, "stream_open", "session=%s protocol=%s port=%s clients=%d", id, FOXWS_SUBPROTOCOL,
                       c->via_rest ? "rest" : "stream", ss->nclients);

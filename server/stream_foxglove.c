@@ -1,6 +1,7 @@
 /* The Foxglove WebSocket protocol for one client (stream_foxglove.h). Channel ids are the
- * foxglove_channels.h indexes + 1; a client's subscription ids are its own (uint32), at most
- * one per channel, as the protocol wants. */
+ * foxglove_channels.h indexes + 1, then the inputs' channel (live only: recordings do not keep
+ * the inputs); a client's subscription ids are its own (uint32), at most one per channel, as
+ * the protocol wants. */
 #include "stream_foxglove.h"
 
 #include "foxglove_channels.h"
@@ -14,27 +15,31 @@
 #include <string.h>
 
 #define NO_SUB (-1.0) /* a channel nobody subscribed */
+#define INPUTS FOX_CHANNELS /* the inputs' channel's index (its id: FOXWS_INPUTS_CHANNEL) */
+#define NCH (FOX_CHANNELS + 1)
 
 struct foxws {
-    double sub[FOX_CHANNELS];            /* each channel's subscription id, or NO_SUB */
-    unsigned char *queued[FOX_CHANNELS]; /* messageData waiting, in channel order */
-    size_t queued_len[FOX_CHANNELS];
-    unsigned long long sent[FOX_CHANNELS]; /* the frame each channel was last queued (its seq) */
+    int nch;                    /* channels advertised: FOX_CHANNELS, + 1 with inputs */
+    double sub[NCH];            /* each channel's subscription id, or NO_SUB */
+    unsigned char *queued[NCH]; /* messageData waiting, in channel order */
+    size_t queued_len[NCH];
+    unsigned long long sent[NCH]; /* the frame each channel was last queued (its seq) */
     int next;                            /* the next of queued to hand out */
     unsigned char *taken;                /* the one handed out last, freed at the next call */
 };
 
-foxws *foxws_new(void)
+foxws *foxws_new(int ninputs)
 {
     foxws *x = calloc(1, sizeof *x);
-    if (x)
-        for (int i = 0; i < FOX_CHANNELS; i++) x->sub[i] = NO_SUB;
+    if (!x) return NULL;
+    x->nch = ninputs > 0 ? NCH : FOX_CHANNELS;
+    for (int i = 0; i < NCH; i++) x->sub[i] = NO_SUB;
     return x;
 }
 
 static void drop_queue(foxws *x)
 {
-    for (int i = 0; i < FOX_CHANNELS; i++) {
+    for (int i = 0; i < NCH; i++) {
         free(x->queued[i]);
         x->queued[i] = NULL;
     }
@@ -70,21 +75,57 @@ char *foxws_server_info(const char *session_id)
     return print(o);
 }
 
-char *foxws_advertise(void)
+static cJSON *channel(int id, const char *topic, const char *schema_name, const char *schema)
+{
+    cJSON *ch = cJSON_CreateObject();
+    cJSON_AddNumberToObject(ch, "id", id);
+    cJSON_AddStringToObject(ch, "topic", topic);
+    cJSON_AddStringToObject(ch, "encoding", "json");
+    cJSON_AddStringToObject(ch, "schemaName", schema_name);
+    cJSON_AddStringToObject(ch, "schema", schema);
+    cJSON_AddStringToObject(ch, "schemaEncoding", "jsonschema");
+    return ch;
+}
+
+/* The inputs' JSON Schema: t and one number per input, by its name. */
+static char *inputs_schema(const char *const *names, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "title", "rodd.Inputs");
+    cJSON_AddStringToObject(o, "description", "The actuators', loads' and targets' values now (a profile's at the "
+                            "base), by name, in their units (GET /v1/sessions/{id}/actuators)");
+    cJSON_AddStringToObject(o, "type", "object");
+    cJSON *props = cJSON_AddObjectToObject(o, "properties");
+    cJSON *req = cJSON_AddArrayToObject(o, "required");
+    cJSON_AddItemToObject(props, "t", cJSON_CreateObject());
+    cJSON_AddStringToObject(cJSON_GetObjectItem(props, "t"), "type", "number");
+    cJSON_AddItemToArray(req, cJSON_CreateString("t"));
+    for (int i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "type", "number");
+        cJSON_AddItemToObject(props, names[i], p);
+        cJSON_AddItemToArray(req, cJSON_CreateString(names[i]));
+    }
+    return print(o);
+}
+
+char *foxws_advertise(const char *const *names, int ninputs)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "op", "advertise");
     cJSON *chs = cJSON_AddArrayToObject(o, "channels");
     for (int i = 0; i < FOX_CHANNELS; i++) {
         const fox_channel *c = fox_channel_get(i);
-        cJSON *ch = cJSON_CreateObject();
-        cJSON_AddNumberToObject(ch, "id", i + 1);
-        cJSON_AddStringToObject(ch, "topic", c->topic);
-        cJSON_AddStringToObject(ch, "encoding", "json");
-        cJSON_AddStringToObject(ch, "schemaName", c->schema_name);
-        cJSON_AddStringToObject(ch, "schema", c->schema);
-        cJSON_AddStringToObject(ch, "schemaEncoding", "jsonschema");
-        cJSON_AddItemToArray(chs, ch);
+        cJSON_AddItemToArray(chs, channel(i + 1, c->topic, c->schema_name, c->schema));
+    }
+    if (ninputs > 0) {
+        char *schema = inputs_schema(names, ninputs);
+        if (!schema) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+        cJSON_AddItemToArray(chs, channel(FOXWS_INPUTS_CHANNEL, FOXWS_INPUTS_TOPIC, "rodd.Inputs", schema));
+        free(schema);
     }
     return print(o);
 }
@@ -114,11 +155,11 @@ static char *subscribe(foxws *x, const cJSON *subs, int *resend)
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(s, "channelId");
         const int c = is_u32(ch) ? (int)fmin(ch->valuedouble, 1e9) - 1 : -1;
         int taken = 0;
-        for (int i = 0; is_u32(id) && i < FOX_CHANNELS; i++) taken |= x->sub[i] == id->valuedouble;
+        for (int i = 0; is_u32(id) && i < NCH; i++) taken |= x->sub[i] == id->valuedouble;
         if (!is_u32(id) || !is_u32(ch)) {
             if (!why[0]) snprintf(why, sizeof why, "a subscription needs an id and a channelId (uint32)");
-        } else if (c < 0 || c >= FOX_CHANNELS) {
-            if (!why[0]) snprintf(why, sizeof why, "no channel %.0f (channels are 1..%d)", ch->valuedouble, FOX_CHANNELS);
+        } else if (c < 0 || c >= x->nch) {
+            if (!why[0]) snprintf(why, sizeof why, "no channel %.0f (channels are 1..%d)", ch->valuedouble, x->nch);
         } else if (taken || x->sub[c] != NO_SUB) {
             if (!why[0]) snprintf(why, sizeof why, "subscription %.0f or channel %d is already subscribed",
                                   id->valuedouble, c + 1);
@@ -136,7 +177,7 @@ static char *unsubscribe(foxws *x, const cJSON *ids)
     const cJSON *v;
     cJSON_ArrayForEach(v, ids) {
         int found = 0;
-        for (int i = 0; is_u32(v) && i < FOX_CHANNELS; i++)
+        for (int i = 0; is_u32(v) && i < NCH; i++)
             if (x->sub[i] == v->valuedouble) {
                 x->sub[i] = NO_SUB;
                 x->sent[i] = 0;
@@ -173,7 +214,7 @@ char *foxws_handle(foxws *x, const char *text, size_t len, int *resend)
 
 int foxws_subscribed(const foxws *x)
 {
-    for (int i = 0; i < FOX_CHANNELS; i++)
+    for (int i = 0; i < NCH; i++)
         if (x->sub[i] != NO_SUB) return 1;
     return 0;
 }
@@ -183,13 +224,25 @@ static void put_le(unsigned char *p, uint64_t v, int n)
     for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-int foxws_queue_frame(foxws *x, const rod_frame *f, unsigned long long seq, size_t headroom)
+/* The inputs' message: t and each input's value by name. */
+static char *inputs_message(double t, const char *const *names, const double *v, int n, size_t *len)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "t", t);
+    for (int i = 0; i < n; i++) cJSON_AddNumberToObject(o, names[i], isfinite(v[i]) ? v[i] : 0);
+    char *text = print(o);
+    if (text) *len = strlen(text);
+    return text;
+}
+
+int foxws_queue_frame(foxws *x, const rod_frame *f, const char *const *names, const double *inputs, int ninputs,
+                      unsigned long long seq, size_t headroom)
 {
     drop_queue(x); /* latest wins */
-    for (int i = 0; i < FOX_CHANNELS; i++) {
+    for (int i = 0; i < x->nch; i++) {
         if (x->sub[i] == NO_SUB || x->sent[i] == seq) continue;
         size_t n;
-        char *json = fox_message(i, f, FRAME_F_ALL, &n);
+        char *json = i == INPUTS ? inputs_message(f->t, names, inputs, ninputs, &n) : fox_message(i, f, FRAME_F_ALL, &n);
         unsigned char *b = json ? malloc(headroom + 13 + n) : NULL;
         if (!b) {
             free(json);
@@ -213,8 +266,8 @@ int foxws_next(foxws *x, unsigned char **buf, size_t *len)
 {
     free(x->taken);
     x->taken = NULL;
-    while (x->next < FOX_CHANNELS && !x->queued[x->next]) x->next++;
-    if (x->next == FOX_CHANNELS) return 0;
+    while (x->next < NCH && !x->queued[x->next]) x->next++;
+    if (x->next == NCH) return 0;
     x->taken = x->queued[x->next];
     *buf = x->taken;
     *len = x->queued_len[x->next];
@@ -224,7 +277,7 @@ int foxws_next(foxws *x, unsigned char **buf, size_t *len)
 
 int foxws_pending(const foxws *x)
 {
-    for (int i = x->next; i < FOX_CHANNELS; i++)
+    for (int i = x->next; i < NCH; i++)
         if (x->queued[i]) return 1;
     return 0;
 }

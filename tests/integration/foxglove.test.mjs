@@ -91,12 +91,12 @@ for (const port of ["rest", "stream"]) {
     const own = openStream(url); // rodd's own protocol beside it, on the same URL
     const f = foxClient(url);
     try {
-      assert.ok(await f.until(() => f.channels.length === 4), "four channels advertised");
+      assert.ok(await f.until(() => f.channels.length === 5), "five channels advertised");
       assert.equal(f.ws.protocol, "foxglove.websocket.v1");
       assert.equal(f.events[0][0], "serverInfo", "serverInfo first");
       assert.equal(f.events[0][1].name, "rodd");
       assert.deepEqual(f.events[0][1].capabilities, []);
-      assert.deepEqual(f.channels.map((c) => c.topic), ["/rod/scene", "/rod/tip", "/rod/energy", "/rod/volume_change"]);
+      assert.deepEqual(f.channels.map((c) => c.topic), ["/rod/scene", "/rod/tip", "/rod/energy", "/rod/volume_change", "/rod/inputs"]);
       assert.equal(f.channels[0].schemaName, "foxglove.SceneUpdate");
       const ajv = new Ajv({ strict: false });
       const subs = new Map();
@@ -133,6 +133,13 @@ for (const port of ["rest", "stream"]) {
       assert.deepEqual(scene.lines[0].points.map((p) => [p.x, p.y, p.z]), same.fr.position);
       assert.equal(scene.cylinders.length, same.fr.position.length - 1);
       assert.equal(scene.frame_id, "world");
+
+      // the inputs' channel follows a command
+      const inputsSub = [...subs].find(([, s]) => s.topic === "/rod/inputs")[0];
+      const lm1 = port === "rest" ? 0.03 : 0.04;
+      assert.equal((await api(d, "PUT", `/v1/sessions/${id}/actuators/LM1`, { value: lm1 })).status, 200);
+      assert.ok(await f.until(() => f.messages.some((m) => m.sub === inputsSub && m.msg.LM1 === lm1 && m.msg.TM === 0)),
+        JSON.stringify(f.messages.filter((m) => m.sub === inputsSub).at(-1)?.msg));
 
       // unsubscribe: that channel stops, the others go on
       f.client.unsubscribe(tipSub);

@@ -41,7 +41,7 @@ static char *handle(foxws *x, const char *msg, int *resend)
 
 Test(foxws, subscribe_and_unsubscribe)
 {
-    foxws *x = foxws_new();
+    foxws *x = foxws_new(0);
     int resend;
     cr_expect_not(foxws_subscribed(x));
     char *r = handle(x, "{\"op\":\"subscribe\",\"subscriptions\":[{\"id\":7,\"channelId\":2}]}", &resend);
@@ -68,7 +68,7 @@ Test(foxws, subscribe_and_unsubscribe)
 
 Test(foxws, bad_messages_get_a_status)
 {
-    foxws *x = foxws_new();
+    foxws *x = foxws_new(0);
     int resend;
     const char *bad[] = {"", "[", "{}", "{\"op\":1}", "{\"op\":\"subscribe\"}", "{\"op\":\"unsubscribe\",\"subscriptionIds\":3}",
                          "{\"op\":\"advertise\",\"channels\":[]}"};
@@ -82,13 +82,13 @@ Test(foxws, bad_messages_get_a_status)
 
 Test(foxws, a_frame_goes_to_each_subscription_once)
 {
-    foxws *x = foxws_new();
+    foxws *x = foxws_new(0);
     int resend;
     free(handle(x, "{\"op\":\"subscribe\",\"subscriptions\":[{\"id\":5,\"channelId\":2}]}", &resend));
     double s[2] = {0, 1}, p[6] = {0, 0, 0, 0.25, 0, 0.5}, zero[18] = {0};
     rod_frame f = {.n = 2, .t = 1.5, .s = s, .position = p, .rotation = zero, .rho = zero, .radius = zero,
                    .kappa = zero, .nu = zero};
-    cr_assert_eq(foxws_queue_frame(x, &f, 3, 4), 0);
+    cr_assert_eq(foxws_queue_frame(x, &f, NULL, NULL, 0, 3, 4), 0);
     unsigned char *b;
     size_t n;
     cr_assert(foxws_next(x, &b, &n));
@@ -97,7 +97,36 @@ Test(foxws, a_frame_goes_to_each_subscription_once)
     cr_expect(n > 13 && memcmp(b + 4 + 13, "{\"t\":1.5,\"x\":0.25,\"y\":0,\"z\":0.5}", n - 13) == 0, "%.*s", (int)(n - 13),
               (char *)b + 17);
     cr_expect_not(foxws_next(x, &b, &n));
-    cr_assert_eq(foxws_queue_frame(x, &f, 3, 4), 0);
+    cr_assert_eq(foxws_queue_frame(x, &f, NULL, NULL, 0, 3, 4), 0);
     cr_expect_not(foxws_pending(x), "frame 3 went out already");
     foxws_free(x);
+}
+
+Test(foxws, the_inputs_channel_is_there_with_inputs)
+{
+    const char *names[] = {"LM1", "TM"};
+    char *adv = foxws_advertise(names, 2);
+    cr_expect(adv && strstr(adv, "\"topic\":\"/rod/inputs\"") && strstr(adv, "\\\"LM1\\\""), "%s", adv);
+    free(adv);
+    adv = foxws_advertise(names, 0);
+    cr_expect(adv && !strstr(adv, "/rod/inputs"), "%s", adv);
+    free(adv);
+    foxws *x = foxws_new(2), *y = foxws_new(0);
+    int resend;
+    const char *sub5 = "{\"op\":\"subscribe\",\"subscriptions\":[{\"id\":1,\"channelId\":5}]}";
+    char *r = handle(x, sub5, &resend);
+    cr_expect_null(r, "%s", r);
+    r = handle(y, sub5, &resend);
+    cr_expect(r && strstr(r, "no channel 5"), "%s", r);
+    free(r);
+    double s[2] = {0, 1}, p[6] = {0}, zero[18] = {0}, v[2] = {0.25, -3};
+    rod_frame f = {.n = 2, .t = 2, .s = s, .position = p, .rotation = zero, .rho = zero, .radius = zero,
+                   .kappa = zero, .nu = zero};
+    cr_assert_eq(foxws_queue_frame(x, &f, names, v, 2, 1, 0), 0);
+    unsigned char *b;
+    size_t n;
+    cr_assert(foxws_next(x, &b, &n));
+    cr_expect(n > 13 && memcmp(b + 13, "{\"t\":2,\"LM1\":0.25,\"TM\":-3}", n - 13) == 0, "%.*s", (int)(n - 13), (char *)b + 13);
+    foxws_free(x);
+    foxws_free(y);
 }
