@@ -237,7 +237,9 @@ static int write_fox(stream_server *ss, client *c)
         metrics_frames_sent(1);
     }
     const int rc = lws_write(c->wsi, b + LWS_PRE, n, LWS_WRITE_BINARY) < (int)n ? -1 : 0;
-    if (foxws_pending(c->fox)) lws_callback_on_writable(c->wsi);
+    /* a poke while the messages went out asked for the next frame (writable_requested) and
+     * may have had its writable callback taken by them: ask again, or it would wait forever */
+    if (foxws_pending(c->fox) || c->writable_requested) lws_callback_on_writable(c->wsi);
     else poke(ss, c, mono_now()); /* a newer frame may already wait */
     return rc;
 }

@@ -148,6 +148,13 @@ for (const port of ["rest", "stream"]) {
       assert.ok(await f.until(() => f.messages.length >= all + 12));
       assert.equal(f.messages.filter((m) => m.sub === tipSub).length, tips, "no tip after unsubscribe");
 
+      // frames keep coming at the stream's rate (30 Hz by default): none stalls behind the
+      // messages of the one before
+      const before = new Set(f.messages.filter((m) => m.sub === sceneSub).map((m) => m.timestamp)).size;
+      await sleep(1500);
+      const frames = new Set(f.messages.filter((m) => m.sub === sceneSub).map((m) => m.timestamp)).size - before;
+      assert.ok(frames >= 15, `${frames} frames in 1.5 s`);
+
       // a subscription to no channel is answered with an error status
       f.ws.send(JSON.stringify({ op: "subscribe", subscriptions: [{ id: 77, channelId: 99 }] }));
       assert.ok(await f.until(() => f.statuses.some((st) => st.level === 2 && /no channel 99/.test(st.message))),
