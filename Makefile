@@ -19,7 +19,9 @@ LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
 # Expanded when a recipe runs, after setup has installed it.
 HDF5_CFLAGS = $(shell pkg-config --cflags hdf5-serial 2>/dev/null)
 HDF5_LIBS = $(shell pkg-config --libs hdf5-serial 2>/dev/null || echo -lhdf5_serial)
-SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap $(HDF5_LIBS)
+# Zstandard compresses MCAP's chunks (server/mcap_writer.c), in rodd and rodd-full
+ZSTD_LIBS = -lzstd
+SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap $(HDF5_LIBS) $(ZSTD_LIBS)
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += $(SANFLAGS)
@@ -96,7 +98,8 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 # hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/main.c is
 # compiled for each.
 FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli_*.c) \
-              server/export.c server/export_text.c $(wildcard server/frame*.c) server/numtext.c \
+              server/export.c server/export_text.c server/export_mcap.c server/mcap_writer.c \
+              server/foxglove_channels.c $(wildcard server/frame*.c) server/numtext.c \
               server/clock.c server/textfile.c) $(BUILD)/front/main.o
 $(BUILD)/front/main.o: server/main.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
@@ -106,16 +109,17 @@ $(BUILD)/server/front/%.o: server/front/%.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -MMD -MP -c $< -o $@
 # rodd-full comes with rodd: the tests that start build/rodd serve reach it through rodd
 $(BUILD)/rodd: $(FRONT_OBJ) $(BUILD)/librodcore.a | $(BUILD)/rodd-full
-	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(ZSTD_LIBS) $(LDLIBS)
 $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
 UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
                   $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o \
-                  $(BUILD)/server/accept.o
+                  $(BUILD)/server/accept.o $(BUILD)/server/mcap_writer.o $(BUILD)/server/stream_foxglove.o \
+                  $(BUILD)/server/foxglove_channels.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
@@ -183,6 +187,7 @@ test-long: $(BUILD)/tests/validation_tests
 test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/run.sh
 	RODD=$(BUILD)/rodd bash tests/cli/export.sh
+	RODD=$(BUILD)/rodd bash tests/cli/mcap.sh
 	RODD=$(BUILD)/rodd bash tests/cli/front.sh
 	RODD=$(BUILD)/rodd bash tests/cli/warnings.sh
 	bash tests/cli/install.sh $(BUILD)
@@ -352,9 +357,10 @@ $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STA
 
 REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
           $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o \
-          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o
+          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o $(BUILD)/server/export_mcap.o \
+          $(BUILD)/server/mcap_writer.o $(BUILD)/server/foxglove_channels.o
 $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
 bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh

@@ -58,11 +58,11 @@ static const cli_command commands[] = {
      "  --points N        points of the output frame, base to tip (default 51, 2..100000)\n" EXIT_HELP,
      spec_options},
     {"run", "dynamics from rest (or the static start): one frame per line (NDJSON)",
-     "usage: rodd run SPEC.json [--until T] [--every DT] [--format ndjson|csv|hdf5] [--out FILE]\n"
+     "usage: rodd run SPEC.json [--until T] [--every DT] [--format ndjson|csv|hdf5|mcap] [--out FILE]\n"
      "                [--set PATH=VALUE]... [--points N]\n"
      "Integrates the dynamics to simulated time T (seconds) and writes a frame at t = 0, then\n"
-     "every DT (default T/100): one FRAME per line (NDJSON) on stdout by default, or CSV or HDF5\n"
-     "(README.md, \"Exports\"). stderr gets a progress bar when\n"
+     "every DT (default T/100): one FRAME per line (NDJSON) on stdout by default, or CSV, HDF5\n"
+     "or MCAP (README.md, \"Exports\"). stderr gets a progress bar when\n"
      "it is a terminal and, at the end, the integrator's counters and the real-time factor\n"
      "(simulated seconds per wall second: above 1 is faster than real time). Ctrl-C or SIGTERM\n"
      "stops at once; the frames written stand and the exit status is 128 + the signal.\n"

@@ -1,4 +1,4 @@
-/* rodd run SPEC --until T --every DT [--format ndjson|csv|hdf5] [--out FILE]: dynamics from
+/* rodd run SPEC --until T --every DT [--format ndjson|csv|hdf5|mcap] [--out FILE]: dynamics from
  * rest (or "initial": "static"), one frame every DT, the first at t = 0, by default one FRAME
  * per line on stdout (NDJSON); a progress bar on stderr when it is a terminal (with the rate in
  * simulated s per wall s and the ETA), and the integrator's counters at the end. SIGINT or SIGTERM stops the run at once (the step in
@@ -47,7 +47,7 @@ static int run_extra(int argc, char **argv, int i, void *data)
         return parse_seconds(argv[i + 1], "--every", &o->every) ? -1 : 2;
     if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
         if (export_format_parse(argv[i + 1], &o->format) == 0) return 2;
-        fprintf(stderr, "rodd: --format must be ndjson, csv or hdf5, not \"%s\"\n", argv[i + 1]);
+        fprintf(stderr, "rodd: --format must be ndjson, csv, hdf5 or mcap, not \"%s\"\n", argv[i + 1]);
         return -1;
     }
     if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
@@ -130,8 +130,9 @@ int cli_run(int argc, char **argv)
     cli_common o;
     run_opts ro = {0, 0, 0, EXPORT_NDJSON, NULL};
     int rc = cli_parse_common(argc, argv, 2, &o, run_extra, &ro);
-    if (!rc && ro.format == EXPORT_HDF5 && !ro.out && isatty(1)) {
-        fprintf(stderr, "rodd: HDF5 is binary: give --out FILE or redirect stdout\n");
+    if (!rc && (ro.format == EXPORT_HDF5 || ro.format == EXPORT_MCAP) && !ro.out && isatty(1)) {
+        fprintf(stderr, "rodd: %s is binary: give --out FILE or redirect stdout\n",
+                ro.format == EXPORT_HDF5 ? "HDF5" : "MCAP");
         rc = EXIT_USAGE;
     }
     if (rc) {

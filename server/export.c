@@ -12,6 +12,7 @@ static const struct {
     [EXPORT_NDJSON] = {"ndjson", "application/x-ndjson"},
     [EXPORT_CSV] = {"csv", "text/csv"},
     [EXPORT_HDF5] = {"hdf5", "application/x-hdf5"},
+    [EXPORT_MCAP] = {"mcap", "application/x-mcap"},
 };
 
 int export_format_parse(const char *name, export_format *out)
@@ -96,6 +97,10 @@ export_writer *export_open(export_format fmt, const char *path, const export_met
         export_abort(w);
         return NULL;
     }
+    if (fmt == EXPORT_MCAP && !(w->mcap = export_mcap_open(w->out, &w->meta, err, errlen))) {
+        export_abort(w);
+        return NULL;
+    }
     if (fmt == EXPORT_CSV && export_csv_header(w) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path ? path : "to memory", strerror(errno));
         export_abort(w);
@@ -121,6 +126,8 @@ int export_frame(export_writer *w, const rod_frame *f, char *err, size_t errlen)
     int rc;
     if (w->fmt == EXPORT_HDF5) {
         rc = export_h5_frame(w->h5, f, err, errlen);
+    } else if (w->fmt == EXPORT_MCAP) {
+        rc = export_mcap_frame(w->mcap, f, w->meta.fields, err, errlen);
     } else {
         rc = w->fmt == EXPORT_CSV ? export_csv_frame(w, f) : export_ndjson_frame(w, f);
         if (rc != 0) snprintf(err, errlen, "cannot write a frame: %s", strerror(errno));
@@ -159,10 +166,15 @@ int export_close(export_writer *w, char **image, size_t *len, char *err, size_t 
             *len = n;
         }
     } else {
-        const int failed = ferror(w->out) || fflush(w->out) != 0;
+        /* MCAP's summary and footer go out before the stream is closed like the text's */
+        const int mcap_failed = w->mcap && export_mcap_close(w->mcap, err, errlen) != 0;
+        w->mcap = NULL;
+        const int failed = mcap_failed || ferror(w->out) || fflush(w->out) != 0;
         const int close_failed = w->out_owned && fclose(w->out) != 0;
         w->out = NULL;
-        if (failed || close_failed) {
+        if (mcap_failed) {
+            rc = -1;
+        } else if (failed || close_failed) {
             snprintf(err, errlen, "cannot finish the file: %s", strerror(errno));
             rc = -1;
         } else if (image) {
@@ -179,6 +191,7 @@ void export_abort(export_writer *w)
 {
     if (!w) return;
     if (w->h5) export_h5_abort(w->h5);
+    export_mcap_abort(w->mcap);
     if (w->out && w->out_owned) fclose(w->out);
     writer_free(w);
 }

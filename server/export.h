@@ -1,5 +1,6 @@
-/* Frames written out as files: NDJSON (one FRAME per line), CSV (one row per frame and point)
- * or HDF5 (one dataset per field, time-major, units and the spec as attributes). The layouts
+/* Frames written out as files: NDJSON (one FRAME per line), CSV (one row per frame and point),
+ * HDF5 (one dataset per field, time-major, units and the spec as attributes) or MCAP (the
+ * Foxglove channels of foxglove_channels.h). The layouts
  * are documented in README.md ("Exports"); rodd run and the recordings use them.
  *
  * A writer is used by one thread at a time. Frames must all have the points and the shape
@@ -12,12 +13,12 @@
 
 #include <stddef.h>
 
-typedef enum { EXPORT_NDJSON, EXPORT_CSV, EXPORT_HDF5 } export_format;
+typedef enum { EXPORT_NDJSON, EXPORT_CSV, EXPORT_HDF5, EXPORT_MCAP } export_format;
 
-/* "ndjson", "csv", "hdf5" -> the format; -1 for any other name. */
+/* "ndjson", "csv", "hdf5", "mcap" -> the format; -1 for any other name. */
 int export_format_parse(const char *name, export_format *out);
 const char *export_format_name(export_format f);
-/* application/x-ndjson, text/csv, application/x-hdf5 */
+/* application/x-ndjson, text/csv, application/x-hdf5, application/x-mcap */
 const char *export_format_media_type(export_format f);
 
 typedef struct {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 typedef struct export_h5 export_h5;
+typedef struct export_mcap export_mcap;
 
 struct export_writer {
     export_format fmt;
@@ -20,6 +21,7 @@ struct export_writer {
     size_t memlen;
     export_h5 *h5;    /* HDF5 */
     int h5_to_stdout; /* the HDF5 file is built in memory and written to stdout at close */
+    export_mcap *mcap; /* MCAP: written to out, as the text formats */
 };
 
 /* Text: numbers with 10 significant digits, as the JSON frames carry them. */
@@ -32,5 +34,12 @@ export_h5 *export_h5_open(const char *path, const export_meta *meta, char *err, 
 int export_h5_frame(export_h5 *h, const rod_frame *f, char *err, size_t errlen);
 int export_h5_close(export_h5 *h, char **image, size_t *len, char *err, size_t errlen);
 void export_h5_abort(export_h5 *h);
+
+/* MCAP (export_mcap.c): out is borrowed. */
+export_mcap *export_mcap_open(FILE *out, const export_meta *meta, char *err, size_t errlen);
+int export_mcap_frame(export_mcap *x, const rod_frame *f, unsigned fields, char *err, size_t errlen);
+/* Finishes the file (out is flushed, not closed) and frees x. */
+int export_mcap_close(export_mcap *x, char *err, size_t errlen);
+void export_mcap_abort(export_mcap *x);
 
 #endif

@@ -17,20 +17,20 @@
 #include <unistd.h>
 
 /* The format a request asks for: ?format= first, else the one Accept gives the highest
- * quality (a tie goes to the one Accept names first, then NDJSON, CSV, HDF5; q=0 refuses a
+ * quality (a tie goes to the one Accept names first, then NDJSON, CSV, HDF5, MCAP; q=0 refuses a
  * type). -1 when ?format= names none of them, -2 when Accept accepts none. */
 static int wanted_format(http_request *rq, export_format *fmt, char *why, size_t whylen)
 {
     const char *q = req_query(rq, "format");
     if (q) {
         if (export_format_parse(q, fmt) == 0) return 0;
-        snprintf(why, whylen, "query parameter format must be ndjson, csv or hdf5, not \"%s\"", q);
+        snprintf(why, whylen, "query parameter format must be ndjson, csv, hdf5 or mcap, not \"%s\"", q);
         return -1;
     }
     const char *accept = req_header(rq, "Accept");
     double best_q = 0;
     const char *best_at = NULL;
-    for (int f = EXPORT_NDJSON; f <= EXPORT_HDF5; f++) {
+    for (int f = EXPORT_NDJSON; f <= EXPORT_MCAP; f++) {
         const char *type = export_format_media_type((export_format)f);
         const double fq = accept_quality(accept, type);
         const char *at = accept ? strstr(accept, type) : NULL;
@@ -41,7 +41,7 @@ static int wanted_format(http_request *rq, export_format *fmt, char *why, size_t
         }
     }
     if (best_q > 0) return 0;
-    snprintf(why, whylen, "a recording comes as application/x-ndjson, text/csv or application/x-hdf5 "
+    snprintf(why, whylen, "a recording comes as application/x-ndjson, text/csv, application/x-hdf5 or application/x-mcap "
              "(Accept: %.80s)", accept);
     return -2;
 }
@@ -119,7 +119,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
     rs->file = strdup(path);
     rs->file_temporary = 1;
     if (!rs->file) unlink(path);
-    static const char *const ext[] = {"ndjson", "csv", "h5"};
+    static const char *const ext[] = {"ndjson", "csv", "h5", "mcap"};
     snprintf(rs->disposition, sizeof rs->disposition, "attachment; filename=\"%s.%s\"", session_id(s), ext[fmt]);
 }
 

@@ -137,6 +137,10 @@ recording *session_recording(session *s);
 void session_want_frames(session *s, double rate);
 /* The latest frame, retained (release it), or NULL. */
 published_frame *session_latest(session *s);
+/* The model's inputs (actuators, loads, targets) in the spec's order: their names (the
+ * model's, valid while s is held) and values now (a profile's at the base), the first cap of
+ * them into names and v. Returns how many the model has. */
+int session_inputs_now(session *s, const char **names, double *v, int cap);
 /* A cJSON object describing the session (state, time, inputs, model sizes, stats). */
 struct cJSON *session_describe(session *s);
 /* The whole session as JSON text for persistence (spec, options, status, engine state).

@@ -26,6 +26,18 @@ void session_cache_inputs(session *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+int session_inputs_now(session *s, const char **names, double *v, int cap)
+{
+    const int n = rod_model_ninputs(s->model);
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < n && i < cap; i++) {
+        names[i] = rod_model_input_name(s->model, i);
+        v[i] = s->input_value[i];
+    }
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
+
 /* Publication follows demand. FULL_RATE is a slice's rate (session_clock.c's FRAME_PERIOD):
  * what a session publishes at most. A frame costs about what the simulation of its slice
  * does (the poses at every output point, the twists for the kinetic energy), so a session

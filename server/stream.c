@@ -7,6 +7,7 @@
 #include "origin.h"
 #include "stream_admit.h"
 #include "stream_codec.h"
+#include "stream_foxglove.h"
 #include "stream_handshake.h"
 
 #include <cjson/cJSON.h>
@@ -47,6 +48,7 @@ typedef struct client {
     int rx_too_big;
     int via_rest; /* came in on the REST port (stream_adopt) */
     int reserved; /* holds a stream_reserve place (stream port only: the bridge holds the REST port's) */
+    foxws *fox;   /* the client asked for foxglove.websocket.v1 (stream_foxglove.h); NULL: rodd's own */
 } client;
 
 struct stream_server {
@@ -105,6 +107,17 @@ static int origin_ok(stream_server *ss, struct lws *wsi)
 /* A client's message: the codec answers, the transport does what it asks. */
 static void handle_message(stream_server *ss, client *c, const char *text, size_t len)
 {
+    if (c->fox) {
+        int resend;
+        queue_ctl(c, foxws_handle(c->fox, text, len, &resend));
+        c->sub.subscribed = foxws_subscribed(c->fox);
+        if (resend) { /* a new subscription gets the latest frame at once */
+            c->last_seq = 0;
+            c->writable_requested = 1;
+        }
+        lws_callback_on_writable(c->wsi);
+        return;
+    }
     stream_action act;
     queue_ctl(c, stream_handle_message(text, len, &c->sub, ss->d->cfg.max_rate, &act));
     if (act.describe) queue_ctl(c, stream_description_msg(c->s, &c->sub, ss->d->cfg.max_rate));
@@ -130,6 +143,8 @@ static void client_unlink(stream_server *ss, client *c)
     c->rx = NULL;
     if (c->s) session_release(c->s);
     c->s = NULL;
+    foxws_free(c->fox);
+    c->fox = NULL;
 }
 
 /* Every close goes out from the writable callback, after the control messages queued before
@@ -163,8 +178,10 @@ static void poke(stream_server *ss, client *c, double now)
     (void)ss;
     if (v.status != c->last_state) {
         c->last_state = v.status;
-        queue_ctl(c, stream_state_msg(&v));
-        lws_callback_on_writable(c->wsi);
+        if (!c->fox) { /* Foxglove's protocol has no session state */
+            queue_ctl(c, stream_state_msg(&v));
+            lws_callback_on_writable(c->wsi);
+        }
     }
     if (!c->sub.subscribed) return;
     session_want_frames(c->s, c->sub.rate);
@@ -195,6 +212,38 @@ static void poke(stream_server *ss, client *c, double now)
     }
 }
 
+/* A Foxglove client: the messages of the latest frame, one per subscription, one per call. */
+static int write_fox(stream_server *ss, client *c)
+{
+    unsigned char *b;
+    size_t n;
+    if (!foxws_next(c->fox, &b, &n)) {
+        published_frame *pf = session_latest(c->s);
+        c->writable_requested = 0;
+        if (!pf || pf->seq <= c->last_seq || !c->sub.subscribed) {
+            frame_release(pf);
+            return 0;
+        }
+        const char *names[FOXWS_MAX_INPUTS];
+        double inputs[FOXWS_MAX_INPUTS];
+        int ninputs = session_inputs_now(c->s, names, inputs, FOXWS_MAX_INPUTS);
+        if (ninputs > FOXWS_MAX_INPUTS) ninputs = FOXWS_MAX_INPUTS;
+        const int rc = foxws_queue_frame(c->fox, &pf->f, names, inputs, ninputs, pf->seq, LWS_PRE);
+        c->last_seq = pf->seq;
+        c->last_sent = mono_now();
+        frame_release(pf);
+        if (rc != 0) return -1;
+        if (!foxws_next(c->fox, &b, &n)) return 0;
+        metrics_frames_sent(1);
+    }
+    const int rc = lws_write(c->wsi, b + LWS_PRE, n, LWS_WRITE_BINARY) < (int)n ? -1 : 0;
+    /* a poke while the messages went out asked for the next frame (writable_requested) and
+     * may have had its writable callback taken by them: ask again, or it would wait forever */
+    if (foxws_pending(c->fox) || c->writable_requested) lws_callback_on_writable(c->wsi);
+    else poke(ss, c, mono_now()); /* a newer frame may already wait */
+    return rc;
+}
+
 static int write_one(stream_server *ss, client *c)
 {
     if (c->nctl) {
@@ -210,9 +259,11 @@ static int write_one(stream_server *ss, client *c)
             free(b);
         }
         free(t);
-        if (c->nctl || (c->sub.subscribed && c->writable_requested)) lws_callback_on_writable(c->wsi);
+        if (c->nctl || (c->sub.subscribed && c->writable_requested) || (c->fox && foxws_pending(c->fox)))
+            lws_callback_on_writable(c->wsi);
         return rc;
     }
+    if (c->fox && c->s) return write_fox(ss, c);
     if (!c->sub.subscribed || !c->s) {
         c->writable_requested = 0;
         return 0;
@@ -431,6 +482,22 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         ss->clients = c;
         ss->nclients++;
         metrics_stream_clients(1);
+        c->via_rest = lws_get_vhost(wsi) == ss->adopted_vh;
+        if (strcmp(lws_get_protocol(wsi)->name, FOXWS_SUBPROTOCOL) == 0) {
+            const char *names[FOXWS_MAX_INPUTS];
+            double values[FOXWS_MAX_INPUTS];
+            int ninputs = session_inputs_now(c->s, names, values, FOXWS_MAX_INPUTS);
+            if (ninputs > FOXWS_MAX_INPUTS) ninputs = FOXWS_MAX_INPUTS;
+            c->fox = foxws_new(ninputs);
+            c->sub.subscribed = 0; /* until it subscribes a channel */
+            if (!c->fox) return -1;
+            queue_ctl(c, foxws_server_info(id));
+            queue_ctl(c, foxws_advertise(names, ninputs));
+            lws_callback_on_writable(wsi);
+            log_event(LOG_INFO, "stream_open", "session=%s protocol=%s port=%s clients=%d", id, FOXWS_SUBPROTOCOL,
+                      c->via_rest ? "rest" : "stream", ss->nclients);
+            return 0;
+        }
         char *sub_text = url_subscription(wsi);
         char *sub_reply = NULL;
         if (sub_text) {
@@ -531,7 +598,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         for (client *k = ss->clients; k; k = k->next) {
             for (int i = 0; i < ngone; i++)
                 if (k->s == gone[i] && !k->closing) {
-                    queue_ctl(k, stream_status_msg("error", "the session was deleted", -1));
+                    queue_ctl(k, k->fox ? foxws_status(2, "the session was deleted")
+                                        : stream_status_msg("error", "the session was deleted", -1));
                     begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "session deleted");
                 }
             if (atomic_load(&ss->stop)) begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
@@ -547,8 +615,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
 }
 
+/* rodd's own protocol, the default; a client that asks for Foxglove's subprotocol gets the
+ * second, served by the same callback (client.fox) */
 static struct lws_protocols protocols[] = {
     {"rodd-stream", callback, sizeof(client), 4096, 0, NULL, 0},
+    {FOXWS_SUBPROTOCOL, callback, sizeof(client), 4096, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -640,7 +711,7 @@ stream_server *stream_start(daemon_ctx *d, char *err, size_t errlen)
     pthread_cond_init(&ss->wake_cv, NULL);
     the_server = ss;
     lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
-    protocols[0].rx_buffer_size = d->cfg.ws_max_message;
+    protocols[0].rx_buffer_size = protocols[1].rx_buffer_size = d->cfg.ws_max_message;
     /* a silent client is pinged after half the idle timeout (20 s at most) and dropped at the
      * idle timeout itself (a timeout under 20 s used to mean 30) */
     const double idle = d->cfg.stream_idle_timeout < 65535 ? d->cfg.stream_idle_timeout : 65535;

@@ -57,7 +57,7 @@ h5dump -H -A 1 "$tmp/frames.h5" >"$tmp/dump" 2>&1 \
   && pass "h5dump reads the layout" || { fail "h5dump"; head -20 "$tmp/dump" >&2; }
 
 expect "an unknown format" 64 "$rodd" "${run[@]}" --format xml
-grep -q -- '--format must be ndjson, csv or hdf5, not "xml"' "$tmp/err" && pass "the format error says what is allowed" \
+grep -q -- '--format must be ndjson, csv, hdf5 or mcap, not "xml"' "$tmp/err" && pass "the format error says what is allowed" \
   || fail "format message: $(cat "$tmp/err")"
 for fmt in csv hdf5; do
   expect "$fmt into a missing directory fails with 1" 1 "$rodd" "${run[@]}" --format $fmt --out "$tmp/no/such/f"

@@ -5,7 +5,7 @@
 # simulation processes busy beside them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/ws" ]; then
+if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/@mcap/core" ] || [ ! -d "$here/node_modules/@foxglove/ws-protocol" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
 cd "$here/../.."

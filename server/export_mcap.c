@@ -1,0 +1,71 @@
+/* The MCAP export: the Foxglove channels (foxglove_channels.h) of every frame in an MCAP file
+ * (mcap_writer.h) that Foxglove Studio and Lichtblick open as they are; the spec rides along as
+ * the Metadata record "rodd" (key "spec"). Messages are logged at the simulated time; chunks are
+ * Zstandard-compressed (both apps and the MCAP libraries read it). */
+#include "export_impl.h"
+#include "foxglove_channels.h"
+#include "mcap_writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct export_mcap {
+    mcap_writer *mw;
+    int channel[FOX_CHANNELS]; /* the MCAP channel of each Foxglove channel; -1: not written */
+};
+
+export_mcap *export_mcap_open(FILE *out, const export_meta *meta, char *err, size_t errlen)
+{
+    export_mcap *x = calloc(1, sizeof *x);
+    if (!x || !(x->mw = mcap_open(out, "", "rodd", 1))) {
+        snprintf(err, errlen, "cannot start the MCAP file: %s", x ? strerror(errno) : "out of memory");
+        free(x);
+        return NULL;
+    }
+    int rc = meta->spec_json ? mcap_metadata(x->mw, "rodd", "spec", meta->spec_json) : 0;
+    for (int i = 0; i < FOX_CHANNELS; i++) {
+        x->channel[i] = -1;
+        if (rc < 0 || !fox_channel_present(i, meta->fields)) continue;
+        const fox_channel *c = fox_channel_get(i);
+        const int schema = mcap_schema(x->mw, c->schema_name, "jsonschema", c->schema, strlen(c->schema));
+        rc = schema < 0 ? -1 : (x->channel[i] = mcap_channel(x->mw, schema, c->topic, "json"));
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot write the MCAP file's channels: %s", strerror(errno));
+        export_mcap_abort(x);
+        return NULL;
+    }
+    return x;
+}
+
+int export_mcap_frame(export_mcap *x, const rod_frame *f, unsigned fields, char *err, size_t errlen)
+{
+    for (int i = 0; i < FOX_CHANNELS; i++) {
+        if (x->channel[i] < 0) continue;
+        size_t len;
+        char *msg = fox_message(i, f, fields, &len);
+        const int rc = msg ? mcap_message(x->mw, x->channel[i], fox_time_ns(f->t), msg, len) : -1;
+        free(msg);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot write a frame: %s", msg ? strerror(errno) : "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int export_mcap_close(export_mcap *x, char *err, size_t errlen)
+{
+    const int rc = mcap_close(x->mw);
+    if (rc != 0) snprintf(err, errlen, "cannot finish the MCAP file: %s", strerror(errno));
+    free(x);
+    return rc;
+}
+
+void export_mcap_abort(export_mcap *x)
+{
+    if (!x) return;
+    mcap_abort(x->mw);
+    free(x);
+}

@@ -1,0 +1,223 @@
+/* The Foxglove channels of a frame (foxglove_channels.h). The schemas are written from
+ * Foxglove's message reference (docs.foxglove.dev, "SceneUpdate" and the types it holds): the
+ * fields rodd fills are typed, the primitive lists it leaves empty are plain arrays. Numbers
+ * carry 10 significant digits, as rodd's JSON frames do. */
+#include "foxglove_channels.h"
+#include "frame_fields.h"
+#include "rod_text.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NUM "{\"type\":\"number\"}"
+#define XYZ "\"x\":" NUM ",\"y\":" NUM ",\"z\":" NUM
+#define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
+#define ARR(items) "{\"type\":\"array\",\"items\":" items "}"
+#define REF(name) "{\"$ref\":\"#/$defs/" name "\"}"
+
+static const char scene_schema[] =
+    "{\"title\":\"foxglove.SceneUpdate\",\"description\":\"The rod: its centreline as a line strip "
+    "and its deformed radius as cylinders between neighbouring points\",\"$defs\":{"
+    "\"time\":" OBJ("\"sec\":{\"type\":\"integer\",\"minimum\":0},\"nsec\":{\"type\":\"integer\",\"minimum\":0,"
+                    "\"maximum\":999999999}", "\"sec\",\"nsec\"") ","
+    "\"vector3\":" OBJ(XYZ, "\"x\",\"y\",\"z\"") ","
+    "\"point3\":" OBJ(XYZ, "\"x\",\"y\",\"z\"") ","
+    "\"quaternion\":" OBJ(XYZ ",\"w\":" NUM, "\"x\",\"y\",\"z\",\"w\"") ","
+    "\"pose\":" OBJ("\"position\":" REF("vector3") ",\"orientation\":" REF("quaternion"), "\"position\",\"orientation\"") ","
+    "\"color\":" OBJ("\"r\":" NUM ",\"g\":" NUM ",\"b\":" NUM ",\"a\":" NUM, "\"r\",\"g\",\"b\",\"a\"") ","
+    "\"line\":" OBJ("\"type\":{\"type\":\"integer\",\"enum\":[0,1,2],\"description\":\"0 line strip, 1 loop, 2 list\"},"
+                    "\"pose\":" REF("pose") ",\"thickness\":{\"type\":\"number\",\"minimum\":0},"
+                    "\"scale_invariant\":{\"type\":\"boolean\"},\"points\":" ARR(REF("point3")) ","
+                    "\"color\":" REF("color") ",\"colors\":" ARR(REF("color")) ","
+                    "\"indices\":" ARR("{\"type\":\"integer\",\"minimum\":0}"),
+                    "\"type\",\"pose\",\"thickness\",\"scale_invariant\",\"points\",\"color\",\"colors\",\"indices\"") ","
+    "\"cylinder\":" OBJ("\"pose\":" REF("pose") ",\"size\":" REF("vector3") ","
+                        "\"bottom_scale\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},"
+                        "\"top_scale\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},\"color\":" REF("color"),
+                        "\"pose\",\"size\",\"bottom_scale\",\"top_scale\",\"color\"") ","
+    "\"entity\":" OBJ("\"timestamp\":" REF("time") ",\"frame_id\":{\"type\":\"string\"},\"id\":{\"type\":\"string\"},"
+                      "\"lifetime\":" REF("time") ",\"frame_locked\":{\"type\":\"boolean\"},"
+                      "\"metadata\":" ARR(OBJ("\"key\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}",
+                                             "\"key\",\"value\"")) ","
+                      "\"arrows\":{\"type\":\"array\"},\"cubes\":{\"type\":\"array\"},\"spheres\":{\"type\":\"array\"},"
+                      "\"cylinders\":" ARR(REF("cylinder")) ",\"lines\":" ARR(REF("line")) ","
+                      "\"triangles\":{\"type\":\"array\"},\"texts\":{\"type\":\"array\"},\"models\":{\"type\":\"array\"}",
+                      "\"timestamp\",\"frame_id\",\"id\",\"lifetime\",\"frame_locked\",\"metadata\",\"arrows\","
+                      "\"cubes\",\"spheres\",\"cylinders\",\"lines\",\"triangles\",\"texts\",\"models\"") "},"
+    "\"type\":\"object\",\"properties\":{\"deletions\":" ARR(OBJ("\"timestamp\":" REF("time") ","
+    "\"type\":{\"type\":\"integer\",\"enum\":[0,1]},\"id\":{\"type\":\"string\"}", "\"timestamp\",\"type\",\"id\"")) ","
+    "\"entities\":" ARR(REF("entity")) "},\"required\":[\"deletions\",\"entities\"]}";
+
+#define SCALARS(title, desc, props, req)                                                       \
+    "{\"title\":\"" title "\",\"description\":\"" desc "\",\"type\":\"object\",\"properties\":{" \
+    "\"t\":{\"type\":\"number\",\"description\":\"simulated time (s)\"}," props "},"            \
+    "\"required\":[\"t\"," req "],\"additionalProperties\":false}"
+
+static const fox_channel channels[FOX_CHANNELS] = {
+    [FOX_SCENE] = {"/rod/scene", "foxglove.SceneUpdate", scene_schema},
+    [FOX_TIP] = {"/rod/tip", "rodd.Tip",
+                 SCALARS("rodd.Tip", "The tip's position (m, world)", XYZ, "\"x\",\"y\",\"z\"")},
+    [FOX_ENERGY] = {"/rod/energy", "rodd.Energy",
+                    SCALARS("rodd.Energy", "The rod's energies (J)",
+                            "\"kinetic\":" NUM ",\"elastic\":" NUM ",\"gravity\":" NUM ",\"total\":" NUM,
+                            "\"kinetic\",\"elastic\",\"gravity\",\"total\"")},
+    [FOX_VOLUME] = {"/rod/volume_change", "rodd.VolumeChange",
+                    SCALARS("rodd.VolumeChange", "The volume change Delta V of Sec. 5.2 (m^3)",
+                            "\"volume_change\":" NUM, "\"volume_change\"")},
+};
+
+static const unsigned needs[FOX_CHANNELS] = {
+    [FOX_SCENE] = FRAME_F_POSITION, [FOX_TIP] = FRAME_F_POSITION,
+    [FOX_ENERGY] = FRAME_F_ENERGY, [FOX_VOLUME] = FRAME_F_VOLUME,
+};
+
+const fox_channel *fox_channel_get(int i)
+{
+    return i >= 0 && i < FOX_CHANNELS ? &channels[i] : NULL;
+}
+
+int fox_channel_present(int i, unsigned fields)
+{
+    return i >= 0 && i < FOX_CHANNELS && (fields & needs[i]) == needs[i];
+}
+
+unsigned long long fox_time_ns(double t)
+{
+    return t > 0 && isfinite(t) ? (unsigned long long)llround(t * 1e9) : 0;
+}
+
+/* A message's text, grown as it is written (open_memstream); JSON has no inf or NaN: null. */
+static void num(FILE *o, double v)
+{
+    char text[32];
+    if (!isfinite(v)) {
+        fputs("null", o);
+        return;
+    }
+    rod_format_g10(text, v);
+    fputs(text, o);
+}
+
+static void key_num(FILE *o, const char *key, double v)
+{
+    fprintf(o, ",\"%s\":", key);
+    num(o, v);
+}
+
+static void xyz(FILE *o, const double *p)
+{
+    fputs("{\"x\":", o);
+    num(o, p[0]);
+    key_num(o, "y", p[1]);
+    key_num(o, "z", p[2]);
+    fputc('}', o);
+}
+
+/* The rotation taking +z (a cylinder's axis in Foxglove) onto the unit vector d, the shortest
+ * arc; d = -z turns about x. */
+static void z_to(FILE *o, const double *d)
+{
+    double q[4] = {-d[1], d[0], 0, 1 + d[2]};
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[3] * q[3]);
+    if (n < 1e-9) {
+        q[0] = 1, q[1] = q[2] = q[3] = 0, n = 1;
+    }
+    fputs("{\"x\":", o);
+    num(o, q[0] / n);
+    key_num(o, "y", q[1] / n);
+    key_num(o, "z", q[2] / n);
+    key_num(o, "w", q[3] / n);
+    fputc('}', o);
+}
+
+static const char origin_pose[] = "{\"position\":{\"x\":0,\"y\":0,\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}";
+static const char rod_colour[] = "{\"r\":0.93,\"g\":0.45,\"b\":0.16,\"a\":0.85}";
+
+static void cylinders(FILE *o, const rod_frame *f)
+{
+    for (int i = 0; i + 1 < f->n; i++) {
+        const double *a = f->position + 3 * i, *b = a + 3;
+        double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        const double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int k = 0; k < 3; k++) d[k] = len > 0 ? d[k] / len : k == 2;
+        const double ra = fabs(f->radius[i]), rb = fabs(f->radius[i + 1]), r = fmax(ra, rb);
+        const double mid[3] = {(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2};
+        fputs(i ? ",{\"pose\":{\"position\":" : "{\"pose\":{\"position\":", o);
+        xyz(o, mid);
+        fputs(",\"orientation\":", o);
+        z_to(o, d);
+        fputs("},\"size\":{\"x\":", o);
+        num(o, 2 * r);
+        key_num(o, "y", 2 * r);
+        key_num(o, "z", len);
+        fputc('}', o);
+        /* the bottom face (-z) is at point i, the top at point i + 1 */
+        key_num(o, "bottom_scale", r > 0 ? ra / r : 1);
+        key_num(o, "top_scale", r > 0 ? rb / r : 1);
+        fprintf(o, ",\"color\":%s}", rod_colour);
+    }
+}
+
+static void scene(FILE *o, const rod_frame *f, unsigned fields)
+{
+    const unsigned long long ns = fox_time_ns(f->t);
+    double length = 0;
+    for (int i = 0; i + 1 < f->n; i++) {
+        const double *a = f->position + 3 * i;
+        length += sqrt(pow(a[3] - a[0], 2) + pow(a[4] - a[1], 2) + pow(a[5] - a[2], 2));
+    }
+    fprintf(o, "{\"deletions\":[],\"entities\":[{\"timestamp\":{\"sec\":%llu,\"nsec\":%llu},"
+            "\"frame_id\":\"world\",\"id\":\"rod\",\"lifetime\":{\"sec\":0,\"nsec\":0},\"frame_locked\":false,"
+            "\"metadata\":[],\"arrows\":[],\"cubes\":[],\"spheres\":[],\"cylinders\":[",
+            ns / 1000000000ull, ns % 1000000000ull);
+    if (fields & FRAME_F_RADIUS) cylinders(o, f);
+    /* the centreline, thin beside the rod (1/200 of its length) so it shows inside the
+     * translucent cylinders */
+    fprintf(o, "],\"lines\":[{\"type\":0,\"pose\":%s,\"thickness\":", origin_pose);
+    num(o, fmax(length / 200, 1e-4));
+    fputs(",\"scale_invariant\":false,\"points\":[", o);
+    for (int i = 0; i < f->n; i++) {
+        if (i) fputc(',', o);
+        xyz(o, f->position + 3 * i);
+    }
+    fputs("],\"color\":{\"r\":0.1,\"g\":0.1,\"b\":0.1,\"a\":1},\"colors\":[],\"indices\":[]}],"
+          "\"triangles\":[],\"texts\":[],\"models\":[]}]}", o);
+}
+
+char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&text, &n);
+    if (!o) return NULL;
+    if (i == FOX_SCENE) {
+        scene(o, f, fields);
+    } else {
+        fputs("{\"t\":", o);
+        num(o, f->t);
+        if (i == FOX_TIP) {
+            const double *tip = f->position + 3 * (f->n - 1);
+            key_num(o, "x", tip[0]);
+            key_num(o, "y", tip[1]);
+            key_num(o, "z", tip[2]);
+        } else if (i == FOX_ENERGY) {
+            key_num(o, "kinetic", f->e_kinetic);
+            key_num(o, "elastic", f->e_elastic);
+            key_num(o, "gravity", f->e_gravity);
+            key_num(o, "total", f->e_kinetic + f->e_elastic + f->e_gravity);
+        } else {
+            key_num(o, "volume_change", f->volume_change);
+        }
+        fputc('}', o);
+    }
+    const int bad = ferror(o);
+    if (fclose(o) != 0 || bad) {
+        free(text);
+        return NULL;
+    }
+    *len = n;
+    return text;
+}
