@@ -6,23 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const status_names[] = {"created", "running", "paused", "finished", "failed"};
-
-const char *session_status_name(session_status s)
-{
-    return status_names[s];
-}
-
-int session_status_parse(const char *name, session_status *out)
-{
-    for (int i = 0; i < 5; i++)
-        if (strcmp(name, status_names[i]) == 0) {
-            *out = (session_status)i;
-            return 0;
-        }
-    return -1;
-}
-
 void session_opts_default(session_opts *o)
 {
     memset(o, 0, sizeof *o);
