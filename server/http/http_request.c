@@ -196,7 +196,9 @@ void http_route(http_request *rq, http_response *rs)
         return;
     }
     if (strcmp(p, "/metrics") == 0) {
-        char *text = metrics_render(rq->d->pool);
+        metrics_sessions census;
+        pool_census(rq->d->pool, &census);
+        char *text = metrics_render(&census);
         if (text) reply_text(rs, 200, "text/plain; version=0.0.4", text);
         else reply_problem(rs, 500, "internal", "Out of memory", NULL, NULL);
         free(text);

@@ -1,7 +1,7 @@
 #include "metrics.h"
 
 #include "disk_budget.h"
-#include "pool.h"
+#include "session.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -128,29 +128,18 @@ static void render_histogram(text_out *t, const char *name, histogram *h)
     out(t, "%s_bucket{le=\"+Inf\"} %ld\n%s_sum %.9g\n%s_count %ld\n", name, cum, name, atomic_load(&h->sum), name, cum);
 }
 
-char *metrics_render(pool *p)
+char *metrics_render(const metrics_sessions *sessions)
 {
     text_out t = {malloc(4096), 0, 4096, 0};
     if (!t.b) return NULL;
     t.b[0] = '\0';
 #define OUT(...) out(&t, __VA_ARGS__)
-    int by_state[5] = {0}, behind = 0;
-    session **all;
-    int n = pool_list(p, &all);
-    for (int i = 0; i < n; i++) {
-        session_view v;
-        session_snapshot(all[i], &v);
-        by_state[v.status]++;
-        behind += v.behind_pace;
-        session_release(all[i]);
-    }
-    free(all);
     OUT("# HELP rodd_sessions Sessions by state.\n# TYPE rodd_sessions gauge\n");
-    for (int s = 0; s < 5; s++) OUT("rodd_sessions{state=\"%s\"} %d\n", session_status_name((session_status)s), by_state[s]);
+    for (int s = 0; s < 5; s++) OUT("rodd_sessions{state=\"%s\"} %d\n", session_status_name((session_status)s), sessions->by_status[s]);
     OUT("# HELP rodd_session_capacity The most sessions this daemon keeps.\n# TYPE rodd_session_capacity gauge\n");
-    OUT("rodd_session_capacity %d\n", pool_capacity(p));
+    OUT("rodd_session_capacity %d\n", sessions->capacity);
     OUT("# HELP rodd_sessions_behind_pace Running sessions whose real-time factor fell below 0.9 of their pace.\n");
-    OUT("# TYPE rodd_sessions_behind_pace gauge\nrodd_sessions_behind_pace %d\n", behind);
+    OUT("# TYPE rodd_sessions_behind_pace gauge\nrodd_sessions_behind_pace %d\n", sessions->behind_pace);
     OUT("# HELP rodd_slices_total Work slices the workers ran (each advances one session for at most one frame period).\n");
     OUT("# TYPE rodd_slices_total counter\nrodd_slices_total %ld\n", atomic_load(&slices_total));
     OUT("# HELP rodd_integrator_steps_total Integrator (CVODE) time steps taken by all sessions.\n");

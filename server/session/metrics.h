@@ -4,8 +4,6 @@
 
 #include <stddef.h>
 
-struct pool;
-
 void metrics_http(int status);
 /* A REST request's time in the daemon (seconds), for rodd_http_request_duration_seconds. */
 void metrics_request_time(double seconds);
@@ -20,7 +18,13 @@ void metrics_checkpoint(int ok);
  * Set once at start, before the HTTP server, and cleared before the budget is freed. */
 struct disk_budget;
 void metrics_recording_budget(const struct disk_budget *b);
-/* The exposition text (malloc'd), sessions by state read from the pool. */
-char *metrics_render(struct pool *p);
+/* The sessions as /metrics shows them, counted by the pool (pool_census). */
+typedef struct {
+    int by_status[5]; /* indexed by session_status */
+    int behind_pace;  /* running sessions below 0.9 of their pace */
+    int capacity;     /* the most sessions the daemon keeps */
+} metrics_sessions;
+/* The exposition text (malloc'd). */
+char *metrics_render(const metrics_sessions *sessions);
 
 #endif

@@ -80,16 +80,24 @@ static void *worker(void *arg)
         session *s = best->s;
         session_retain(s);
         pthread_mutex_unlock(&p->mu);
-        double due = session_step(s, now);
+        session_slice slice;
+        double due = session_step(s, now, &slice);
+        if (slice.ran) metrics_slice(slice.wall, slice.simulated, slice.steps, slice.rhs_evals);
         pthread_mutex_lock(&p->mu);
-        /* the array may have moved or shrunk meanwhile: find the session again */
+        /* the array may have moved or shrunk meanwhile: find the session again (our reference
+         * keeps its address from being reused until then) */
         for (int i = 0; i < p->n; i++)
             if (p->s[i].s == s) {
                 p->s[i].busy = 0;
                 p->s[i].next_due = due < 0 ? 0 : due;
             }
-        session_release(s);
         pthread_cond_broadcast(&p->cv); /* others may have waited on this session */
+        /* outside the pool's lock: when the session was removed meanwhile this is its last
+         * reference, and its destruction (a recording closed, a model freed) must not hold up
+         * every other worker and request */
+        pthread_mutex_unlock(&p->mu);
+        session_release(s);
+        pthread_mutex_lock(&p->mu);
     }
     p->live--;
     pthread_cond_broadcast(&p->cv);
@@ -278,4 +286,19 @@ void pool_stop_all_work(pool *p)
     pthread_mutex_lock(&p->mu);
     for (int i = 0; i < p->n; i++) session_stop_work(p->s[i].s);
     pthread_mutex_unlock(&p->mu);
+}
+
+void pool_census(pool *p, metrics_sessions *out)
+{
+    *out = (metrics_sessions){.capacity = pool_capacity(p)};
+    session **all;
+    const int n = pool_list(p, &all);
+    for (int i = 0; i < n; i++) {
+        session_view v;
+        session_snapshot(all[i], &v);
+        out->by_status[v.status]++;
+        out->behind_pace += v.behind_pace;
+        session_release(all[i]);
+    }
+    free(all);
 }

@@ -3,6 +3,7 @@
 #ifndef RODD_POOL_H
 #define RODD_POOL_H
 
+#include "metrics.h"
 #include "session.h"
 
 typedef struct pool pool;
@@ -32,5 +33,7 @@ int pool_count(pool *p);
 int pool_capacity(pool *p);
 /* A session started or got work: wake a worker. */
 void pool_wake(pool *p);
+/* The sessions by status, as /metrics shows them. */
+void pool_census(pool *p, metrics_sessions *out);
 
 #endif

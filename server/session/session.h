@@ -152,9 +152,16 @@ int session_persist(session *s, uint64_t generation, int (*write)(void *ctx), vo
 /* Marks the session deleted and calls remove(ctx) under the writer lock: no write follows. */
 int session_forget(session *s, int (*remove)(void *ctx), void *ctx);
 
-/* For workers: one slice of simulation. Returns the monotonic time it is next due, or a
- * negative value when it is no longer running. */
-double session_step(session *s, double now);
+/* What one slice of simulation took: its wall time, the simulated time it advanced, and the
+ * integrator steps and right-hand-side evaluations (Jacobians' included) it took. */
+typedef struct {
+    int ran; /* 0: the session was not running, nothing below was measured */
+    double wall, simulated;
+    long steps, rhs_evals;
+} session_slice;
+/* For workers: one slice of simulation, measured into *slice (all zero when it did not run).
+ * Returns the monotonic time it is next due, or a negative value when it is no longer running. */
+double session_step(session *s, double now, session_slice *slice);
 int session_is_running(session *s);
 /* For the pool's watchdog: interrupts the piece of simulation in progress if it is past its
  * deadline (an :advance's limit, or the rate floor). */

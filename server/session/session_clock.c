@@ -3,7 +3,6 @@
 #include "session_internal.h"
 
 #include "log.h"
-#include "metrics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +12,9 @@
 #define RTF_WINDOW 1.0            /* wall seconds the real-time factor is measured over */
 #define BEHIND_PACE 0.9           /* below this fraction of its pace a session is behind */
 
-double session_step(session *s, double now)
+double session_step(session *s, double now, session_slice *slice)
 {
+    *slice = (session_slice){0, 0, 0, 0, 0};
     pthread_mutex_lock(&s->state_mu);
     pthread_mutex_lock(&s->mu);
     if (s->status != SESSION_RUNNING) {
@@ -64,8 +64,8 @@ double session_step(session *s, double now)
     const double t_now = rod_state_time(s->state), wall = mono_now() - w0;
     rod_dynamics_stats stats;
     rod_dynamics_get_stats(s->state, &stats);
-    metrics_slice(wall, t_now - t0, stats.steps - s->stats.steps,
-                  (stats.rhs_evals + stats.rhs_evals_jacobian) - (s->stats.rhs_evals + s->stats.rhs_evals_jacobian));
+    *slice = (session_slice){1, wall, t_now - t0, stats.steps - s->stats.steps,
+                             (stats.rhs_evals + stats.rhs_evals_jacobian) - (s->stats.rhs_evals + s->stats.rhs_evals_jacobian)};
     /* a frame when a reader wants one, or the session stops here (finished, failed, paused) */
     const int ends = rc != ROD_OK || (until > 0 && t_now >= until - 1e-12);
     if (ends || session_publish_due(s, mono_now())) {
