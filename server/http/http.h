@@ -62,7 +62,12 @@ struct cJSON *req_json(http_request *rq, http_response *rs);
 /* Requires a role; replies 401/403 and returns 0 when short of it. */
 int req_need(http_request *rq, http_response *rs, role r);
 
-/* Handlers (http_sessions.c, http_misc.c); each fills rs. */
+/* Handlers (http_health.c, http_sessions.c, http_misc.c); each fills rs. routes.c says which
+ * path and method reach which. */
+void h_livez(http_request *rq, http_response *rs);
+void h_readyz(http_request *rq, http_response *rs);
+void h_metrics(http_request *rq, http_response *rs);
+void h_index(http_request *rq, http_response *rs);
 void h_sessions_collection(http_request *rq, http_response *rs);
 int h_session_route(http_request *rq, http_response *rs); /* 0: no such route */
 void h_solve(http_request *rq, http_response *rs);

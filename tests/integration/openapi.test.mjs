@@ -92,7 +92,7 @@ function findOp(method, url) {
   return ops.find((o) => o.method === m && o.re.test(p)) ?? null;
 }
 
-// What the daemon serves, read from server/http.c route(), http_sessions.c h_session_route()
+// What the daemon serves, read from server/http/routes.c, http_sessions.c h_session_route()
 // and http_misc.c h_static() (HEAD is served wherever GET is).
 const SERVED = [
   ["GET", "/livez"], ["GET", "/readyz"], ["GET", "/metrics"], ["GET", "/v1"],
@@ -348,7 +348,7 @@ test("the document is OpenAPI 3.1 and every operation is complete", () => {
   const slugs = new Set();
   for (const [n, s] of Object.entries(doc.components.schemas))
     if (n.endsWith("Problem") && n !== "Problem") slugs.add(s.allOf[1].properties.type.const.replace("/problems/", ""));
-  const code = ["http.c", "http_request.c", "http_sessions.c", "http_misc.c", "http_recording.c", "http_step.c", "problems.c"].map((f) => `http/${f}`).map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
+  const code = ["http.c", "http_request.c", "http_reply.c", "http_health.c", "routes.c", "http_sessions.c", "http_misc.c", "http_recording.c", "http_step.c", "problems.c"].map((f) => `http/${f}`).map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
   const used = new Set([...code.matchAll(/reply_problem\([^,]+,\s*[^,]+,\s*"([a-z-]+)"/g)].map((m) => m[1]));
   assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/*.c sends");
   // the stream protocol
