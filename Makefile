@@ -159,8 +159,9 @@ install: $(BUILD)/rodd
 	 else echo "make install: the viewer is not built (make web); the API and the examples are installed"; fi
 
 # The engine's layers from its object files (tests/arch/check_layers.py): no cycle between files
-# of core/, no call or include from a layer into a later one, no internal core header in server/.
-test-arch: $(CORE_OBJ)
+# of core/, no call or include from a layer into a later one, no internal core header in server/;
+# the daemon's rooms (tests/arch/check_rooms.py): no cycle between rooms or files of server/.
+test-arch: $(CORE_OBJ) $(SERVER_OBJ)
 	bash tests/arch/run.sh $(BUILD)
 
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
