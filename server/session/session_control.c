@@ -163,14 +163,16 @@ int session_pause(session *s)
     return rc;
 }
 
-int session_restart(session *s, session_status status)
+/* keep_change: the status becomes `status` only if it is still what it was when the caller
+ * looked (SESSION_RUNNING, for the loop) */
+static int restart(session *s, session_status status, int keep_change)
 {
     session_drain_mailbox(s);
     s->win_wall = s->win_sim = 0;
     const int rc = rod_dynamics_start(s->model, s->state);
     pthread_mutex_lock(&s->mu);
     if (rc == ROD_OK) {
-        s->status = status;
+        if (!keep_change || s->status == status) s->status = status;
         s->failure[0] = '\0';
         s->anchor_sim = rod_state_time(s->state);
         s->anchor_wall = mono_now();
@@ -182,6 +184,16 @@ int session_restart(session *s, session_status status)
     pthread_mutex_unlock(&s->mu);
     session_publish(s);
     return rc;
+}
+
+int session_restart(session *s, session_status status)
+{
+    return restart(s, status, 0);
+}
+
+int session_loop(session *s)
+{
+    return restart(s, SESSION_RUNNING, 1);
 }
 
 int session_reset(session *s)

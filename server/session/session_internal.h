@@ -113,6 +113,10 @@ piece_result session_piece(session *s, double t_next, double limit_at, char *why
 /* The dynamics from their beginning again (state_mu held): the status becomes `status` (or
  * failed, when the start fails), the frame there is published. ROD_OK or the engine's code. */
 int session_restart(session *s, session_status status);
+/* The session's own loop (its `repeat`), from a worker's slice (state_mu held): as
+ * session_restart(s, SESSION_RUNNING), but a pause or other change of status that came after
+ * the slice last looked stays (the slice reads the status and restarts in two lock windows). */
+int session_loop(session *s);
 /* Applies every queued command (state_mu held). */
 void session_drain_mailbox(session *s);
 /* Frees the commands nobody waits for any more (the last reference is gone). */
