@@ -38,6 +38,7 @@ typedef struct {
     double until;
     int points;
     const char *out_dir;
+    char default_out[512]; /* out_dir when --out is not given: sweep-SPECNAME */
     long index;
     int list;
     int jobs;
@@ -369,131 +370,171 @@ static void usage(void)
             "       rodd sweep --collect DIR [--out FILE.csv]\n");
 }
 
-int cli_sweep(int argc, char **argv)
+static void sweep_free(sweep *sw)
 {
-    static sweep sw;
-    memset(&sw, 0, sizeof sw);
-    sw.points = ROD_FRAME_DEFAULT_POINTS;
-    sw.index = -1;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    sw.jobs = ncpu > 0 ? (int)ncpu : 1;
-    const char *collect_dir = NULL, *out = NULL;
+    if (!sw) return;
+    for (int k = 0; k < sw->naxes; k++)
+        for (int j = 0; j < sw->axes[k].n; j++) free(sw->axes[k].values[j]);
+    free(sw);
+}
+
+/* The options into *sw (and --collect's directory, --out's path); -1 to go on, else the exit
+ * status. */
+static int parse_args(sweep *sw, int argc, char **argv, const char **collect_dir, const char **out)
+{
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end;
         if (strcmp(a, "--grid") == 0 && v) {
-            if (parse_grid(&sw, v) != 0) return EXIT_USAGE;
+            if (parse_grid(sw, v) != 0) return EXIT_USAGE;
             i++;
         } else if (strcmp(a, "--set") == 0 && v) {
-            if (sw.nsets == 64) return EXIT_USAGE;
-            sw.sets[sw.nsets++] = v;
+            if (sw->nsets == 64) return EXIT_USAGE;
+            sw->sets[sw->nsets++] = v;
             i++;
         } else if (strcmp(a, "--until") == 0 && v) {
-            sw.until = strtod(v, &end);
-            if (*end || !(sw.until > 0)) {
+            sw->until = strtod(v, &end);
+            if (*end || !(sw->until > 0)) {
                 fprintf(stderr, "rodd sweep: --until must be > 0\n");
                 return EXIT_USAGE;
             }
             i++;
         } else if (strcmp(a, "--points") == 0 && v) {
-            sw.points = (int)strtol(v, &end, 10);
-            if (*end || sw.points < 2) return EXIT_USAGE;
+            sw->points = (int)strtol(v, &end, 10);
+            if (*end || sw->points < 2) return EXIT_USAGE;
             i++;
         } else if (strcmp(a, "--out") == 0 && v) {
-            out = v;
+            *out = v;
             i++;
         } else if (strcmp(a, "--index") == 0 && v) {
-            sw.index = strtol(v, &end, 10);
-            if (*end || sw.index < 0) {
+            sw->index = strtol(v, &end, 10);
+            if (*end || sw->index < 0) {
                 fprintf(stderr, "rodd sweep: --index must be an integer >= 0\n");
                 return EXIT_USAGE;
             }
             i++;
         } else if (strcmp(a, "--jobs") == 0 && v) {
-            sw.jobs = (int)strtol(v, &end, 10);
-            if (*end || sw.jobs < 1) return EXIT_USAGE;
+            sw->jobs = (int)strtol(v, &end, 10);
+            if (*end || sw->jobs < 1) return EXIT_USAGE;
             i++;
         } else if (strcmp(a, "--list") == 0) {
-            sw.list = 1;
+            sw->list = 1;
         } else if (strcmp(a, "--collect") == 0 && v) {
-            collect_dir = v;
+            *collect_dir = v;
             i++;
-        } else if (a[0] != '-' && !sw.spec_path) {
-            sw.spec_path = a;
+        } else if (a[0] != '-' && !sw->spec_path) {
+            sw->spec_path = a;
         } else {
             usage();
             return EXIT_USAGE;
         }
     }
-    if (collect_dir) return collect(collect_dir, out);
-    if (!sw.spec_path || !sw.naxes) {
-        usage();
+    return -1;
+}
+
+/* --list: each point's index and overrides, one JSON object a line */
+static int list_points(const sweep *sw)
+{
+    for (long i = 0; i < sw->total; i++) {
+        int which[MAX_GRIDS];
+        point_values(sw, i, which);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", (double)i);
+        cJSON_AddItemToObject(o, "set", point_set(sw, which));
+        char *t = cJSON_PrintUnformatted(o);
+        puts(t);
+        free(t);
+        cJSON_Delete(o);
+    }
+    return EXIT_OK;
+}
+
+/* --index I: point I alone (a cluster task), its exit status the point's */
+static int run_one(sweep *sw)
+{
+    if (sw->index >= sw->total) {
+        fprintf(stderr, "rodd sweep: --index %ld is past the grid's %ld points\n", sw->index, sw->total);
         return EXIT_USAGE;
     }
-    sw.total = 1;
-    for (int k = 0; k < sw.naxes; k++) sw.total *= sw.axes[k].n;
-    if (sw.list) {
-        for (long i = 0; i < sw.total; i++) {
-            int which[MAX_GRIDS];
-            point_values(&sw, i, which);
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "index", (double)i);
-            cJSON_AddItemToObject(o, "set", point_set(&sw, which));
-            char *t = cJSON_PrintUnformatted(o);
-            puts(t);
-            free(t);
-            cJSON_Delete(o);
-        }
-        return EXIT_OK;
-    }
-    /* the spec must at least load before anything runs */
-    cli_common probe = {.spec_path = sw.spec_path, .overrides = sw.sets, .n_overrides = sw.nsets};
-    rod_model *m = cli_load_model(&probe);
-    if (!m) return EXIT_BAD_SPEC;
-    rod_model_free(m);
-    char dflt[512];
-    if (!out) {
-        const char *base = strrchr(sw.spec_path, '/');
-        base = base ? base + 1 : sw.spec_path;
-        snprintf(dflt, sizeof dflt, "sweep-%.*s", (int)(strcspn(base, ".")), base);
-        out = dflt;
-    }
-    sw.out_dir = out;
-    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "rodd sweep: cannot create %s: %s\n", out, strerror(errno));
-        return EXIT_FAILURE_OTHER;
-    }
-    if (sw.index >= 0) {
-        if (sw.index >= sw.total) {
-            fprintf(stderr, "rodd sweep: --index %ld is past the grid's %ld points\n", sw.index, sw.total);
-            return EXIT_USAGE;
-        }
-        cJSON *o = run_point(&sw, sw.index);
-        int rc = write_point(&sw, sw.index, o);
-        const char *st = cJSON_GetObjectItemCaseSensitive(o, "status")->valuestring;
-        fprintf(stderr, "rodd sweep: point %ld of %ld: %s\n", sw.index, sw.total, st);
-        int status = rc != 0 ? EXIT_FAILURE_OTHER : strcmp(st, "ok") == 0 ? EXIT_OK
-                     : strcmp(st, "bad_spec") == 0 ? EXIT_BAD_SPEC : strcmp(st, "no_convergence") == 0 ? EXIT_NO_CONVERGENCE
-                     : EXIT_FAILURE_OTHER;
-        cJSON_Delete(o);
-        return status;
-    }
-    int nthreads = sw.jobs < sw.total ? sw.jobs : (int)sw.total;
+    cJSON *o = run_point(sw, sw->index);
+    int rc = write_point(sw, sw->index, o);
+    const char *st = cJSON_GetObjectItemCaseSensitive(o, "status")->valuestring;
+    fprintf(stderr, "rodd sweep: point %ld of %ld: %s\n", sw->index, sw->total, st);
+    int status = rc != 0 ? EXIT_FAILURE_OTHER : strcmp(st, "ok") == 0 ? EXIT_OK
+                 : strcmp(st, "bad_spec") == 0 ? EXIT_BAD_SPEC : strcmp(st, "no_convergence") == 0 ? EXIT_NO_CONVERGENCE
+                 : EXIT_FAILURE_OTHER;
+    cJSON_Delete(o);
+    return status;
+}
+
+/* every point on sw->jobs threads, then the CSV of them all on stdout */
+static int run_all(sweep *sw)
+{
+    int nthreads = sw->jobs < sw->total ? sw->jobs : (int)sw->total;
     pthread_t th[256];
     if (nthreads > 256) nthreads = 256;
-    for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, worker, &sw);
+    for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, worker, sw);
     for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
     char csv[1200];
-    snprintf(csv, sizeof csv, "%s/results.csv", out);
-    int rc = collect(out, csv);
+    snprintf(csv, sizeof csv, "%s/results.csv", sw->out_dir);
+    int rc = collect(sw->out_dir, csv);
     if (rc == EXIT_OK) {
         FILE *f = fopen(csv, "r");
         char line[8192];
         while (f && fgets(line, sizeof line, f)) fputs(line, stdout);
         if (f) fclose(f);
-        fprintf(stderr, "rodd sweep: %ld points, %d not ok; results in %s\n", sw.total, atomic_load(&sw.failures), csv);
+        fprintf(stderr, "rodd sweep: %ld points, %d not ok; results in %s\n", sw->total, atomic_load(&sw->failures), csv);
     }
-    for (int k = 0; k < sw.naxes; k++)
-        for (int j = 0; j < sw.axes[k].n; j++) free(sw.axes[k].values[j]);
-    return rc != EXIT_OK ? rc : atomic_load(&sw.failures) ? EXIT_FAILURE_OTHER : EXIT_OK;
+    return rc != EXIT_OK ? rc : atomic_load(&sw->failures) ? EXIT_FAILURE_OTHER : EXIT_OK;
+}
+
+/* After the options: the grid's size, the spec loaded once, the output directory made. -1 to
+ * go on, else the exit status. */
+static int prepare(sweep *sw, const char *out)
+{
+    sw->total = 1;
+    for (int k = 0; k < sw->naxes; k++) sw->total *= sw->axes[k].n;
+    if (sw->list) return list_points(sw);
+    /* the spec must at least load before anything runs */
+    cli_common probe = {.spec_path = sw->spec_path, .overrides = sw->sets, .n_overrides = sw->nsets};
+    rod_model *m = cli_load_model(&probe);
+    if (!m) return EXIT_BAD_SPEC;
+    rod_model_free(m);
+    if (!out) {
+        const char *base = strrchr(sw->spec_path, '/');
+        base = base ? base + 1 : sw->spec_path;
+        snprintf(sw->default_out, sizeof sw->default_out, "sweep-%.*s", (int)(strcspn(base, ".")), base);
+        out = sw->default_out;
+    }
+    sw->out_dir = out;
+    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "rodd sweep: cannot create %s: %s\n", out, strerror(errno));
+        return EXIT_FAILURE_OTHER;
+    }
+    return -1;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    /* on the heap: 16 axes of 4096 values are too much for a thread's stack */
+    sweep *sw = calloc(1, sizeof *sw);
+    if (!sw) {
+        fprintf(stderr, "rodd sweep: out of memory\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    sw->points = ROD_FRAME_DEFAULT_POINTS;
+    sw->index = -1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    sw->jobs = ncpu > 0 ? (int)ncpu : 1;
+    const char *collect_dir = NULL, *out = NULL;
+    int rc = parse_args(sw, argc, argv, &collect_dir, &out);
+    if (rc < 0 && collect_dir) rc = collect(collect_dir, out);
+    if (rc < 0 && (!sw->spec_path || !sw->naxes)) {
+        usage();
+        rc = EXIT_USAGE;
+    }
+    if (rc < 0) rc = prepare(sw, out);
+    if (rc < 0) rc = sw->index >= 0 ? run_one(sw) : run_all(sw);
+    sweep_free(sw);
+    return rc;
 }
