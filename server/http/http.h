@@ -4,6 +4,7 @@
 
 #include "auth.h"
 #include "daemon.h"
+#include "problem_types.h"
 
 #include <stddef.h>
 
@@ -50,9 +51,13 @@ typedef struct {
 
 void reply_json(http_response *rs, int status, struct cJSON *o);  /* takes o */
 void reply_text(http_response *rs, int status, const char *ctype, const char *text);
-/* application/problem+json: type is a slug, sent as the URI reference /problems/SLUG (problems.c serves it) */
-void reply_problem(http_response *rs, int status, const char *type, const char *title,
-                   const char *detail, struct cJSON *errors);
+/* application/problem+json of a kind of problem_types.c's table, which gives its status and
+ * type (the URI reference /problems/SLUG, which problems.c serves); title NULL: the type's. */
+void reply_problem(http_response *rs, problem_kind kind, const char *title, const char *detail,
+                   struct cJSON *errors);
+/* The same with the status another server answered (the stream server's refusal, passed on). */
+void reply_problem_relayed(http_response *rs, int status, problem_kind kind, const char *title,
+                           const char *detail, struct cJSON *errors);
 /* 405 with the Allow header. */
 void reply_not_allowed(http_response *rs, const char *allow);
 const char *req_header(http_request *rq, const char *name);
