@@ -2,7 +2,8 @@
 # The layers check (check_layers.py) and the rooms check (check_rooms.py) on this build, after
 # seeing them fail on small trees with one breach each: a cycle between two files of a layer, a
 # call from util/ into stages/, a call between two stages, a server file that includes a layer's
-# header, a cycle between two rooms of server/ and one between two files of a room.
+# header, a cycle between two rooms of server/, one between two files of a room, and a call from
+# a room into a later one.
 #   run.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +53,9 @@ mkdir -p "$tmp/files/server/a"
 tree files 'server/a/x.c=int y(void); int x(void) { return y(); }' \
            'server/a/y.c=int x(void); int y(void) { return x() + 1; }'
 expect_breach files "a cycle between files of server/: server/a/x <-> server/a/y" check_rooms.py
+mkdir -p "$tmp/later/server/util" "$tmp/later/server/http"
+tree later 'server/util/x.c=int y(void); int x(void) { return y(); }' 'server/http/y.c=int y(void) { return 1; }'
+expect_breach later "server/util calls a later room: server/http" check_rooms.py
 
 python3 "$here/check_layers.py" "$build"
 python3 "$here/check_rooms.py" "$build"
