@@ -20,9 +20,9 @@ typedef struct {
     int points;             /* --points N, output points base to tip */
 } cli_common;
 
-/* Parses argv[first..] into common options; unknown options are reported. Returns 0 or
- * EXIT_USAGE. extra_ok(arg) may claim extra options: it returns how many argv entries it
- * consumed (0 if not its option). */
+/* Parses argv[first..] into common options; unknown options are reported. Returns 0, or
+ * EXIT_USAGE (EXIT_FAILURE_OTHER out of memory) with o freed. extra(arg) may claim extra
+ * options: it returns how many argv entries it consumed (0 if not its option). */
 int cli_parse_common(int argc, char **argv, int first, cli_common *o,
                      int (*extra)(int argc, char **argv, int i, void *data), void *data);
 void cli_free_common(cli_common *o);
@@ -30,6 +30,12 @@ void cli_free_common(cli_common *o);
  * on stderr and returns NULL. */
 struct rod_model;
 struct rod_model *cli_load_model(const cli_common *o);
+/* The prologue of a command that loads its spec: the common options from argv[2..] (extra
+ * claims the command's own into data, check(data) may then refuse them with an exit status),
+ * the spec loaded with its overrides, the options freed. The model (the caller frees it) and
+ * *points; NULL with *status the exit status (EXIT_USAGE, EXIT_BAD_SPEC, ...). */
+struct rod_model *cli_open(int argc, char **argv, int (*extra)(int argc, char **argv, int i, void *data),
+                           int (*check)(void *data), void *data, int *points, int *status);
 /* A fresh state for m; on failure prints why, frees m and returns NULL. */
 struct rod_state;
 struct rod_state *cli_new_state(struct rod_model *m);

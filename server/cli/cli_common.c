@@ -6,8 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-int cli_parse_common(int argc, char **argv, int first, cli_common *o,
-                     int (*extra)(int argc, char **argv, int i, void *data), void *data)
+/* the parse of cli_parse_common, leaving o to the caller to free whatever it returns */
+static int parse(int argc, char **argv, int first, cli_common *o,
+                 int (*extra)(int argc, char **argv, int i, void *data), void *data)
 {
     memset(o, 0, sizeof *o);
     o->points = ROD_FRAME_DEFAULT_POINTS;
@@ -52,6 +53,14 @@ int cli_parse_common(int argc, char **argv, int first, cli_common *o,
     return 0;
 }
 
+int cli_parse_common(int argc, char **argv, int first, cli_common *o,
+                     int (*extra)(int argc, char **argv, int i, void *data), void *data)
+{
+    const int rc = parse(argc, argv, first, o, extra, data);
+    if (rc) cli_free_common(o);
+    return rc;
+}
+
 void cli_free_common(cli_common *o)
 {
     free(o->overrides);
@@ -79,6 +88,23 @@ rod_state *cli_new_state(rod_model *m)
         rod_model_free(m);
     }
     return st;
+}
+
+rod_model *cli_open(int argc, char **argv, int (*extra)(int argc, char **argv, int i, void *data),
+                    int (*check)(void *data), void *data, int *points, int *status)
+{
+    cli_common o;
+    *status = cli_parse_common(argc, argv, 2, &o, extra, data);
+    if (*status) return NULL;
+    if (check && (*status = check(data)) != 0) {
+        cli_free_common(&o);
+        return NULL;
+    }
+    rod_model *m = cli_load_model(&o);
+    *points = o.points;
+    cli_free_common(&o);
+    *status = m ? EXIT_OK : EXIT_BAD_SPEC;
+    return m;
 }
 
 double cli_now(void)

@@ -263,10 +263,7 @@ int cli_converge(int argc, char **argv)
     cli_common o;
     conv_opts co = {0, 0, 600, 0, 2};
     int rc = cli_parse_common(argc, argv, 2, &o, conv_extra, &co);
-    if (rc) {
-        cli_free_common(&o);
-        return rc;
-    }
+    if (rc) return rc;
     if (co.every <= 0) co.every = co.have_until ? co.until / 100 : 1;
     const int nsteps = (int)floor(co.until / co.every + 1e-9);
     const int ntimes = co.have_until ? nsteps + 1 + (co.until - nsteps * co.every > 1e-9 * co.until ? 1 : 0) : 1;

@@ -110,23 +110,23 @@ static void progress(double t, double until, double wall)
     fflush(stderr);
 }
 
+/* before the spec is loaded: HDF5 goes to a file or a pipe, never to a terminal */
+static int run_check(void *data)
+{
+    const run_opts *ro = data;
+    if (ro->format == EXPORT_HDF5 && !ro->out && isatty(1)) {
+        fprintf(stderr, "rodd: HDF5 is binary: give --out FILE or redirect stdout\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cli_run(int argc, char **argv)
 {
-    cli_common o;
     run_opts ro = {0, 0, 0, EXPORT_NDJSON, NULL};
-    int rc = cli_parse_common(argc, argv, 2, &o, run_extra, &ro);
-    if (!rc && ro.format == EXPORT_HDF5 && !ro.out && isatty(1)) {
-        fprintf(stderr, "rodd: HDF5 is binary: give --out FILE or redirect stdout\n");
-        rc = EXIT_USAGE;
-    }
-    if (rc) {
-        cli_free_common(&o);
-        return rc;
-    }
-    rod_model *m = cli_load_model(&o);
-    const int points = o.points;
-    cli_free_common(&o);
-    if (!m) return EXIT_BAD_SPEC;
+    int points, rc;
+    rod_model *m = cli_open(argc, argv, run_extra, run_check, &ro, &points, &rc);
+    if (!m) return rc;
     if (!ro.have_until) {
         /* the spec may say how long it is meant to run */
         ro.until = rod_model_duration(m);

@@ -10,37 +10,22 @@
 
 int cli_check(int argc, char **argv)
 {
-    cli_common o;
-    int rc = cli_parse_common(argc, argv, 2, &o, NULL, NULL);
-    if (rc) {
-        cli_free_common(&o);
-        return rc;
-    }
-    rod_model *m = cli_load_model(&o);
-    if (!m) {
-        cli_free_common(&o);
-        return EXIT_BAD_SPEC;
-    }
+    int points, status;
+    rod_model *m = cli_open(argc, argv, NULL, NULL, NULL, &points, &status);
+    if (!m) return status;
     printf("{\"valid\": true, \"coordinates\": %d, \"q_xi\": %d, \"q_rho\": %d, "
            "\"quadrature_points\": %d, \"inputs\": %d}\n",
            rod_model_ndof(m), rod_model_ndof_xi(m), rod_model_ndof_rho(m),
            rod_model_quadrature_points(m), rod_model_ninputs(m));
     rod_model_free(m);
-    cli_free_common(&o);
     return EXIT_OK;
 }
 
 int cli_solve(int argc, char **argv)
 {
-    cli_common o;
-    int rc = cli_parse_common(argc, argv, 2, &o, NULL, NULL);
-    if (rc) {
-        cli_free_common(&o);
-        return rc;
-    }
-    rod_model *m = cli_load_model(&o);
-    cli_free_common(&o);
-    if (!m) return EXIT_BAD_SPEC;
+    int points, status;
+    rod_model *m = cli_open(argc, argv, NULL, NULL, NULL, &points, &status);
+    if (!m) return status;
     rod_state *st = cli_new_state(m);
     if (!st) return EXIT_FAILURE_OTHER;
     rod_statics_result res;
@@ -52,7 +37,7 @@ int cli_solve(int argc, char **argv)
             res.converged ? "converged" : "did not converge", res.iterations, res.load_steps,
             res.residual, wall * 1e3);
     rod_frame fr;
-    int frc = rod_frame_compute(m, st, o.points, &fr);
+    int frc = rod_frame_compute(m, st, points, &fr);
     cJSON *out = cJSON_CreateObject();
     if (frc != ROD_OK || !out) {
         fprintf(stderr, "rodd: out of memory\n");
