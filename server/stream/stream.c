@@ -335,213 +335,258 @@ static int refuse_bad_handshake(struct lws *wsi)
     return 0;
 }
 
+/* a stream asks in: refused here with a status, or admitted and its place taken */
+static int on_filter(stream_server *ss, client *c, struct lws *wsi)
+{
+    char uri[512] = "", id[80];
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"not a stream path\" uri=%s", log_q(uri));
+        return refuse(wsi, HTTP_STATUS_NOT_FOUND, "not a stream path");
+    }
+    if (refuse_bad_handshake(wsi)) return 1;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > URL_ARGS_MAX) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"query too long\"");
+        return refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the stream URL's query is over 2048 characters");
+    }
+    if (!origin_ok(ss, wsi)) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"origin not allowed\" session=%s", id);
+        return refuse(wsi, HTTP_STATUS_FORBIDDEN, "host or origin not allowed");
+    }
+    if (auth_enabled(ss->d->auth)) {
+        char hdr[300] = "", ticket[80] = "";
+        role r = ROLE_NONE;
+        if (lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) > 0) r = auth_bearer(ss->d->auth, hdr);
+        /* the buffer gets "ticket=VALUE"; the call returns where VALUE starts */
+        const char *tv = r == ROLE_NONE ? lws_get_urlarg_by_name(wsi, "ticket=", ticket, sizeof ticket) : NULL;
+        if (tv) r = auth_redeem_ticket(ss->d->auth, tv, id);
+        if (r < ROLE_VIEWER) {
+            log_event(LOG_WARN, "stream_refused", "reason=unauthorized session=%s", id);
+            return refuse(wsi, HTTP_STATUS_UNAUTHORIZED, "a viewer token or ticket is needed");
+        }
+    }
+    session *s = pool_find(ss->d->pool, id);
+    if (!s) {
+        log_event(LOG_WARN, "stream_refused", "reason=\"no such session\" session=%s", id);
+        return refuse(wsi, HTTP_STATUS_NOT_FOUND, "no such session");
+    }
+    session_release(s);
+    char *sub_text = url_subscription(wsi);
+    if (sub_text) { /* checked here, where a bad one can still be refused with a status */
+        stream_subscription probe = {1, F_ALL, 0, 1};
+        stream_action act;
+        char *reply = stream_handle_message(sub_text, strlen(sub_text), &probe, ss->d->cfg.max_rate, &act);
+        const int bad = !reply || strstr(reply, "\"op\":\"status\"") != NULL;
+        char why[300] = "";
+        if (bad) {
+            cJSON *m = reply ? cJSON_Parse(reply) : NULL;
+            const cJSON *msg = cJSON_GetObjectItemCaseSensitive(m, "message");
+            snprintf(why, sizeof why, "bad subscription in the URL: %s", cJSON_IsString(msg) ? msg->valuestring : "?");
+            cJSON_Delete(m);
+        }
+        free(reply);
+        free(sub_text);
+        if (bad) {
+            log_event(LOG_WARN, "stream_refused", "reason=%s session=%s", log_q(why), id);
+            return refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
+        }
+    }
+    /* last, so that nothing after it refuses the stream: a stream-port stream takes its
+     * place here (the REST port's took theirs before passing the handshake on) */
+    if (lws_get_vhost(wsi) != ss->adopted_vh) {
+        if (stream_reserve(ss) != 0) {
+            log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\"");
+            return refuse(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many streams");
+        }
+        c->reserved = 1;
+    }
+    return 0;
+}
+
+/* a stream that ends before or without ESTABLISHED/CLOSED gives its place back */
+static int on_drop(stream_server *ss, client *c)
+{
+    /* a stream that ends before or without ESTABLISHED/CLOSED gives its place back here */
+    if (c && c->reserved && !c->wsi) {
+        c->reserved = 0;
+        stream_release(ss);
+    }
+    return 0;
+}
+
+/* the stream is open: the client joins its session, hello and description queued */
+static int on_established(stream_server *ss, client *c, struct lws *wsi)
+{
+    char uri[512] = "", id[80];
+    const int reserved = c->reserved;
+    memset(c, 0, sizeof *c);
+    c->reserved = reserved;
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0)
+        return -1;
+    c->s = pool_find(ss->d->pool, id);
+    if (!c->s) return -1;
+    c->wsi = wsi;
+    c->sub.rate = ss->d->cfg.default_rate;
+    c->sub.fields = F_ALL;
+    c->sub.subscribed = 1;
+    session_view v;
+    session_snapshot(c->s, &v);
+    c->last_state = v.status;
+    c->next = ss->clients;
+    ss->clients = c;
+    ss->nclients++;
+    metrics_stream_clients(1);
+    char *sub_text = url_subscription(wsi);
+    char *sub_reply = NULL;
+    if (sub_text) {
+        stream_action act;
+        sub_reply = stream_handle_message(sub_text, strlen(sub_text), &c->sub, ss->d->cfg.max_rate, &act);
+        free(sub_text);
+    }
+    queue_ctl(c, stream_hello_msg());
+    queue_ctl(c, stream_description_msg(c->s, &c->sub, ss->d->cfg.max_rate));
+    if (sub_reply) queue_ctl(c, sub_reply); /* "subscribed": what the URL asked for is in force */
+    c->writable_requested = 1;
+    lws_callback_on_writable(wsi);
+    char peer[64] = "";
+    c->via_rest = lws_get_vhost(wsi) == ss->adopted_vh;
+    if (!c->via_rest) lws_get_peer_simple(wsi, peer, sizeof peer);
+    else if (lws_hdr_custom_copy(wsi, peer, sizeof peer, "x-rodd-peer:", 12) < 0) peer[0] = '\0';
+    log_event(LOG_INFO, "stream_open", "session=%s peer=%s port=%s clients=%d", id, log_q(peer),
+              c->via_rest ? "rest" : "stream", ss->nclients);
+    return 0;
+}
+
+/* the socket takes more: the next message, or the close once the last status is out */
+static int on_writeable(stream_server *ss, client *c, struct lws *wsi)
+{
+    if (!c || !c->wsi) return 0;
+    if (c->closing) {
+        if (c->nctl) { /* the status that says why goes out before the close */
+            if (write_one(ss, c) != 0) return -1;
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+        lws_close_reason(wsi, c->close_code, (unsigned char *)c->close_reason, strlen(c->close_reason));
+        return -1;
+    }
+    return write_one(ss, c);
+}
+
+/* a piece of a client message: gathered up to ws_max_message, handled when whole */
+static int on_receive(stream_server *ss, client *c, struct lws *wsi, void *in, size_t len)
+{
+    if (!c || !c->wsi) return 0;
+    const size_t cap = ss->d->cfg.ws_max_message;
+    /* what the frame's header declares counts too: a frame of 2^62 bytes, or continuations
+     * without end, are refused at once, not after the final fragment that may never come */
+    if (c->rxlen + len > cap || lws_remaining_packet_payload(wsi) > cap - c->rxlen - len) {
+        c->rx_too_big = 1;
+        begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+    }
+    if (!c->rx_too_big) {
+        char *nb = realloc(c->rx, c->rxlen + len + 1);
+        if (!nb) return -1;
+        c->rx = nb;
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+    }
+    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
+    if (c->rx_too_big) {
+        c->rx_too_big = 0;
+        c->rxlen = 0;
+        begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+        return 0;
+    }
+    if (c->closing) {
+        c->rxlen = 0;
+        return 0;
+    }
+    handle_message(ss, c, c->rx, c->rxlen);
+    c->rxlen = 0;
+    return 0;
+}
+
+/* the client's rate timer: its next frame may be due */
+static int on_timer(stream_server *ss, client *c)
+{
+    if (!c || !c->wsi) return 0;
+    c->timer_set = 0;
+    poke(ss, c, mono_now());
+    return 0;
+}
+
+/* the stream closed: the client leaves its session and gives its place back */
+static int on_closed(stream_server *ss, client *c)
+{
+    if (c && c->wsi) {
+        log_event(LOG_INFO, "stream_closed", "session=%s dropped=%ld", c->s ? session_id(c->s) : "?", c->dropped);
+        client_unlink(ss, c);
+        c->wsi = NULL;
+    }
+    if (c && c->reserved) {
+        c->reserved = 0;
+        stream_release(ss);
+    }
+    return 0;
+}
+
+/* other threads woke the service loop */
+static int on_wake(stream_server *ss, struct lws *wsi)
+{
+    /* lws tells every vhost: one is enough */
+    if (!ss || lws_get_vhost(wsi) != ss->adopted_vh) return 0;
+    /* other threads woke us: streams handed over by the REST port, deleted sessions, then
+     * new frames */
+    pthread_mutex_lock(&ss->mu);
+    session **gone = ss->gone;
+    int ngone = ss->ngone;
+    ss->gone = NULL;
+    ss->ngone = ss->capgone = 0;
+    int *adopt = ss->adopt, nadopt = ss->nadopt;
+    ss->adopt = NULL;
+    ss->nadopt = ss->capadopt = 0;
+    pthread_mutex_unlock(&ss->mu);
+    for (int i = 0; i < nadopt; i++)
+        if (!lws_adopt_socket_vhost(ss->adopted_vh, adopt[i])) /* it closed the socket */
+            log_event(LOG_WARN, "stream_refused", "reason=\"could not adopt a stream from the REST port\"");
+    free(adopt);
+    for (client *k = ss->clients; k; k = k->next) {
+        for (int i = 0; i < ngone; i++)
+            if (k->s == gone[i] && !k->closing) {
+                queue_ctl(k, stream_status_msg("error", "the session was deleted", -1));
+                begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "session deleted");
+            }
+        if (atomic_load(&ss->stop)) begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+    }
+    for (int i = 0; i < ngone; i++) session_release(gone[i]);
+    free(gone);
+    const double now = mono_now();
+    for (client *k = ss->clients; k; k = k->next) poke(ss, k, now);
+    return 0;
+}
+
+/* libwebsockets' one callback for every stream event, each handled by its own function */
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     stream_server *ss = the_server;
     client *c = user;
     switch (reason) {
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-        char uri[512] = "", id[80];
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0) {
-            log_event(LOG_WARN, "stream_refused", "reason=\"not a stream path\" uri=%s", log_q(uri));
-            return refuse(wsi, HTTP_STATUS_NOT_FOUND, "not a stream path");
-        }
-        if (refuse_bad_handshake(wsi)) return 1;
-        if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > URL_ARGS_MAX) {
-            log_event(LOG_WARN, "stream_refused", "reason=\"query too long\"");
-            return refuse(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "the stream URL's query is over 2048 characters");
-        }
-        if (!origin_ok(ss, wsi)) {
-            log_event(LOG_WARN, "stream_refused", "reason=\"origin not allowed\" session=%s", id);
-            return refuse(wsi, HTTP_STATUS_FORBIDDEN, "host or origin not allowed");
-        }
-        if (auth_enabled(ss->d->auth)) {
-            char hdr[300] = "", ticket[80] = "";
-            role r = ROLE_NONE;
-            if (lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_AUTHORIZATION) > 0) r = auth_bearer(ss->d->auth, hdr);
-            /* the buffer gets "ticket=VALUE"; the call returns where VALUE starts */
-            const char *tv = r == ROLE_NONE ? lws_get_urlarg_by_name(wsi, "ticket=", ticket, sizeof ticket) : NULL;
-            if (tv) r = auth_redeem_ticket(ss->d->auth, tv, id);
-            if (r < ROLE_VIEWER) {
-                log_event(LOG_WARN, "stream_refused", "reason=unauthorized session=%s", id);
-                return refuse(wsi, HTTP_STATUS_UNAUTHORIZED, "a viewer token or ticket is needed");
-            }
-        }
-        session *s = pool_find(ss->d->pool, id);
-        if (!s) {
-            log_event(LOG_WARN, "stream_refused", "reason=\"no such session\" session=%s", id);
-            return refuse(wsi, HTTP_STATUS_NOT_FOUND, "no such session");
-        }
-        session_release(s);
-        char *sub_text = url_subscription(wsi);
-        if (sub_text) { /* checked here, where a bad one can still be refused with a status */
-            stream_subscription probe = {1, F_ALL, 0, 1};
-            stream_action act;
-            char *reply = stream_handle_message(sub_text, strlen(sub_text), &probe, ss->d->cfg.max_rate, &act);
-            const int bad = !reply || strstr(reply, "\"op\":\"status\"") != NULL;
-            char why[300] = "";
-            if (bad) {
-                cJSON *m = reply ? cJSON_Parse(reply) : NULL;
-                const cJSON *msg = cJSON_GetObjectItemCaseSensitive(m, "message");
-                snprintf(why, sizeof why, "bad subscription in the URL: %s", cJSON_IsString(msg) ? msg->valuestring : "?");
-                cJSON_Delete(m);
-            }
-            free(reply);
-            free(sub_text);
-            if (bad) {
-                log_event(LOG_WARN, "stream_refused", "reason=%s session=%s", log_q(why), id);
-                return refuse(wsi, HTTP_STATUS_BAD_REQUEST, why);
-            }
-        }
-        /* last, so that nothing after it refuses the stream: a stream-port stream takes its
-         * place here (the REST port's took theirs before passing the handshake on) */
-        if (lws_get_vhost(wsi) != ss->adopted_vh) {
-            if (stream_reserve(ss) != 0) {
-                log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\"");
-                return refuse(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "too many streams");
-            }
-            c->reserved = 1;
-        }
-        return 0;
-    }
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        return on_filter(ss, c, wsi);
     case LWS_CALLBACK_WS_SERVER_DROP_PROTOCOL:
-        /* a stream that ends before or without ESTABLISHED/CLOSED gives its place back here */
-        if (c && c->reserved && !c->wsi) {
-            c->reserved = 0;
-            stream_release(ss);
-        }
-        return 0;
-    case LWS_CALLBACK_ESTABLISHED: {
-        char uri[512] = "", id[80];
-        const int reserved = c->reserved;
-        memset(c, 0, sizeof *c);
-        c->reserved = reserved;
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0)
-            return -1;
-        c->s = pool_find(ss->d->pool, id);
-        if (!c->s) return -1;
-        c->wsi = wsi;
-        c->sub.rate = ss->d->cfg.default_rate;
-        c->sub.fields = F_ALL;
-        c->sub.subscribed = 1;
-        session_view v;
-        session_snapshot(c->s, &v);
-        c->last_state = v.status;
-        c->next = ss->clients;
-        ss->clients = c;
-        ss->nclients++;
-        metrics_stream_clients(1);
-        char *sub_text = url_subscription(wsi);
-        char *sub_reply = NULL;
-        if (sub_text) {
-            stream_action act;
-            sub_reply = stream_handle_message(sub_text, strlen(sub_text), &c->sub, ss->d->cfg.max_rate, &act);
-            free(sub_text);
-        }
-        queue_ctl(c, stream_hello_msg());
-        queue_ctl(c, stream_description_msg(c->s, &c->sub, ss->d->cfg.max_rate));
-        if (sub_reply) queue_ctl(c, sub_reply); /* "subscribed": what the URL asked for is in force */
-        c->writable_requested = 1;
-        lws_callback_on_writable(wsi);
-        char peer[64] = "";
-        c->via_rest = lws_get_vhost(wsi) == ss->adopted_vh;
-        if (!c->via_rest) lws_get_peer_simple(wsi, peer, sizeof peer);
-        else if (lws_hdr_custom_copy(wsi, peer, sizeof peer, "x-rodd-peer:", 12) < 0) peer[0] = '\0';
-        log_event(LOG_INFO, "stream_open", "session=%s peer=%s port=%s clients=%d", id, log_q(peer),
-                  c->via_rest ? "rest" : "stream", ss->nclients);
-        return 0;
-    }
+        return on_drop(ss, c);
+    case LWS_CALLBACK_ESTABLISHED:
+        return on_established(ss, c, wsi);
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        if (!c || !c->wsi) return 0;
-        if (c->closing) {
-            if (c->nctl) { /* the status that says why goes out before the close */
-                if (write_one(ss, c) != 0) return -1;
-                lws_callback_on_writable(wsi);
-                return 0;
-            }
-            lws_close_reason(wsi, c->close_code, (unsigned char *)c->close_reason, strlen(c->close_reason));
-            return -1;
-        }
-        return write_one(ss, c);
-    case LWS_CALLBACK_RECEIVE: {
-        if (!c || !c->wsi) return 0;
-        const size_t cap = ss->d->cfg.ws_max_message;
-        /* what the frame's header declares counts too: a frame of 2^62 bytes, or continuations
-         * without end, are refused at once, not after the final fragment that may never come */
-        if (c->rxlen + len > cap || lws_remaining_packet_payload(wsi) > cap - c->rxlen - len) {
-            c->rx_too_big = 1;
-            begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
-        }
-        if (!c->rx_too_big) {
-            char *nb = realloc(c->rx, c->rxlen + len + 1);
-            if (!nb) return -1;
-            c->rx = nb;
-            memcpy(c->rx + c->rxlen, in, len);
-            c->rxlen += len;
-        }
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
-        if (c->rx_too_big) {
-            c->rx_too_big = 0;
-            c->rxlen = 0;
-            begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
-            return 0;
-        }
-        if (c->closing) {
-            c->rxlen = 0;
-            return 0;
-        }
-        handle_message(ss, c, c->rx, c->rxlen);
-        c->rxlen = 0;
-        return 0;
-    }
+        return on_writeable(ss, c, wsi);
+    case LWS_CALLBACK_RECEIVE:
+        return on_receive(ss, c, wsi, in, len);
     case LWS_CALLBACK_TIMER:
-        if (!c || !c->wsi) return 0;
-        c->timer_set = 0;
-        poke(ss, c, mono_now());
-        return 0;
+        return on_timer(ss, c);
     case LWS_CALLBACK_CLOSED:
-        if (c && c->wsi) {
-            log_event(LOG_INFO, "stream_closed", "session=%s dropped=%ld", c->s ? session_id(c->s) : "?", c->dropped);
-            client_unlink(ss, c);
-            c->wsi = NULL;
-        }
-        if (c && c->reserved) {
-            c->reserved = 0;
-            stream_release(ss);
-        }
-        return 0;
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
-        /* lws tells every vhost: one is enough */
-        if (!ss || lws_get_vhost(wsi) != ss->adopted_vh) return 0;
-        /* other threads woke us: streams handed over by the REST port, deleted sessions, then
-         * new frames */
-        pthread_mutex_lock(&ss->mu);
-        session **gone = ss->gone;
-        int ngone = ss->ngone;
-        ss->gone = NULL;
-        ss->ngone = ss->capgone = 0;
-        int *adopt = ss->adopt, nadopt = ss->nadopt;
-        ss->adopt = NULL;
-        ss->nadopt = ss->capadopt = 0;
-        pthread_mutex_unlock(&ss->mu);
-        for (int i = 0; i < nadopt; i++)
-            if (!lws_adopt_socket_vhost(ss->adopted_vh, adopt[i])) /* it closed the socket */
-                log_event(LOG_WARN, "stream_refused", "reason=\"could not adopt a stream from the REST port\"");
-        free(adopt);
-        for (client *k = ss->clients; k; k = k->next) {
-            for (int i = 0; i < ngone; i++)
-                if (k->s == gone[i] && !k->closing) {
-                    queue_ctl(k, stream_status_msg("error", "the session was deleted", -1));
-                    begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "session deleted");
-                }
-            if (atomic_load(&ss->stop)) begin_close(k, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
-        }
-        for (int i = 0; i < ngone; i++) session_release(gone[i]);
-        free(gone);
-        const double now = mono_now();
-        for (client *k = ss->clients; k; k = k->next) poke(ss, k, now);
-        return 0;
-    }
+        return on_closed(ss, c);
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        return on_wake(ss, wsi);
     default:
         return 0;
     }
