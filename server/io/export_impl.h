@@ -1,4 +1,4 @@
-/* What the export writers share; private to server/export*.c. */
+/* What the export writers share; private to server/io/export*.c. */
 #ifndef RODD_EXPORT_IMPL_H
 #define RODD_EXPORT_IMPL_H
 

@@ -355,7 +355,7 @@ test("the document is OpenAPI 3.1 and every operation is complete", () => {
   const code = readdirSync(http).filter((f) => f.endsWith(".c") && f !== "problem_types.c")
     .map((f) => readFileSync(path.join(http, f), "utf8")).join("\n");
   const used = new Set([...code.matchAll(/\bPROBLEM_[A-Z_]+\b/g)].map((m) => slugOf.get(m[0])).filter(Boolean)); // PROBLEM_KINDS is no kind
-  assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/*.c sends");
+  assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/http/*.c sends");
   // the stream protocol
   for (const k of ["hello", "description", "frame", "subscribed", "unsubscribed", "status", "state", "pong"])
     assert.ok(xws["server-messages"][k], `x-websocket documents server message ${k}`);
