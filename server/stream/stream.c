@@ -405,7 +405,6 @@ static int on_filter(stream_server *ss, client *c, struct lws *wsi)
 /* a stream that ends before or without ESTABLISHED/CLOSED gives its place back */
 static int on_drop(stream_server *ss, client *c)
 {
-    /* a stream that ends before or without ESTABLISHED/CLOSED gives its place back here */
     if (c && c->reserved && !c->wsi) {
         c->reserved = 0;
         stream_release(ss);
