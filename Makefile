@@ -19,7 +19,7 @@ LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
 # Expanded when a recipe runs, after setup has installed it.
 HDF5_CFLAGS = $(shell pkg-config --cflags hdf5-serial 2>/dev/null)
 HDF5_LIBS = $(shell pkg-config --libs hdf5-serial 2>/dev/null || echo -lhdf5_serial)
-# Zstandard compresses MCAP's chunks (server/mcap_writer.c), in rodd and rodd-full
+# Zstandard compresses MCAP's chunks (server/io/mcap_writer.c), in rodd and rodd-full
 ZSTD_LIBS = -lzstd
 SERVER_LIBS = -lmicrohttpd -lwebsockets -lcap $(HDF5_LIBS) $(ZSTD_LIBS)
 ifeq ($(SAN),1)
@@ -43,7 +43,12 @@ CORE_DIRS = $(CORE_LAYERS:%=core/%)
 CORE_INC = $(CORE_DIRS:%=-I%)
 CORE_SRC = $(wildcard $(CORE_DIRS:%=%/*.c))
 CORE_OBJ = $(CORE_SRC:%.c=$(BUILD)/%.o)
-SERVER_SRC = $(wildcard server/*.c)
+# The daemon and the command line in rooms by job (README's map; tests/arch checks that no two
+# rooms, and no two files, need each other). Files still at server/'s root build too.
+SERVER_ROOMS = util io cli session daemon stream service http process
+SERVER_DIRS = $(SERVER_ROOMS:%=server/%)
+SERVER_INC = -Iserver $(SERVER_DIRS:%=-I%)
+SERVER_SRC = $(wildcard server/*.c $(SERVER_DIRS:%=%/*.c))
 SERVER_OBJ = $(SERVER_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/%.o)
@@ -80,13 +85,14 @@ $(BUILD)/%.o: %.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/server/export_hdf5.o: server/export_hdf5.c | $(SETUP_STAMP)
+$(SERVER_OBJ): CPPFLAGS += $(SERVER_INC)
+$(BUILD)/server/io/export_hdf5.o: server/io/export_hdf5.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(HDF5_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CORE_INC) -Itests/support -Iserver $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CORE_INC) -Itests/support $(SERVER_INC) $(CFLAGS) $(CRITERION_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/librodcore.a: $(CORE_OBJ)
 	@rm -f $@
@@ -95,18 +101,18 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 # Two binaries, so that a command loads only the libraries it uses (issue 30, item 3): rodd, the
 # command users call, links the engine's libraries and the offline commands; it exec's rodd-full
 # (all of server/, with the daemon's and HDF5's libraries) for serve, probe and run --format
-# hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/main.c is
-# compiled for each.
-FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli_*.c) \
-              server/export.c server/export_text.c server/export_mcap.c server/mcap_writer.c \
-              server/foxglove_channels.c $(wildcard server/frame*.c) server/numtext.c \
-              server/clock.c server/textfile.c) $(BUILD)/front/main.o
-$(BUILD)/front/main.o: server/main.c | $(SETUP_STAMP)
+# hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/process/main.c
+# is compiled for each.
+FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli/*.c) \
+              server/io/export.c server/io/export_text.c server/io/export_mcap.c server/io/mcap_writer.c \
+              server/io/foxglove_channels.c $(wildcard server/io/frame*.c) \
+              server/util/numtext.c server/util/clock.c server/util/textfile.c) $(BUILD)/front/main.o
+$(BUILD)/front/main.o: server/process/main.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DRODD_FRONT $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(SERVER_INC) -DRODD_FRONT $(CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/server/front/%.o: server/front/%.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(SERVER_INC) $(CFLAGS) -MMD -MP -c $< -o $@
 # rodd-full comes with rodd: the tests that start build/rodd serve reach it through rodd
 $(BUILD)/rodd: $(FRONT_OBJ) $(BUILD)/librodcore.a | $(BUILD)/rodd-full
 	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(ZSTD_LIBS) $(LDLIBS)
@@ -114,10 +120,10 @@ $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
-UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
-                  $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o \
-                  $(BUILD)/server/accept.o $(BUILD)/server/mcap_writer.o $(BUILD)/server/stream_foxglove.o \
-                  $(BUILD)/server/foxglove_channels.o
+UNIT_SERVER_OBJ = $(addprefix $(BUILD)/server/,stream/splice.o stream/ws_frame_guard.o stream/stream_handshake.o \
+                  util/clock.o daemon/config.o util/textfile.o io/disk_budget.o http/accept.o \
+                  io/export.o io/export_text.o io/frame_fields.o io/frame_mech.o front/export_hdf5_absent.o \
+                  io/mcap_writer.o stream/stream_foxglove.o io/foxglove_channels.o io/export_mcap.o)
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
@@ -158,8 +164,9 @@ install: $(BUILD)/rodd
 	 else echo "make install: the viewer is not built (make web); the API and the examples are installed"; fi
 
 # The engine's layers from its object files (tests/arch/check_layers.py): no cycle between files
-# of core/, no call or include from a layer into a later one, no internal core header in server/.
-test-arch: $(CORE_OBJ)
+# of core/, no call or include from a layer into a later one, no internal core header in server/;
+# the daemon's rooms (tests/arch/check_rooms.py): no cycle between rooms or files of server/.
+test-arch: $(CORE_OBJ) $(SERVER_OBJ)
 	bash tests/arch/run.sh $(BUILD)
 
 test-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
@@ -309,8 +316,8 @@ $(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
 # and linked into each.
 FUZZ_SURFACES = rest stream checkpoint config tokens handshake wsguard
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
-                 -Icore $(CORE_INC) -Iserver -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
-FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/main.c,$(SERVER_SRC)))
+                 -Icore $(CORE_INC) $(SERVER_INC) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
+FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/process/main.c,$(SERVER_SRC)))
 # kept between builds: as intermediates of a pattern chain make would delete them after each link
 .SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz-obj/%.o: %.c | $(SETUP_STAMP)
@@ -355,12 +362,11 @@ $(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c tests/bench/bench_util.h $
 $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
 
-REC_OBJ = $(BUILD)/server/recording.o $(BUILD)/server/export.o $(BUILD)/server/export_text.o \
-          $(BUILD)/server/export_hdf5.o $(BUILD)/server/frame_fields.o $(BUILD)/server/frame_mech.o \
-          $(BUILD)/server/disk_budget.o $(BUILD)/server/log.o $(BUILD)/server/export_mcap.o \
-          $(BUILD)/server/mcap_writer.o $(BUILD)/server/foxglove_channels.o
+REC_OBJ = $(addprefix $(BUILD)/server/,io/recording.o io/export.o io/export_text.o io/export_hdf5.o \
+          io/frame_fields.o io/frame_mech.o io/disk_budget.o util/log.o io/export_mcap.o \
+          io/mcap_writer.o io/foxglove_channels.o)
 $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(CPPFLAGS) -Iserver $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(ZSTD_LIBS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(SERVER_INC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJ) $(BUILD)/librodcore.a $(HDF5_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
 bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh

@@ -1,5 +1,5 @@
 /* rodd links no HDF5: `run --format hdf5` is handed to rodd-full before it starts (delegate.h),
- * so these stand in for server/export_hdf5.c and only say so if a new caller reaches them. */
+ * so these stand in for server/io/export_hdf5.c and only say so if a new caller reaches them. */
 #include "export_impl.h"
 
 #include <stdio.h>

@@ -142,7 +142,9 @@ def main():
                                 f"core/{headers[base]}/{base}")
 
     server = os.path.join(root, "server")
-    for name in sorted(os.listdir(server)) if os.path.isdir(server) else []:
+    names = sorted(os.path.relpath(os.path.join(d, f), server)
+                   for d, _, fs in os.walk(server) for f in fs)
+    for name in names:
         if not name.endswith((".c", ".h")):
             continue
         for inc in includes(os.path.join(server, name)):

@@ -1,5 +1,5 @@
 // make bench-oneport: what a stream costs on the REST port (the handshake relayed, then every
-// byte copied by the pump thread, server/splice.c) against the stream port of its own: the
+// byte copied by the pump thread, server/stream/splice.c) against the stream port of its own: the
 // frame latency (publication to arrival at the client) and the daemon's CPU per stream.
 //
 //   node tests/bench/oneport.mjs [--clients 16] [--seconds 10] [--rounds 2] [--format json|binary]

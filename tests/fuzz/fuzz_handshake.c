@@ -1,4 +1,4 @@
-/* libFuzzer target for the stream handshake's text (server/stream_handshake.c): any bytes as
+/* libFuzzer target for the stream handshake's text (server/stream/stream_handshake.c): any bytes as
  * the stream server's answer parse or are refused, and what parses lies inside them; the same
  * bytes cut into a request target and header values either make a request with exactly one
  * peer header and no line a value could add, or are refused. */

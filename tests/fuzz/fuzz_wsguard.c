@@ -1,4 +1,4 @@
-/* libFuzzer target for the client frame guard (server/ws_frame_guard.c): any bytes, given whole
+/* libFuzzer target for the client frame guard (server/stream/ws_frame_guard.c): any bytes, given whole
  * or cut into pieces where the input says, pass to the same point with the same verdict (the
  * pump hands them over as recv returns them); what passes is a walk of frames that a second,
  * plainer reading of RFC 6455 5.2 accepts header by header; what is held back unrefused is

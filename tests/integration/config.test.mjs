@@ -1,6 +1,6 @@
 // Bad configuration is refused at the start, never taken half-read and never a hang (issue 27,
 // item 8): every number from a flag, a RODD_* variable or the config file is checked against
-// its range in one table (server/config.c) and the error names the option as it was given;
+// its range in one table (server/daemon/config.c) and the error names the option as it was given;
 // state files that are not regular files are quarantined, not read.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -5,7 +5,7 @@
 //
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import http from "node:http";
 import os from "node:os";
@@ -92,7 +92,7 @@ function findOp(method, url) {
   return ops.find((o) => o.method === m && o.re.test(p)) ?? null;
 }
 
-// What the daemon serves, read from server/http.c route(), http_sessions.c h_session_route()
+// What the daemon serves, read from server/http/routes.c, http_sessions.c h_session_route()
 // and http_misc.c h_static() (HEAD is served wherever GET is).
 const SERVED = [
   ["GET", "/livez"], ["GET", "/readyz"], ["GET", "/metrics"], ["GET", "/v1"],
@@ -348,9 +348,14 @@ test("the document is OpenAPI 3.1 and every operation is complete", () => {
   const slugs = new Set();
   for (const [n, s] of Object.entries(doc.components.schemas))
     if (n.endsWith("Problem") && n !== "Problem") slugs.add(s.allOf[1].properties.type.const.replace("/problems/", ""));
-  const code = ["http.c", "http_request.c", "http_sessions.c", "http_misc.c", "http_recording.c", "http_step.c", "problems.c"].map((f) => readFileSync(path.join(top, "server", f), "utf8")).join("\n");
-  const used = new Set([...code.matchAll(/reply_problem\([^,]+,\s*[^,]+,\s*"([a-z-]+)"/g)].map((m) => m[1]));
-  assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/*.c sends");
+  // the kinds the handlers name (server/http/*.c), by their slug in the one table (problem_types.c)
+  const http = path.join(top, "server", "http");
+  const table = readFileSync(path.join(http, "problem_types.c"), "utf8");
+  const slugOf = new Map([...table.matchAll(/\[(PROBLEM_[A-Z_]+)\] = \{"([a-z-]+)"/g)].map((m) => [m[1], m[2]]));
+  const code = readdirSync(http).filter((f) => f.endsWith(".c") && f !== "problem_types.c")
+    .map((f) => readFileSync(path.join(http, f), "utf8")).join("\n");
+  const used = new Set([...code.matchAll(/\bPROBLEM_[A-Z_]+\b/g)].map((m) => slugOf.get(m[0])).filter(Boolean)); // PROBLEM_KINDS is no kind
+  assert.deepEqual([...slugs].sort(), [...used].sort(), "the documented problem types are the ones server/http/*.c sends");
   // the stream protocol
   for (const k of ["hello", "description", "frame", "subscribed", "unsubscribed", "status", "state", "pong"])
     assert.ok(xws["server-messages"][k], `x-websocket documents server message ${k}`);

@@ -91,3 +91,34 @@ test("rodd serve --example repeats the example at its spec's duration, and a res
     again.cleanup();
   }
 });
+
+// A pause that comes while the worker starts the session again (the loop reads the status,
+// then restarts in a second lock window) stays a pause: the restart used to set it running.
+test("a pause as the session loops back stays a pause", async () => {
+  const d = await startDaemon();
+  try {
+    // looping all the time: 20 ms of simulated time a pass, as fast as it goes, each pass
+    // starting with a static solve (the restart's window as wide as it gets)
+    const spec = cableSpec({ initial: "static" });
+    spec.actuators[0].tension = 0.05;
+    const r = await api(d, "POST", "/v1/sessions", { spec, points: 5, pace: "max", repeat: { every: 0.02 } });
+    assert.equal(r.status, 201, r.text);
+    const id = r.json.id;
+    const lost = [];
+    for (let i = 0; i < 40; i++) {
+      const s = await api(d, "POST", `/v1/sessions/${id}:start`); // 409 when the last pause was lost
+      if (s.status !== 200) lost.push(`${i}: :start ${s.status} ${s.json?.detail}`);
+      await sleep(5 + (i % 7) * 3);
+      const p = await api(d, "POST", `/v1/sessions/${id}:pause`);
+      assert.equal(p.status, 200, p.text);
+      await sleep(30);
+      const g = await api(d, "GET", `/v1/sessions/${id}`);
+      if (g.json.state !== "paused") lost.push(`${i}: ${g.json.state}`);
+    }
+    assert.deepEqual(lost, [], "every pause held");
+    await cleanExit(d);
+  } finally {
+    await d.stop();
+    d.cleanup();
+  }
+});

@@ -1,4 +1,4 @@
-/* Content negotiation by Accept (server/accept.c). */
+/* Content negotiation by Accept (server/http/accept.c). */
 #include "accept.h"
 
 #include <criterion/criterion.h>

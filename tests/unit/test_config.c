@@ -1,4 +1,4 @@
-/* The daemon's configuration table (server/config.c): one rule for every source. */
+/* The daemon's configuration table (server/daemon/config.c): one rule for every source. */
 #include <criterion/criterion.h>
 
 #include "config.h"

@@ -1,4 +1,4 @@
-/* The daemon's recording budget (server/disk_budget.c): takes within the limit and refuses
+/* The daemon's recording budget (server/io/disk_budget.c): takes within the limit and refuses
  * past it without taking anything, gives back, restored files forced past it, concurrent
  * takers never passing it, and the default sized from a directory's filesystem. */
 #include "disk_budget.h"

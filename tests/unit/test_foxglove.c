@@ -1,5 +1,5 @@
-/* The MCAP writer's CRC and record layout (server/mcap_writer.c) and the Foxglove protocol's
- * client messages (server/stream_foxglove.c), without sockets. */
+/* The MCAP writer's CRC and record layout (server/io/mcap_writer.c) and the Foxglove protocol's
+ * client messages (server/stream/stream_foxglove.c), without sockets. */
 #include "mcap_writer.h"
 #include "stream_foxglove.h"
 

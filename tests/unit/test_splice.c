@@ -1,4 +1,4 @@
-/* The byte pump between two sockets (server/splice.c), over socketpairs: what is handed over
+/* The byte pump between two sockets (server/stream/splice.c), over socketpairs: what is handed over
  * goes first, bytes pass both ways unchanged, an end is passed on, a reader that stops stalls
  * its writer instead of growing memory, and stopping bounds everything. */
 #include "splice.h"

@@ -1,5 +1,5 @@
 /* The handshake text the REST port passes to the stream server and reads back
- * (server/stream_handshake.c). */
+ * (server/stream/stream_handshake.c). */
 #include "stream_handshake.h"
 
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* The client frame guard (server/ws_frame_guard.c) against RFC 6455's framing rules, frames
+/* The client frame guard (server/stream/ws_frame_guard.c) against RFC 6455's framing rules, frames
  * built here byte by byte from the RFC's layout; and the pump (splice_add_ws) putting a Close
  * in place of the first frame that breaks them. */
 #include "splice.h"
