@@ -13,7 +13,7 @@ CORE_OPT ?= -O3 -g
 CPPFLAGS += -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS += -std=c11 $(OPT) -Wall -Wextra -Werror -pthread $(SANFLAGS)
 LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
-          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lmuparser \
+          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lmuparser -lnlopt \
           -lm -pthread
 # HDF5's serial flavour by name: plain `pkg-config hdf5` may resolve to the OpenMPI one.
 # Expanded when a recipe runs, after setup has installed it.
@@ -113,7 +113,7 @@ $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
 UNIT_SERVER_OBJ = $(BUILD)/server/splice.o $(BUILD)/server/ws_frame_guard.o $(BUILD)/server/stream_handshake.o $(BUILD)/server/clock.o \
                   $(BUILD)/server/config.o $(BUILD)/server/textfile.o $(BUILD)/server/disk_budget.o \
-                  $(BUILD)/server/accept.o
+                  $(BUILD)/server/accept.o $(BUILD)/server/optim_cmaes.o $(BUILD)/server/optim_nlopt.o
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
