@@ -96,7 +96,7 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 # hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/main.c is
 # compiled for each.
 FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli_*.c) \
-              server/export.c server/export_text.c $(wildcard server/frame*.c) server/numtext.c \
+              server/export.c server/export_text.c $(wildcard server/frame*.c) $(wildcard server/optim_*.c) server/numtext.c \
               server/clock.c server/textfile.c) $(BUILD)/front/main.o
 $(BUILD)/front/main.o: server/main.c | $(SETUP_STAMP)
 	@mkdir -p $(dir $@)
