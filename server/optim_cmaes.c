@@ -281,6 +281,7 @@ int cmaes_minimize(const cmaes_problem *p, optim_result *res)
     double tolfun = p->tolfun > 0 ? p->tolfun : 1e-12, tolx = p->tolx > 0 ? p->tolx : 1e-11 * p->sigma0;
     double *xbest = malloc(sizeof(double) * n);
     if (!xbest) return -1;
+    memcpy(xbest, p->x0, sizeof(double) * n); /* what "best" is if every evaluation fails */
     rng r = {{0}, 0, 0};
     uint64_t sd = p->seed;
     for (int i = 0; i < 4; i++) r.s[i] = splitmix(&sd);

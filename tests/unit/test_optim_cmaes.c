@@ -138,3 +138,23 @@ Test(optim_nlopt, an_unknown_method_is_named)
     cr_expect_eq(optim_nlopt_minimize(&p, &r, err, sizeof err), -1);
     cr_expect(strstr(err, "unknown method \"newton\"") != NULL, "%s", err);
 }
+
+static int all_fail(void *ctx, int k, const double *X, double *F)
+{
+    (void)ctx, (void)X;
+    for (int j = 0; j < k; j++) F[j] = HUGE_VAL;
+    return 0;
+}
+
+Test(optim_cmaes, every_evaluation_failing_leaves_x0_as_best)
+{
+    double x0[2] = {0.25, 0.75};
+    cmaes_problem p = {.n = 2, .x0 = x0, .sigma0 = 0.3, .seed = 1, .max_evals = 24, .ftarget = -HUGE_VAL, .eval = all_fail};
+    optim_result r;
+    cr_assert_eq(cmaes_minimize(&p, &r), 0);
+    cr_expect_eq(r.f, HUGE_VAL);
+    cr_expect_eq(r.x[0], 0.25);
+    cr_expect_eq(r.x[1], 0.75);
+    cr_expect_eq(r.converged, 0);
+    free(r.x);
+}
