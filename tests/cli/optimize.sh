@@ -57,6 +57,34 @@ expect "effort reads the actuators" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["objective"] < 1e-6' "$tmp/out" \
   && pass "effort = 4 T^2 + P^2" || fail "effort"
 
+# dynamics: com_vz is the centroid's mean velocity over [--from, --until], as rodd run's frames
+# give it (radius^2-weighted points), and effort integrates the constant actuators exactly
+# (0.2 s x (4 T^2 + P^2)); loads.0.force.0 scales a load of scale 0, a parameter with no effect
+expect "com_vz over [0.1, 0.2] s" 0 "$rodd" optimize "$ex" --vary loads.0.force.0=0:1e-300 --maximize com_vz \
+  --until 0.2 --from 0.1 --method nelder-mead --evaluations 1
+cp "$tmp/out" "$tmp/comv.json"
+expect "effort over 0.2 s" 0 "$rodd" optimize "$ex" --vary loads.0.force.0=0:1e-300 --minimize effort \
+  --until 0.2 --method nelder-mead --evaluations 1
+cp "$tmp/out" "$tmp/effort.json"
+"$rodd" run "$ex" --until 0.2 --every 0.1 >"$tmp/run.ndjson" 2>/dev/null
+python3 - "$tmp/comv.json" "$tmp/effort.json" "$tmp/run.ndjson" <<'PY' && pass "com_vz and effort as the frames and the actuators say" || fail "com_vz or effort"
+import json, sys
+v = json.load(open(sys.argv[1]))["objective"]
+e = json.load(open(sys.argv[2]))["objective"]
+fr = [json.loads(l) for l in open(sys.argv[3])]
+def com_z(f):
+    s, r, p, n = f["s"], f["radius"], f["position"], len(f["s"])
+    W = c = 0
+    for i in range(n):
+        ds = (s[i] - s[i - 1] if i > 0 else 0) + (s[i + 1] - s[i] if i + 1 < n else 0)
+        W += r[i] ** 2 * ds
+        c += r[i] ** 2 * ds * p[i][2]
+    return c / W
+want = (com_z(fr[2]) - com_z(fr[1])) / 0.1
+assert abs(v - want) < 1e-6 * abs(want), (v, want)
+assert abs(e - 0.2 * (4 * 0.25**2 + 2000**2)) < 1e-9 * e, e
+PY
+
 # runs that do not converge count as the worst value and are reported
 expect "failed runs do not stop the optimizer" 0 "$rodd" optimize "$ex" --vary "$T=0:30" \
   --minimize "(tip_z-0.49)^2" --evaluations 24 --out "$tmp/of"
