@@ -463,11 +463,15 @@ static int batch(void *ctx, int k, const double *U, double *F)
     return 0;
 }
 
+static void write_state(const optimize *o, int generations, long evaluations, const double *u, double f,
+                        double sigma, const char *reason);
+
 static void progress(void *ctx, const optim_progress *p)
 {
     optimize *o = ctx;
     double best = o->sign * p->best, gbest = o->sign * p->gen_best, mean = o->sign * p->gen_mean;
     o->best_user = best;
+    write_state(o, p->generation, p->evaluations, p->best_x, p->best, p->sigma, NULL);
     if (o->gens) {
         fprintf(o->gens, "%d,%ld,%.17g,%.17g,%.17g,%.17g\n", p->generation, p->evaluations, best, gbest, mean, p->sigma);
         fflush(o->gens);
@@ -544,23 +548,33 @@ static cJSON *best_object(const optimize *o, const double *x)
     return b;
 }
 
-static void write_state(const optimize *o, const optim_result *r, const double *x)
+/* state.json: where the optimizer stands, rewritten after every generation (by rename, so a
+ * reader never sees half of it); reason is NULL while it runs. */
+static void write_state(const optimize *o, int generations, long evaluations, const double *u, double f,
+                        double sigma, const char *reason)
 {
     if (!o->out_dir) return;
-    char path[1200];
+    char path[1200], tmp[1300];
     snprintf(path, sizeof path, "%s/state.json", o->out_dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    double x[MAX_VARY];
+    physical(o, u, x);
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "method", o->method);
     cJSON_AddNumberToObject(s, "seed", (double)o->seed);
-    cJSON_AddNumberToObject(s, "generations", r->generations);
-    cJSON_AddNumberToObject(s, "evaluations", (double)r->evaluations);
+    cJSON_AddNumberToObject(s, "generations", generations);
+    cJSON_AddNumberToObject(s, "evaluations", (double)evaluations);
     cJSON_AddItemToObject(s, "best", best_object(o, x));
-    cJSON_AddNumberToObject(s, "objective", o->sign * r->f);
-    cJSON_AddStringToObject(s, "reason", r->reason);
+    if (isfinite(f)) cJSON_AddNumberToObject(s, "objective", o->sign * f);
+    else cJSON_AddNullToObject(s, "objective");
+    if (sigma > 0) cJSON_AddNumberToObject(s, "sigma", sigma);
+    if (reason) cJSON_AddStringToObject(s, "reason", reason);
+    else cJSON_AddNullToObject(s, "reason");
     char *t = cJSON_Print(s);
-    FILE *f = fopen(path, "w");
-    if (f && t) fprintf(f, "%s\n", t);
-    if (f) fclose(f);
+    FILE *fp = fopen(tmp, "w");
+    int ok = fp && t && fprintf(fp, "%s\n", t) > 0;
+    if (fp) ok &= fclose(fp) == 0;
+    if (!ok || rename(tmp, path) != 0) fprintf(stderr, "rodd optimize: cannot write %s\n", path);
     free(t);
     cJSON_Delete(s);
 }
@@ -734,7 +748,7 @@ int cli_optimize(int argc, char **argv)
     puts(text);
     free(text);
     cJSON_Delete(out);
-    write_state(&o, &r, x);
+    write_state(&o, r.generations, r.evaluations, r.x, r.f, 0, r.reason);
     if (o.gens) {
         fclose(o.gens);
         o.gens = NULL;

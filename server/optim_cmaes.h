@@ -18,6 +18,7 @@ typedef struct {
     double best;        /* best f so far */
     double gen_best, gen_mean;
     double sigma;
+    const double *best_x; /* n: the best point so far (borrowed, valid during the call) */
 } optim_progress;
 typedef void (*optim_progress_fn)(void *ctx, const optim_progress *p);
 
