@@ -10,7 +10,7 @@
 #define H 400
 #define L 80
 #define R 20
-#define T 40
+#define T 56
 #define B 50
 
 static void escaped(FILE *f, const char *s)
@@ -86,7 +86,7 @@ int optim_plot_svg(const char *csv_path, const char *svg_path, const char *title
             fprintf(f, "%.1f,%.1f ", px, py);
         }
         fputs("\"/>\n", f);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>\n", W - R - 130, T + 16 + 14 * k, color[k], name[k]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>\n", W - R - 130, 14 + 14 * k, color[k], name[k]);
     }
     fputs("</svg>\n", f);
     int bad = ferror(f);
