@@ -24,6 +24,18 @@ assert d["converged"] is True and d["evaluations"] <= 100 and d["failed"] == 0, 
 assert set(d) == {"best", "objective", "evaluations", "failed", "converged", "reason", "method", "wall_s"}, d
 PY
 
+# lbfgs on central finite-difference gradients (2n + 1 = 3 runs a gradient)
+expect "lbfgs with finite-difference gradients" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "(tip_z-0.49)^2" --method lbfgs --evaluations 60
+python3 - "$tmp/out" <<'PY' && pass "lbfgs: the closed form's tension to 1e-6, 3 runs a gradient" || fail "lbfgs tension"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+A = math.pi * 0.0075**2
+T = A / 4 * (0.01 * 1e5 / 0.5 + 2 * 0.4999 * 2000)
+assert abs(d["best"]["actuators.0.tension"] - T) < 1e-6 * T, d
+assert d["evaluations"] % 3 == 0, d
+PY
+
 expect "cmaes on 2 threads with --out" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
   --evaluations 100 --jobs 2 --out "$tmp/o2"
 python3 - "$tmp/out" <<'PY' && pass "CMA-ES gets within 1e-4 of the closed form in 100 runs (2e-5 here)" || fail "cmaes tension"
