@@ -144,6 +144,13 @@ static int batch(void *ctx, int k, const double *U, double *F)
         double x[OPTIM_MAX_VARY];
         optim_problem_physical(&o->pb, U + (size_t)j * o->pb.n, x);
         if (!replayed(o, o->done + j, x, &res[j])) {
+            if (o->done + j < o->nreplay) { /* another command's log: replaying it would lie */
+                fprintf(stderr, "rodd optimize: evaluation %ld in %s/evaluations.csv is not this command's "
+                        "(another --vary, --set, --method or --seed?): use another --out\n",
+                        o->done + j, o->out_dir);
+                free(res), free(todo), free(Ut);
+                return 1;
+            }
             memcpy(Ut + (size_t)ntodo * o->pb.n, U + (size_t)j * o->pb.n, sizeof(double) * o->pb.n);
             todo[ntodo++] = j;
         }
@@ -448,7 +455,7 @@ int cli_optimize(int argc, char **argv)
         if (orc != 0) snprintf(err, sizeof err, "out of memory");
     } else {
         nlopt_problem p = {.method = o.method, .n = o.pb.n, .x0 = u0, .lb = lb, .ub = ub, .max_evals = o.evaluations,
-                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .eval = batch, .progress = progress, .ctx = &o};
+                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o};
         orc = optim_nlopt_minimize(&p, &r, err, sizeof err);
     }
     if (o.tty) fputc('\n', stderr);
@@ -484,7 +491,7 @@ int cli_optimize(int argc, char **argv)
             fprintf(stderr, "rodd optimize: cannot write %s\n", svg);
     }
     free(r.x);
-    if (!isfinite(r.f)) rc = EXIT_FAILURE_OTHER; /* every evaluation failed */
+    if (!isfinite(r.f) || strcmp(r.reason, "interrupted") == 0) rc = EXIT_FAILURE_OTHER; /* all failed, or stopped */
 done:
     if (o.csv) fclose(o.csv);
     if (o.gens) fclose(o.gens);

@@ -45,6 +45,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     run *r = data;
     const nlopt_problem *p = r->p;
     int k = 1;
+    if (r->stopped) return HUGE_VAL; /* NLopt may call once more after a forced stop */
     memcpy(r->X, x, sizeof(double) * n);
     if (grad) { /* central differences, inside the bounds: a one-sided step at a bound */
         for (unsigned i = 0; i < n; i++) {
@@ -120,6 +121,7 @@ int optim_nlopt_minimize(const nlopt_problem *p, optim_result *res, char *err, s
         if (r.opt) nlopt_destroy(r.opt);
         return -1;
     }
+    nlopt_srand(p->seed);
     memcpy(x, p->x0, sizeof(double) * n);
     memcpy(r.xbest, p->x0, sizeof(double) * n);
     nlopt_set_lower_bounds(r.opt, p->lb);

@@ -17,6 +17,7 @@ typedef struct {
     double ftarget;        /* -HUGE_VAL: none */
     double xtol_rel;       /* 0: 1e-8 */
     double fd_step;        /* relative to ub - lb; 0: 1e-6 */
+    unsigned long seed;    /* NLopt's random numbers (praxis), so that a run repeats exactly */
     optim_batch_fn eval;
     optim_progress_fn progress; /* after each evaluation of f (and its gradient) */
     void *ctx;

@@ -63,6 +63,11 @@ grep -q "resuming: 20 evaluations" "$tmp/err" && pass "it says it replays 20" ||
 cmp -s <(cut -d, -f1-5 "$tmp/o1/evaluations.csv") <(cut -d, -f1-5 "$tmp/o3/evaluations.csv") \
   && pass "the resumed log is the uninterrupted run's" || fail "resume diverged"
 
+expect "another command on the same DIR is refused" 1 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "abs(tip_z-0.49)" --evaluations 60 --seed 2 --out "$tmp/o3"
+grep -q "evaluation 0 in .*evaluations.csv is not this command's" "$tmp/err" \
+  && pass "it names the first evaluation that differs" || fail "replay mismatch message"
+
 # effort in statics: the actuators' squared values, 4 T^2 + P^2 here
 expect "effort reads the actuators" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
   --minimize "abs(effort-(4*p0^2+2000^2))" --evaluations 4
