@@ -126,7 +126,7 @@ static const cli_command commands[] = {
      "                    or NLopt's nelder-mead, sbplx, bobyqa, cobyla, praxis, lbfgs, slsqp, mma\n"
      "                    (lbfgs, slsqp, mma: gradients by central finite differences, 2n+1 runs each)\n"
      "  --evaluations N   budget of runs (default 200)\n"
-     "  --seed N          CMA-ES's random seed (default 1)\n"
+     "  --seed N          the random seed of CMA-ES and NLopt's praxis (default 1)\n"
      "  --restarts N      CMA-ES restarts with doubled population (IPOP; default 0)\n"
      "  --jobs J          evaluations of a generation on J threads (default 1)\n"
      "  --out DIR         evaluations.csv (every run), generations.csv, state.json, objective.svg;\n"
