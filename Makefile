@@ -13,7 +13,7 @@ CORE_OPT ?= -O3 -g
 CPPFLAGS += -Icore -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 CFLAGS += -std=c11 $(OPT) -Wall -Wextra -Werror -pthread $(SANFLAGS)
 LDLIBS += -lcjson -lsundials_kinsol -lsundials_cvode -lsundials_nvecserial \
-          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lmuparser \
+          -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lmuparser -lnlopt \
           -lm -pthread
 # HDF5's serial flavour by name: plain `pkg-config hdf5` may resolve to the OpenMPI one.
 # Expanded when a recipe runs, after setup has installed it.
@@ -123,7 +123,8 @@ $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 UNIT_SERVER_OBJ = $(addprefix $(BUILD)/server/,stream/splice.o stream/ws_frame_guard.o stream/stream_handshake.o \
                   util/clock.o daemon/config.o util/textfile.o io/disk_budget.o http/accept.o \
                   io/export.o io/export_text.o io/frame_fields.o io/frame_mech.o front/export_hdf5_absent.o \
-                  io/mcap_writer.o stream/stream_foxglove.o io/foxglove_channels.o io/export_mcap.o)
+                  io/mcap_writer.o stream/stream_foxglove.o io/foxglove_channels.o io/export_mcap.o \
+                  cli/optim_cmaes.o cli/optim_nlopt.o)
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 
@@ -197,6 +198,7 @@ test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/mcap.sh
 	RODD=$(BUILD)/rodd bash tests/cli/front.sh
 	RODD=$(BUILD)/rodd bash tests/cli/warnings.sh
+	RODD=$(BUILD)/rodd bash tests/cli/optimize.sh
 	bash tests/cli/install.sh $(BUILD)
 
 # The README's first command: `make run` itself (not a copy of its command line), from a fresh

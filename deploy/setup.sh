@@ -12,7 +12,7 @@ set -euo pipefail
 
 build_pkgs=(
   build-essential pkg-config ca-certificates
-  libcjson-dev libsundials-dev libopenblas-dev liblapacke-dev libmuparser-dev
+  libcjson-dev libsundials-dev libopenblas-dev liblapacke-dev libmuparser-dev libnlopt-dev
   libmicrohttpd-dev libwebsockets-dev libhdf5-dev libzstd-dev
 )
 # hdf5-tools, python3-h5py, python3-numpy and python3-pandas read the HDF5 exports back
@@ -26,7 +26,7 @@ test_pkgs=(clang libclang-rt-14-dev valgrind libcriterion-dev chromium curl yaml
            hdf5-tools python3-h5py python3-numpy python3-pandas octave octave-instrument-control
            python3-websocket python3-pip python3-setuptools python3-wheel python3-websockets nginx openssl)
 # exactly the packages of the binaries' NEEDED libraries (deploy/check-runtime-libs.sh checks it)
-runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libmicrohttpd12 libwebsockets17 libhdf5-103-1
+runtime_pkgs=(libcjson1 libsundials-cvode6 libsundials-kinsol6 libmuparser2v5 libnlopt0 libmicrohttpd12 libwebsockets17 libhdf5-103-1
               libzstd1)
 container_pkgs=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns)
 # PyElastica's dependencies as Debian ships them (numba pulls LLVM: not in the default set)

@@ -57,5 +57,6 @@ int cli_solve(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_converge(int argc, char **argv);
+int cli_optimize(int argc, char **argv);
 
 #endif

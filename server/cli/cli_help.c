@@ -37,6 +37,10 @@ static const cli_option sweep_options[] = {{"--grid", 1}, {"--set", 1},   {"--un
                                            {"--collect", 1}, {NULL, 0}};
 static const cli_option converge_options[] = {{"--set", 1},    {"--points", 1}, {"--until", 1}, {"--every", 1},
                                               {"--levels", 1}, {"--budget", 1}, {NULL, 0}};
+static const cli_option optimize_options[] = {{"--vary", 1},   {"--minimize", 1},    {"--maximize", 1}, {"--until", 1},
+                                              {"--from", 1},   {"--method", 1},      {"--evaluations", 1},
+                                              {"--seed", 1},   {"--restarts", 1},    {"--jobs", 1},
+                                              {"--out", 1},    {"--set", 1},         {NULL, 0}};
 static const cli_option serve_options[] = {{"--config", 1},  {"--listen", 1},   {"--ws-port", 1},
                                            {"--state-dir", 1}, {"--web-root", 1}, {"--example", 1},
                                            {NULL, 0}};
@@ -101,6 +105,33 @@ static const cli_command commands[] = {
      "  --budget S        stop refining when the next level's predicted wall time passes S (default 600)\n"
      SET_HELP "  --points N        output points compared, base to tip\n" EXIT_HELP,
      converge_options},
+    {"optimize", "an inverse problem: the parameters that minimize or maximize an expression of the run",
+     "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
+     "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
+     "                     [--restarts N] [--jobs J] [--out DIR] [--set PATH=VALUE]...\n"
+     "Each evaluation runs the spec with the varied values set (statics, or dynamics to --until) and\n"
+     "reads EXPR (muparser, as profiles) over: tip_x tip_y tip_z, com_x com_y com_z (final frame;\n"
+     "com is the area-weighted centroid), com_vx com_vy com_vz (centroid's mean velocity from T0\n"
+     "to the end; dynamics only), energy_elastic, energy_kinetic, volume_change, effort (the\n"
+     "actuators' squared values, each averaged over X = 0..1, integrated over the run on 50\n"
+     "steps; in statics their sum), and the parameters as p0, p1, ... or by PATH with every '.'\n"
+     "(any character but letters, digits, '_') as '_'. Prints one JSON object: best (PATH ->\n"
+     "value), objective, evaluations, failed, converged, reason, method, wall_s. A failed\n"
+     "evaluation is the worst value, reported on stderr and in the CSV.\n"
+     "  --vary PATH=LO:HI a --set PATH varied in [LO, HI] (repeatable); A,B=LO:HI ties paths to one value\n"
+     "  --minimize EXPR, --maximize EXPR  the objective\n"
+     "  --until T         dynamics to T (s); without it, statics\n"
+     "  --from T0         com_v* average from T0 (default 0)\n"
+     "  --method M        cmaes (default: written here, bounds by reflection, sigma0 = 0.3 of the box),\n"
+     "                    or NLopt's nelder-mead, sbplx, bobyqa, cobyla, praxis, lbfgs, slsqp, mma\n"
+     "                    (lbfgs, slsqp, mma: gradients by central finite differences, 2n+1 runs each)\n"
+     "  --evaluations N   budget of runs (default 200)\n"
+     "  --seed N          the random seed of CMA-ES and NLopt's praxis (default 1)\n"
+     "  --restarts N      CMA-ES restarts with doubled population (IPOP; default 0)\n"
+     "  --jobs J          evaluations of a generation on J threads (default 1)\n"
+     "  --out DIR         evaluations.csv (every run), generations.csv, state.json, objective.svg;\n"
+     "                    the same command again with the same DIR resumes: logged runs replay\n" SET_HELP EXIT_HELP,
+     optimize_options},
     {"serve", "the daemon: sessions over REST, frames over WebSocket, the viewer",
      "usage: rodd serve [--config FILE] [--listen ADDR:PORT] [--ws-port PORT] [--state-dir DIR]\n"
      "                  [--web-root DIR] [--example NAME]\n"

@@ -43,6 +43,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return cli_run(argc, argv);
     if (strcmp(cmd, "sweep") == 0) return cli_sweep(argc, argv);
     if (strcmp(cmd, "converge") == 0) return cli_converge(argc, argv);
+    if (strcmp(cmd, "optimize") == 0) return cli_optimize(argc, argv);
 #ifndef RODD_FRONT
     if (strcmp(cmd, "serve") == 0) return cli_serve(argc, argv);
     if (strcmp(cmd, "probe") == 0) return cli_probe(argc, argv);

@@ -1,0 +1,503 @@
+/* rodd optimize: an inverse problem over a spec. Each --vary PATH=LO:HI is one parameter (a
+ * --set PATH; "A,B=LO:HI" ties several paths to one value), each evaluation one run (statics,
+ * or dynamics to --until) whose named quantities feed the objective's expression
+ * (optim_objective.h). CMA-ES (optim_cmaes.c) or an NLopt method (optim_nlopt.c) works in
+ * the unit box u in [0, 1]^n, x = LO + u (HI - LO). A failed evaluation is +inf to the
+ * optimizer (the worst value), logged and counted, never fatal. --out DIR keeps every
+ * evaluation (evaluations.csv), each generation's summary (generations.csv, state.json) and a
+ * plot (objective.svg); a run started again with the same command and DIR replays the logged
+ * evaluations instead of running them (the optimizers are deterministic for a seed), so an
+ * interrupted run resumes where it stopped. */
+#include "cli.h"
+#include "optim_cmaes.h"
+#include "optim_nlopt.h"
+#include "optim_objective.h"
+#include "optim_plot.h"
+#include "optim_problem.h"
+#include "rod.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+    double value;  /* the user's objective (NaN when failed) */
+    int status;
+    char message[200];
+} outcome;
+
+typedef struct {
+    optim_problem pb;
+    const char *expr;
+    double sign;         /* +1 minimize, -1 maximize */
+    const char *method;
+    long evaluations;
+    uint64_t seed;
+    int restarts;
+    int jobs;
+    const char *out_dir;
+    optim_objective **obj; /* one per thread */
+    /* the batch in flight */
+    const double *U;
+    outcome *res;
+    int k;
+    atomic_int next;
+    /* bookkeeping */
+    long done;
+    int generation, failures;
+    FILE *csv, *gens;
+    char **replay;       /* the logged evaluations' lines, for a resumed run */
+    long nreplay;
+    double best_user;
+    int tty;
+    double t0;
+} optimize;
+
+typedef struct {
+    optimize *o;
+    int thread;
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    worker_arg *w = arg;
+    optimize *o = w->o;
+    for (;;) {
+        int j = atomic_fetch_add(&o->next, 1);
+        if (j >= o->k) break;
+        double x[OPTIM_MAX_VARY], q[Q_COUNT];
+        optim_problem_physical(&o->pb, o->U + (size_t)j * o->pb.n, x);
+        outcome *r = &o->res[j];
+        r->message[0] = '\0';
+        r->status = optim_problem_run(&o->pb, x, q, r->message, sizeof r->message);
+        r->value = r->status == OPTIM_OK ? optim_objective_eval(o->obj[w->thread], q, x) : NAN;
+        if (r->status == OPTIM_OK && isnan(r->value)) {
+            r->status = OPTIM_FAILED;
+            snprintf(r->message, sizeof r->message, "the objective is not a finite number");
+        }
+    }
+    return NULL;
+}
+
+/* ---- the log, and replay on resume ---- */
+static void csv_params(const optimize *o, const double *x, char *b, size_t len)
+{
+    size_t at = 0;
+    b[0] = '\0';
+    for (int i = 0; i < o->pb.n && at < len; i++) at += (size_t)snprintf(b + at, len - at, ",%.17g", x[i]);
+}
+
+static void log_row(optimize *o, long index, const double *x, const outcome *r)
+{
+    if (!o->csv) return;
+    char p[OPTIM_MAX_VARY * 32];
+    csv_params(o, x, p, sizeof p);
+    fprintf(o->csv, "%ld,%d,%s,%.17g%s,\"", index, o->generation, optim_status_names[r->status], r->value, p);
+    for (const char *c = r->message; *c; c++) fputc(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c, o->csv);
+    fputs("\"\n", o->csv);
+}
+
+/* A logged row of the same index and parameters: its outcome, 1; else 0. */
+static int replayed(const optimize *o, long index, const double *x, outcome *r)
+{
+    if (index >= o->nreplay) return 0;
+    char p[OPTIM_MAX_VARY * 32], head[64];
+    csv_params(o, x, p, sizeof p);
+    const char *line = o->replay[index];
+    snprintf(head, sizeof head, "%ld,", index);
+    if (strncmp(line, head, strlen(head)) != 0) return 0;
+    const char *c = strchr(line + strlen(head), ','); /* past generation */
+    if (!c) return 0;
+    char st[32];
+    double v;
+    int used = 0;
+    if (sscanf(c + 1, "%31[^,],%lf%n", st, &v, &used) != 2) return 0;
+    if (strncmp(c + 1 + used, p, strlen(p)) != 0) return 0;
+    r->status = OPTIM_FAILED;
+    for (int s = 0; s < 4; s++)
+        if (strcmp(st, optim_status_names[s]) == 0) r->status = s;
+    r->value = v;
+    snprintf(r->message, sizeof r->message, "replayed from evaluations.csv");
+    return 1;
+}
+
+static int batch(void *ctx, int k, const double *U, double *F)
+{
+    optimize *o = ctx;
+    o->generation++;
+    outcome *res = calloc((size_t)k, sizeof *res);
+    if (!res) return 1;
+    int *todo = malloc(sizeof(int) * k), ntodo = 0;
+    double *Ut = malloc(sizeof(double) * k * o->pb.n);
+    if (!todo || !Ut) {
+        free(res), free(todo), free(Ut);
+        return 1;
+    }
+    for (int j = 0; j < k; j++) {
+        double x[OPTIM_MAX_VARY];
+        optim_problem_physical(&o->pb, U + (size_t)j * o->pb.n, x);
+        if (!replayed(o, o->done + j, x, &res[j])) {
+            if (o->done + j < o->nreplay) { /* another command's log: replaying it would lie */
+                fprintf(stderr, "rodd optimize: evaluation %ld in %s/evaluations.csv is not this command's "
+                        "(another --vary, --set, --method or --seed?): use another --out\n",
+                        o->done + j, o->out_dir);
+                free(res), free(todo), free(Ut);
+                return 1;
+            }
+            memcpy(Ut + (size_t)ntodo * o->pb.n, U + (size_t)j * o->pb.n, sizeof(double) * o->pb.n);
+            todo[ntodo++] = j;
+        }
+    }
+    if (ntodo) {
+        outcome *fresh = calloc((size_t)ntodo, sizeof *fresh);
+        if (!fresh) {
+            free(res), free(todo), free(Ut);
+            return 1;
+        }
+        o->U = Ut;
+        o->res = fresh;
+        o->k = ntodo;
+        atomic_store(&o->next, 0);
+        int nt = o->jobs < ntodo ? o->jobs : ntodo;
+        pthread_t th[64];
+        worker_arg wa[64];
+        for (int t = 0; t < nt; t++) {
+            wa[t] = (worker_arg){o, t};
+            pthread_create(&th[t], NULL, worker, &wa[t]);
+        }
+        for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
+        for (int j = 0; j < ntodo; j++) res[todo[j]] = fresh[j];
+        free(fresh);
+    }
+    for (int j = 0; j < k; j++) {
+        double x[OPTIM_MAX_VARY];
+        optim_problem_physical(&o->pb, U + (size_t)j * o->pb.n, x);
+        long index = o->done + j;
+        if (index >= o->nreplay) log_row(o, index, x, &res[j]);
+        if (res[j].status != OPTIM_OK) {
+            o->failures++;
+            if (index >= o->nreplay)
+                fprintf(stderr, "%srodd optimize: evaluation %ld %s: %s\n", o->tty ? "\n" : "", index,
+                        optim_status_names[res[j].status], res[j].message);
+        }
+        F[j] = res[j].status == OPTIM_OK ? o->sign * res[j].value : HUGE_VAL;
+    }
+    if (o->csv) fflush(o->csv);
+    o->done += k;
+    free(res), free(todo), free(Ut);
+    return 0;
+}
+
+static void write_state(const optimize *o, int generations, long evaluations, const double *u, double f,
+                        double sigma, const char *reason);
+
+static void progress(void *ctx, const optim_progress *p)
+{
+    optimize *o = ctx;
+    double best = o->sign * p->best, gbest = o->sign * p->gen_best, mean = o->sign * p->gen_mean;
+    o->best_user = best;
+    write_state(o, p->generation, p->evaluations, p->best_x, p->best, p->sigma, NULL);
+    if (o->gens) {
+        fprintf(o->gens, "%d,%ld,%.17g,%.17g,%.17g,%.17g\n", p->generation, p->evaluations, best, gbest, mean, p->sigma);
+        fflush(o->gens);
+    }
+    if (o->tty) {
+        double frac = o->evaluations > 0 ? (double)p->evaluations / o->evaluations : 0;
+        int bar = (int)(20 * (frac > 1 ? 1 : frac));
+        fprintf(stderr, "\rrodd optimize [%.*s%*s] %ld/%ld evaluations, best %.6g  ", bar, "####################",
+                20 - bar, "", p->evaluations, o->evaluations, best);
+        fflush(stderr);
+    }
+}
+
+/* ---- output ---- */
+static void usage(void)
+{
+    fprintf(stderr, "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
+                    "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
+                    "                     [--restarts N] [--jobs J] [--out DIR] [--set PATH=VALUE]...\n");
+}
+
+static int open_out(optimize *o)
+{
+    if (!o->out_dir) return 0;
+    if (mkdir(o->out_dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "rodd optimize: cannot create %s: %s\n", o->out_dir, strerror(errno));
+        return -1;
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/evaluations.csv", o->out_dir);
+    FILE *old = fopen(path, "r");
+    long cap = 0;
+    if (old) { /* a resumed run: its rows (header apart) replay */
+        char line[8192];
+        int first = 1;
+        while (fgets(line, sizeof line, old)) {
+            if (first) {
+                first = 0;
+                continue;
+            }
+            if (o->nreplay == cap) {
+                cap = cap ? 2 * cap : 256;
+                char **g = realloc(o->replay, sizeof(char *) * cap);
+                if (!g) break;
+                o->replay = g;
+            }
+            o->replay[o->nreplay++] = strdup(line);
+        }
+        fclose(old);
+    }
+    o->csv = fopen(path, o->nreplay ? "a" : "w");
+    snprintf(path, sizeof path, "%s/generations.csv", o->out_dir);
+    o->gens = fopen(path, "w");
+    if (!o->csv || !o->gens) {
+        fprintf(stderr, "rodd optimize: cannot write in %s: %s\n", o->out_dir, strerror(errno));
+        return -1;
+    }
+    if (!o->nreplay) {
+        fputs("evaluation,generation,status,objective", o->csv);
+        for (int i = 0; i < o->pb.n; i++) fprintf(o->csv, ",%s", o->pb.v[i].paths[0]);
+        fputs(",message\n", o->csv);
+    } else {
+        fprintf(stderr, "rodd optimize: resuming: %ld evaluations in %s/evaluations.csv replay\n", o->nreplay,
+                o->out_dir);
+    }
+    fputs("generation,evaluations,best,generation_best,generation_mean,sigma\n", o->gens);
+    return 0;
+}
+
+static cJSON *best_object(const optimize *o, const double *x)
+{
+    cJSON *b = cJSON_CreateObject();
+    for (int i = 0; i < o->pb.n; i++) cJSON_AddNumberToObject(b, o->pb.v[i].paths[0], x[i]);
+    return b;
+}
+
+/* state.json: where the optimizer stands, rewritten after every generation (by rename, so a
+ * reader never sees half of it); reason is NULL while it runs. */
+static void write_state(const optimize *o, int generations, long evaluations, const double *u, double f,
+                        double sigma, const char *reason)
+{
+    if (!o->out_dir) return;
+    char path[1200], tmp[1300];
+    snprintf(path, sizeof path, "%s/state.json", o->out_dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    double x[OPTIM_MAX_VARY];
+    optim_problem_physical(&o->pb, u, x);
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "method", o->method);
+    cJSON_AddNumberToObject(s, "seed", (double)o->seed);
+    cJSON_AddNumberToObject(s, "generations", generations);
+    cJSON_AddNumberToObject(s, "evaluations", (double)evaluations);
+    cJSON_AddItemToObject(s, "best", best_object(o, x));
+    if (isfinite(f)) cJSON_AddNumberToObject(s, "objective", o->sign * f);
+    else cJSON_AddNullToObject(s, "objective");
+    if (sigma > 0) cJSON_AddNumberToObject(s, "sigma", sigma);
+    if (reason) cJSON_AddStringToObject(s, "reason", reason);
+    else cJSON_AddNullToObject(s, "reason");
+    char *t = cJSON_Print(s);
+    FILE *fp = fopen(tmp, "w");
+    int ok = fp && t && fprintf(fp, "%s\n", t) > 0;
+    if (fp) ok &= fclose(fp) == 0;
+    if (!ok || rename(tmp, path) != 0) fprintf(stderr, "rodd optimize: cannot write %s\n", path);
+    free(t);
+    cJSON_Delete(s);
+}
+
+static int parse_args(optimize *o, int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        if (a[0] == '-' && !v) {
+            fprintf(stderr, "rodd optimize: %s needs a value\n", a);
+            return -1;
+        }
+        if (strcmp(a, "--vary") == 0) {
+            if (optim_problem_add_vary(&o->pb, v) != 0) return -1;
+        } else if (strcmp(a, "--set") == 0) {
+            if (o->pb.nsets == 64) return -1;
+            o->pb.sets[o->pb.nsets++] = v;
+        } else if (strcmp(a, "--minimize") == 0 || strcmp(a, "--maximize") == 0) {
+            if (o->expr) {
+                fprintf(stderr, "rodd optimize: one --minimize or --maximize\n");
+                return -1;
+            }
+            o->expr = v;
+            o->sign = a[3] == 'i' ? 1 : -1;
+        } else if (strcmp(a, "--until") == 0) {
+            o->pb.until = strtod(v, &end);
+            if (*end || !(o->pb.until > 0)) {
+                fprintf(stderr, "rodd optimize: --until must be a number > 0\n");
+                return -1;
+            }
+        } else if (strcmp(a, "--from") == 0) {
+            o->pb.from = strtod(v, &end);
+            if (*end || !(o->pb.from >= 0)) {
+                fprintf(stderr, "rodd optimize: --from must be a number >= 0\n");
+                return -1;
+            }
+        } else if (strcmp(a, "--method") == 0) {
+            o->method = v;
+        } else if (strcmp(a, "--evaluations") == 0) {
+            o->evaluations = strtol(v, &end, 10);
+            if (*end || o->evaluations < 1) {
+                fprintf(stderr, "rodd optimize: --evaluations must be an integer >= 1\n");
+                return -1;
+            }
+        } else if (strcmp(a, "--seed") == 0) {
+            o->seed = strtoull(v, &end, 10);
+            if (*end) {
+                fprintf(stderr, "rodd optimize: --seed must be an integer >= 0\n");
+                return -1;
+            }
+        } else if (strcmp(a, "--restarts") == 0) {
+            o->restarts = (int)strtol(v, &end, 10);
+            if (*end || o->restarts < 0) {
+                fprintf(stderr, "rodd optimize: --restarts must be an integer >= 0\n");
+                return -1;
+            }
+        } else if (strcmp(a, "--jobs") == 0) {
+            o->jobs = (int)strtol(v, &end, 10);
+            if (*end || o->jobs < 1 || o->jobs > 64) {
+                fprintf(stderr, "rodd optimize: --jobs must be an integer in [1, 64]\n");
+                return -1;
+            }
+        } else if (strcmp(a, "--out") == 0) {
+            o->out_dir = v;
+        } else if (a[0] != '-' && !o->pb.spec_path) {
+            o->pb.spec_path = a;
+            continue;
+        } else {
+            return -1;
+        }
+        i++;
+    }
+    return 0;
+}
+
+int cli_optimize(int argc, char **argv)
+{
+    static optimize o;
+    memset(&o, 0, sizeof o);
+    o.method = "cmaes";
+    o.evaluations = 200;
+    o.seed = 1;
+    o.jobs = 1;
+    if (parse_args(&o, argc, argv) != 0) {
+        usage();
+        return EXIT_USAGE;
+    }
+    if (!o.pb.spec_path || !o.pb.n || !o.expr) {
+        fprintf(stderr, "rodd optimize: %s\n", !o.pb.spec_path ? "missing SPEC.json"
+                : !o.pb.n ? "at least one --vary PATH=LO:HI" : "missing --minimize EXPR or --maximize EXPR");
+        usage();
+        return EXIT_USAGE;
+    }
+    int gradient = 0;
+    if (strcmp(o.method, "cmaes") != 0 && !optim_nlopt_known(o.method, &gradient)) {
+        fprintf(stderr, "rodd optimize: unknown --method %s (known: cmaes, %s)\n", o.method, optim_nlopt_names());
+        return EXIT_USAGE;
+    }
+    if (o.pb.until > 0 && o.pb.from >= o.pb.until) {
+        fprintf(stderr, "rodd optimize: --from must be below --until\n");
+        return EXIT_USAGE;
+    }
+    if (!(o.pb.until > 0) && o.pb.from > 0) {
+        fprintf(stderr, "rodd optimize: --from needs --until (a dynamics run)\n");
+        return EXIT_USAGE;
+    }
+    const char *paths[OPTIM_MAX_VARY];
+    for (int i = 0; i < o.pb.n; i++) paths[i] = o.pb.v[i].paths[0];
+    o.obj = calloc((size_t)o.jobs, sizeof *o.obj);
+    if (!o.obj) return EXIT_FAILURE_OTHER;
+    int rc = EXIT_OK;
+    for (int t = 0; t < o.jobs && rc == EXIT_OK; t++) {
+        char err[600];
+        o.obj[t] = optim_objective_create(o.expr, paths, o.pb.n, err, sizeof err);
+        if (!o.obj[t]) {
+            fprintf(stderr, "rodd optimize: %s: %s\n", o.sign > 0 ? "--minimize" : "--maximize", err);
+            rc = EXIT_USAGE;
+        }
+    }
+    if (rc == EXIT_OK && !(o.pb.until > 0))
+        for (int q = Q_COM_VX; q <= Q_COM_VZ; q++)
+            if (optim_objective_uses(o.obj[0], q)) {
+                fprintf(stderr, "rodd optimize: %s is a velocity over the run: it needs --until\n",
+                        optim_quantity_names[q]);
+                rc = EXIT_USAGE;
+                break;
+            }
+    if (rc == EXIT_OK) rc = optim_problem_check_paths(&o.pb);
+    if (rc == EXIT_OK) rc = optim_problem_check_corners(&o.pb);
+    if (rc == EXIT_OK && open_out(&o) != 0) rc = EXIT_FAILURE_OTHER;
+    if (rc != EXIT_OK) goto done;
+    o.tty = isatty(STDERR_FILENO);
+    o.t0 = cli_now();
+    double u0[OPTIM_MAX_VARY], lb[OPTIM_MAX_VARY], ub[OPTIM_MAX_VARY];
+    for (int i = 0; i < o.pb.n; i++) u0[i] = 0.5, lb[i] = 0, ub[i] = 1;
+    optim_result r;
+    int orc;
+    char err[300] = "";
+    if (strcmp(o.method, "cmaes") == 0) {
+        /* sigma0 0.3 of the box: Hansen's advice, the optimum within x0 +- 3 sigma0 */
+        cmaes_problem p = {.n = o.pb.n, .x0 = u0, .sigma0 = 0.3, .seed = o.seed, .restarts = o.restarts,
+                           .max_evals = o.evaluations, .ftarget = -HUGE_VAL, .tolfun = 1e-12, .tolx = 1e-9,
+                           .eval = batch, .progress = progress, .ctx = &o};
+        orc = cmaes_minimize(&p, &r);
+        if (orc != 0) snprintf(err, sizeof err, "out of memory");
+    } else {
+        nlopt_problem p = {.method = o.method, .n = o.pb.n, .x0 = u0, .lb = lb, .ub = ub, .max_evals = o.evaluations,
+                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o};
+        orc = optim_nlopt_minimize(&p, &r, err, sizeof err);
+    }
+    if (o.tty) fputc('\n', stderr);
+    if (orc != 0) {
+        fprintf(stderr, "rodd optimize: %s\n", err);
+        rc = EXIT_FAILURE_OTHER;
+        goto done;
+    }
+    double x[OPTIM_MAX_VARY];
+    optim_problem_physical(&o.pb, r.x, x);
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "best", best_object(&o, x));
+    if (isfinite(r.f)) cJSON_AddNumberToObject(out, "objective", o.sign * r.f);
+    else cJSON_AddNullToObject(out, "objective");
+    cJSON_AddNumberToObject(out, "evaluations", (double)r.evaluations);
+    cJSON_AddNumberToObject(out, "failed", o.failures);
+    cJSON_AddBoolToObject(out, "converged", r.converged);
+    cJSON_AddStringToObject(out, "reason", r.reason);
+    cJSON_AddStringToObject(out, "method", o.method);
+    cJSON_AddNumberToObject(out, "wall_s", round((cli_now() - o.t0) * 1000) / 1000);
+    char *text = cJSON_PrintUnformatted(out);
+    puts(text);
+    free(text);
+    cJSON_Delete(out);
+    write_state(&o, r.generations, r.evaluations, r.x, r.f, 0, r.reason);
+    if (o.gens) {
+        fclose(o.gens);
+        o.gens = NULL;
+        char in[1200], svg[1200];
+        snprintf(in, sizeof in, "%s/generations.csv", o.out_dir);
+        snprintf(svg, sizeof svg, "%s/objective.svg", o.out_dir);
+        if (optim_plot_svg(in, svg, o.expr, o.sign < 0) != 0)
+            fprintf(stderr, "rodd optimize: cannot write %s\n", svg);
+    }
+    free(r.x);
+    if (!isfinite(r.f) || strcmp(r.reason, "interrupted") == 0) rc = EXIT_FAILURE_OTHER; /* all failed, or stopped */
+done:
+    if (o.csv) fclose(o.csv);
+    if (o.gens) fclose(o.gens);
+    for (long i = 0; i < o.nreplay; i++) free(o.replay[i]);
+    free(o.replay);
+    for (int t = 0; t < o.jobs; t++) optim_objective_free(o.obj[t]);
+    free(o.obj);
+    return rc;
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# rodd optimize: the stiffness-tuning inverse against the bar's closed form, the output files,
+# --jobs and resume giving the same evaluations, failed runs counted, bad input refused before
+# any run. Each case runs in well under a second (statics of a 5-dof rod).
+set -uo pipefail
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+ex=$top/api/examples/stiffness-tuning.json
+T="actuators.0.tension,actuators.1.tension,actuators.2.tension,actuators.3.tension"
+
+# the bar: L - z_tip = L (4T/A - 2 nu P)/E, so z_tip = 0.49 at P = 2000 Pa takes
+# T = A/4 (0.01 E/L + 2 nu P)
+expect "bobyqa finds the cable tension for a 0.49 m rod" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "(tip_z-0.49)^2" --method bobyqa --evaluations 100
+python3 - "$tmp/out" <<'PY' && pass "the tension is the closed form's to 1e-6" || fail "bobyqa tension"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+A = math.pi * 0.0075**2
+T = A / 4 * (0.01 * 1e5 / 0.5 + 2 * 0.4999 * 2000)
+t = d["best"]["actuators.0.tension"]
+assert abs(t - T) < 1e-6 * T, (t, T)
+assert d["converged"] is True and d["evaluations"] <= 100 and d["failed"] == 0, d
+assert set(d) == {"best", "objective", "evaluations", "failed", "converged", "reason", "method", "wall_s"}, d
+PY
+
+# lbfgs on central finite-difference gradients (2n + 1 = 3 runs a gradient)
+expect "lbfgs with finite-difference gradients" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "(tip_z-0.49)^2" --method lbfgs --evaluations 60
+python3 - "$tmp/out" <<'PY' && pass "lbfgs: the closed form's tension to 1e-6, 3 runs a gradient" || fail "lbfgs tension"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+A = math.pi * 0.0075**2
+T = A / 4 * (0.01 * 1e5 / 0.5 + 2 * 0.4999 * 2000)
+assert abs(d["best"]["actuators.0.tension"] - T) < 1e-6 * T, d
+assert d["evaluations"] % 3 == 0, d
+PY
+
+expect "cmaes on 2 threads with --out" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
+  --evaluations 100 --jobs 2 --out "$tmp/o2"
+python3 - "$tmp/out" <<'PY' && pass "CMA-ES gets within 1e-4 of the closed form in 100 runs (2e-5 here)" || fail "cmaes tension"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+A = math.pi * 0.0075**2
+T = A / 4 * (0.01 * 1e5 / 0.5 + 2 * 0.4999 * 2000)
+assert abs(d["best"]["actuators.0.tension"] - T) < 1e-4 * T, d
+PY
+for f in evaluations.csv generations.csv state.json objective.svg; do
+  [ -s "$tmp/o2/$f" ] || fail "--out has no $f"
+done
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/o2/objective.svg" \
+  && pass "objective.svg is well-formed XML" || fail "objective.svg"
+expect "the same on 1 thread" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
+  --evaluations 100 --out "$tmp/o1"
+cmp -s <(cut -d, -f1-5 "$tmp/o1/evaluations.csv") <(cut -d, -f1-5 "$tmp/o2/evaluations.csv") \
+  && pass "--jobs 2 evaluates the same points to the same values" || fail "--jobs changes the evaluations"
+
+# resume: a run cut at 20 evaluations, then the 100-evaluation command on the same DIR
+"$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" --evaluations 20 --out "$tmp/o3" >/dev/null 2>&1
+expect "the same command resumes" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
+  --evaluations 100 --out "$tmp/o3"
+grep -q "resuming: 20 evaluations" "$tmp/err" && pass "it says it replays 20" || fail "resume message"
+cmp -s <(cut -d, -f1-5 "$tmp/o1/evaluations.csv") <(cut -d, -f1-5 "$tmp/o3/evaluations.csv") \
+  && pass "the resumed log is the uninterrupted run's" || fail "resume diverged"
+
+expect "another command on the same DIR is refused" 1 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "abs(tip_z-0.49)" --evaluations 60 --seed 2 --out "$tmp/o3"
+grep -q "evaluation 0 in .*evaluations.csv is not this command's" "$tmp/err" \
+  && pass "it names the first evaluation that differs" || fail "replay mismatch message"
+
+# effort in statics: the actuators' squared values, 4 T^2 + P^2 here
+expect "effort reads the actuators" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "abs(effort-(4*p0^2+2000^2))" --evaluations 4
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["objective"] < 1e-6' "$tmp/out" \
+  && pass "effort = 4 T^2 + P^2" || fail "effort"
+
+# dynamics: com_vz is the centroid's mean velocity over [--from, --until], as rodd run's frames
+# give it (radius^2-weighted points), and effort integrates the constant actuators exactly
+# (0.2 s x (4 T^2 + P^2)); loads.0.force.0 scales a load of scale 0, a parameter with no effect
+expect "com_vz over [0.1, 0.2] s" 0 "$rodd" optimize "$ex" --vary loads.0.force.0=0:1e-300 --maximize com_vz \
+  --until 0.2 --from 0.1 --method nelder-mead --evaluations 1
+cp "$tmp/out" "$tmp/comv.json"
+expect "effort over 0.2 s" 0 "$rodd" optimize "$ex" --vary loads.0.force.0=0:1e-300 --minimize effort \
+  --until 0.2 --method nelder-mead --evaluations 1
+cp "$tmp/out" "$tmp/effort.json"
+"$rodd" run "$ex" --until 0.2 --every 0.1 >"$tmp/run.ndjson" 2>/dev/null
+python3 - "$tmp/comv.json" "$tmp/effort.json" "$tmp/run.ndjson" <<'PY' && pass "com_vz and effort as the frames and the actuators say" || fail "com_vz or effort"
+import json, sys
+v = json.load(open(sys.argv[1]))["objective"]
+e = json.load(open(sys.argv[2]))["objective"]
+fr = [json.loads(l) for l in open(sys.argv[3])]
+def com_z(f):
+    s, r, p, n = f["s"], f["radius"], f["position"], len(f["s"])
+    W = c = 0
+    for i in range(n):
+        ds = (s[i] - s[i - 1] if i > 0 else 0) + (s[i + 1] - s[i] if i + 1 < n else 0)
+        W += r[i] ** 2 * ds
+        c += r[i] ** 2 * ds * p[i][2]
+    return c / W
+want = (com_z(fr[2]) - com_z(fr[1])) / 0.1
+assert abs(v - want) < 1e-6 * abs(want), (v, want)
+assert abs(e - 0.2 * (4 * 0.25**2 + 2000**2)) < 1e-9 * e, e
+PY
+
+# runs that do not converge count as the worst value and are reported
+expect "failed runs do not stop the optimizer" 0 "$rodd" optimize "$ex" --vary "$T=0:30" \
+  --minimize "(tip_z-0.49)^2" --evaluations 24 --out "$tmp/of"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed"] > 0 and d["evaluations"] == 24, d' \
+  "$tmp/out" && pass "failed runs counted" || fail "failed count"
+grep -q "no_convergence" "$tmp/err" && grep -q ",no_convergence,nan," "$tmp/of/evaluations.csv" \
+  && pass "and reported on stderr and in the CSV" || fail "failure report"
+
+# bad input: refused before any run, naming what is wrong
+refused() { # NAME STATUS MESSAGE ARGS...
+  local name=$1 want=$2 msg=$3
+  shift 3
+  expect "$name" "$want" "$rodd" optimize "$ex" --out "$tmp/bad" "$@"
+  grep -qF -- "$msg" "$tmp/err" && pass "  says: $msg" || { fail "  message of $name"; cat "$tmp/err" >&2; }
+  [ ! -e "$tmp/bad" ] && pass "  nothing ran" || fail "  $name ran something"
+}
+refused "a path the spec lacks" 64 "--vary rod.nothing: the spec has no value there" --vary rod.nothing=0:1 --minimize tip_z
+refused "a path that is not a number" 64 "--vary name: the spec's value there is not a number" --vary name=0:1 --minimize tip_z
+refused "LO >= HI" 64 "LO must be below HI" --vary rod.length=0.6:0.6 --minimize tip_z
+refused "an unknown name" 64 'Unexpected token "tip_q"' --vary rod.length=0.4:0.6 --minimize "tip_q+1"
+refused "a velocity in statics" 64 "com_vx is a velocity over the run: it needs --until" --vary rod.length=0.4:0.6 --minimize com_vx
+refused "an invalid corner" 2 "/rod/youngs_modulus: must be > 0" --vary rod.youngs_modulus=-10:1000 --minimize tip_z
+refused "an unknown method" 64 "unknown --method newton" --vary rod.length=0.4:0.6 --minimize tip_z --method newton
+
+[ "$fails" -eq 0 ] && echo "cli optimize: all passed" || echo "cli optimize: $fails failed" >&2
+exit $((fails > 0))
