@@ -424,7 +424,7 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
             }
             /* dF/dx: the penetration falls along n, and F (normal and friction alike) is
              * proportional to the normal force k eps - gamma v_n */
-            const double fn = vec3_dot(F, n) ;
+            const double fn = vec3_dot(F, n); /* friction lies in the surface */
             for (int i = 0; i < 3; i++)
                 for (int a = 0; a < 3; a++) dFx[3 * i + a] = -ob->stiffness * F[i] / fn * n[a];
             /* the generalized force is ds Jv^T F (the moment about the tangent is its
