@@ -1,6 +1,7 @@
 #include "galpha.h"
 
 #include "base.h"
+#include "contact.h"
 #include "dense.h"
 #include "dynamics.h"
 
@@ -113,13 +114,17 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
 
 /* S = M + gamma' h D + beta' h^2 K, the Newton matrix of the residual x - f(q(x), v(x))
  * multiplied by M, with f's derivatives taken from its stiff linear part -M^{-1} [K D] (the
- * same approximation as solver.jacobian "elastic"). M is the mass matrix of the last f: its
+ * same approximation as solver.jacobian "elastic", with "contact" the contacts' stiff part). M is the mass matrix of the last f: its
  * Cholesky factor is in st->Mxi (q_xi block); M_rho is constant. */
-static int newton_matrix(galpha *g, const rod_model *m, const rod_state *st, double cq, double cv)
+static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn, double cq,
+                         double cv)
 {
     const int n = g->n, nx = m->n_xi, nr = m->n_rho;
     double *S = g->S;
     for (size_t i = 0; i < (size_t)n * n; i++) S[i] = cq * m->K[i] + cv * m->D[i];
+    /* solver.jacobian "contact": minus the contacts' dQ/dq and dQ/dq_dot at (qn, vn), whose
+     * kinematics the last f left in st */
+    if (m->spec->jacobian_contact) contact_jacobian(m, st, g->qn, st->eta, tn, -cq, S, -cv, S, n);
     const double *L = st->Mxi;
     for (int j = 0; j < nx; j++)
         for (int i = j; i < nx; i++) {
@@ -224,7 +229,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             const double cq = be * cx * h * h, cv = ga * cx * h;
             int rc;
             if (elastic) {
-                rc = newton_matrix(g, m, st, cq, cv);
+                rc = newton_matrix(g, m, st, tn, cq, cv);
             } else {
                 if (g->stale) {
                     if (difference_jacobians(g, m, st, tn) != 0) return -1;

@@ -6,6 +6,7 @@
 
 #include "base.h"
 #include "constraints.h"
+#include "contact.h"
 #include "dense.h"
 #include "galpha.h"
 #include "linsol_reduced.h"
@@ -112,7 +113,9 @@ static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void *
 /* The Jacobian's stiff part only: q_ddot = M^{-1} (Q - K q - D q_dot) with Q's derivatives
  * dropped, so the lower block is -M^{-1} [K D] at the current mass matrix. One q_ddot
  * evaluation instead of 2n; Newton then converges on the stiff elastic and viscous modes and
- * treats the loads' (softer) derivatives as a perturbation. */
+ * treats the loads' (softer) derivatives as a perturbation. With solver.jacobian "contact",
+ * the contacts' stiff part (the walls' k and gamma, the friction's creep slope) is kept in Q's
+ * derivatives (contact_jacobian). */
 static int jacobian_elastic(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void *data,
                             N_Vector t1, N_Vector t2, N_Vector t3)
 {
@@ -137,6 +140,12 @@ static int jacobian_elastic(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm
         const double *src = j < n ? m->K + (size_t)n * j : m->D + (size_t)n * (j - n);
         for (int i = 0; i < n; i++) col[n + i] = -src[i];
         constraints_penalty_column(m, st, j < n ? j : j - n, j >= n, col + n);
+    }
+    if (m->spec->jacobian_contact) /* the lower blocks [dQ/dq dQ/dq_dot], leading dimension N */
+        contact_jacobian(m, st, y0, st->eta, t, 1.0, SUNDenseMatrix_Column(Jm, 0) + n, 1.0,
+                         SUNDenseMatrix_Column(Jm, n) + n, N);
+    for (int j = 0; j < N; j++) {
+        double *col = SUNDenseMatrix_Column(Jm, j);
         if (nx) dense_cholesky_solve(st->Mxi, nx, col + n);
         if (nr) dense_cholesky_solve(m->Mrho_chol, nr, col + n + nx);
         constraints_project_column(m, st, col + n);

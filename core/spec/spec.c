@@ -694,8 +694,10 @@ static void parse_solver(pctx *c, const cJSON *sv)
         !(s->atol / s->rate_time_scale >= DBL_MIN && s->atol / s->rate_time_scale <= 1e300))
         spec_bad(c, "/solver/rate_time_scale", "makes the rates' tolerance atol / rate_time_scale = %g, "
                  "not a positive normal number", s->atol / s->rate_time_scale);
-    static const char *const jacs[] = {"difference", "elastic", NULL};
-    s->jacobian_elastic = spec_get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0) == 1;
+    static const char *const jacs[] = {"difference", "elastic", "contact", NULL};
+    const int jac = spec_get_enum(c, sv, "jacobian", "/solver", OPTIONAL, jacs, 0);
+    s->jacobian_elastic = jac == 1 || jac == 2;
+    s->jacobian_contact = jac == 2;
     static const char *const integrators[] = {"bdf", "generalized-alpha", NULL};
     s->integrator = spec_get_enum(c, sv, "integrator", "/solver", OPTIONAL, integrators, 0) == 1
                         ? INTEGRATOR_GALPHA

@@ -184,6 +184,7 @@ typedef struct {
     double rtol, atol;    /* dynamics */
     double rate_time_scale; /* dynamics (s): q_dot's absolute tolerance is atol over it */
     int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
+    int jacobian_contact; /* dynamics: with jacobian_elastic, the contacts' stiff part too */
     int integrator;       /* INTEGRATOR_* */
     double step;          /* generalized-alpha: its fixed step (s) */
     double rho_inf;       /* generalized-alpha: spectral radius at infinite step */

@@ -162,23 +162,67 @@ static void obstacle_motion(const spec_obstacle *o, rod_state *st, double t, dou
     }
 }
 
-static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q,
-                              const double *eta, double t, double factor, double *Q,
-                              contact_report *rep, int maxrep, int *nrep)
+/* The obstacles where they are at t, and their velocities (spec.c refuses more than
+ * SPEC_MAX_OBSTACLES; the loops stop there all the same); their count. */
+static int place_obstacles(const rod_spec *sp, rod_state *st, double t,
+                           spec_obstacle moved[SPEC_MAX_OBSTACLES], double vel[][3])
 {
-    const rod_spec *sp = m->spec;
-    /* the obstacles where they are at t, and their velocities (spec.c refuses more than
-     * SPEC_MAX_OBSTACLES; both loops stop there all the same) */
-    spec_obstacle moved[SPEC_MAX_OBSTACLES];
-    double vel[SPEC_MAX_OBSTACLES][3] = {{0}};
     const int nob = sp->nobstacles < SPEC_MAX_OBSTACLES ? sp->nobstacles : SPEC_MAX_OBSTACLES;
     for (int o = 0; o < nob; o++) {
         moved[o] = sp->obstacles[o];
+        vel[o][0] = vel[o][1] = vel[o][2] = 0.0;
         if (!moved[o].moving) continue;
         double d[3];
         obstacle_motion(&sp->obstacles[o], st, t, d, vel[o]);
         for (int i = 0; i < 3; i++) moved[o].point[i] += d[i];
     }
+    return nob;
+}
+
+/* The wall's force per unit length on a point of tangent tg at penetration eps with surface
+ * velocity v (relative to the wall) along the outward normal n: k eps - gamma v_n, never
+ * pulling, and with fric the friction in the surface. 0 where it does not push. */
+static int wall_force(const spec_obstacle *ob, const double tg[3], const double n[3], double eps,
+                      const double v[3], int fric, double F[3])
+{
+    const double vn = vec3_dot(v, n);
+    double fn = ob->stiffness * eps - ob->damping * vn;
+    if (!(fn > 0)) return 0;
+    for (int i = 0; i < 3; i++) F[i] = fn * n[i];
+    if (!fric) return 1;
+    double vt[3], ua[3], ul[3], ff[3];
+    for (int i = 0; i < 3; i++) vt[i] = v[i] - vn * n[i];
+    const double tn = vec3_dot(tg, n);
+    for (int i = 0; i < 3; i++) ua[i] = tg[i] - tn * n[i];
+    const double ua_n = sqrt(vec3_dot(ua, ua));
+    spec_friction fr = ob->friction;
+    if (ua_n > 1e-12) {
+        for (int i = 0; i < 3; i++) ua[i] /= ua_n;
+    } else {
+        /* the rod stands on the surface end-on: no axis along it, so every
+         * direction in the surface is lateral */
+        const double e[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0.0};
+        vec3_cross(n, e, ua);
+        const double un = sqrt(vec3_dot(ua, ua));
+        for (int i = 0; i < 3; i++) ua[i] /= un;
+        for (int d = 0; d < 2; d++) {
+            fr.mu_static[d] = fr.mu_static[2];
+            fr.mu_kinetic[d] = fr.mu_kinetic[2];
+        }
+    }
+    vec3_cross(n, ua, ul);
+    contact_friction(&fr, fn, vt, ua, ul, ff);
+    for (int i = 0; i < 3; i++) F[i] += ff[i];
+    return 1;
+}
+
+static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q,
+                              const double *eta, double t, double factor, double *Q,
+                              contact_report *rep, int maxrep, int *nrep)
+{
+    spec_obstacle moved[SPEC_MAX_OBSTACLES];
+    double vel[SPEC_MAX_OBSTACLES][3];
+    const int nob = place_obstacles(m->spec, st, t, moved, vel);
     for (int c = 0; c < m->ncontact; c++) {
         const double ds = factor * m->contact_w[c];
         cpoint p;
@@ -194,35 +238,7 @@ static void obstacle_contacts(const rod_model *m, rod_state *st, const double *q
             else
                 v[0] = v[1] = v[2] = 0.0;
             for (int i = 0; i < 3; i++) v[i] -= vel[o][i]; /* relative to the obstacle's surface */
-            const double vn = vec3_dot(v, n);
-            double fn = ob->stiffness * eps - ob->damping * vn;
-            if (!(fn > 0)) continue;
-            for (int i = 0; i < 3; i++) F[i] = fn * n[i];
-            if (eta && ob->friction.on) {
-                double vt[3], ua[3], ul[3], ff[3];
-                for (int i = 0; i < 3; i++) vt[i] = v[i] - vn * n[i];
-                const double tn = vec3_dot(p.t, n);
-                for (int i = 0; i < 3; i++) ua[i] = p.t[i] - tn * n[i];
-                const double ua_n = sqrt(vec3_dot(ua, ua));
-                spec_friction fr = ob->friction;
-                if (ua_n > 1e-12) {
-                    for (int i = 0; i < 3; i++) ua[i] /= ua_n;
-                } else {
-                    /* the rod stands on the surface end-on: no axis along it, so every
-                     * direction in the surface is lateral */
-                    const double e[3] = {fabs(n[0]) < 0.9 ? 1.0 : 0.0, fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-                    vec3_cross(n, e, ua);
-                    const double un = sqrt(vec3_dot(ua, ua));
-                    for (int i = 0; i < 3; i++) ua[i] /= un;
-                    for (int d = 0; d < 2; d++) {
-                        fr.mu_static[d] = fr.mu_static[2];
-                        fr.mu_kinetic[d] = fr.mu_kinetic[2];
-                    }
-                }
-                vec3_cross(n, ua, ul);
-                contact_friction(&fr, fn, vt, ua, ul, ff);
-                for (int i = 0; i < 3; i++) F[i] += ff[i];
-            }
+            if (!wall_force(ob, p.t, n, eps, v, eta && ob->friction.on, F)) continue;
             /* the friction's moment about the tangent only (what rolls the section), the
              * power conjugate of rolling_velocity_at: friction never does positive work */
             double mo[3], M[3];
@@ -324,4 +340,141 @@ int contact_forces(const rod_model *m, rod_state *st, const double *q, const dou
     obstacle_contacts(m, st, q, eta, t, factor, Q, rep, maxrep, nrep);
     if (m->spec->self_contact) self_contacts(m, st, q, eta, factor, Q, rep, maxrep, nrep);
     return 0;
+}
+
+/* Rows 0-2 of the world linear velocity Jacobian (R J_lin) and angular (R J_ang) of point p,
+ * 3 x nx each, row-major: Jl[i * nx + j]. */
+static void point_jacobians(const rod_model *m, const rod_state *st, const cpoint *p, double *Jl,
+                            double *Ja)
+{
+    const int nx = m->n_xi;
+    const double *Jk = st->J + (size_t)p->k * 6 * nx;
+    for (int j = 0; j < nx; j++) {
+        double a[3], l[3];
+        vec3_rot(p->R, Jk + 6 * j, a);
+        vec3_rot(p->R, Jk + 6 * j + 3, l);
+        for (int i = 0; i < 3; i++) {
+            Ja[i * nx + j] = a[i];
+            Jl[i * nx + j] = l[i];
+        }
+    }
+}
+
+/* A += w U^T B V for 3 x nx row-major U, V and a 3x3 row-major B (A column-major, ld). */
+static void add_sandwich(int nx, double w, const double *U, const double B[9], const double *V,
+                         double *A, int ld)
+{
+    double BV[3 * MODEL_MAX_XI];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < nx; j++)
+            BV[i * nx + j] = w * (B[3 * i] * V[j] + B[3 * i + 1] * V[nx + j] + B[3 * i + 2] * V[2 * nx + j]);
+    for (int j = 0; j < nx; j++) {
+        const double b0 = BV[j], b1 = BV[nx + j], b2 = BV[2 * nx + j];
+        double *col = A + (size_t)ld * j;
+        if (b0 == 0 && b1 == 0 && b2 == 0) continue;
+        for (int r = 0; r < nx; r++) col[r] += U[r] * b0 + U[nx + r] * b1 + U[2 * nx + r] * b2;
+    }
+}
+
+void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
+                      double t, double wk, double *Kc, double wc, double *Cc, int ld)
+{
+    if (!m->ncontact || !eta) return;
+    const rod_spec *sp = m->spec;
+    const int nx = m->n_xi;
+    double Jl[3 * MODEL_MAX_XI], Ja[3 * MODEL_MAX_XI], Jv[3 * MODEL_MAX_XI];
+    spec_obstacle moved[SPEC_MAX_OBSTACLES];
+    double vel[SPEC_MAX_OBSTACLES][3];
+    const int nob = place_obstacles(sp, st, t, moved, vel);
+    for (int c = 0; c < m->ncontact && nob; c++) {
+        const double ds = m->contact_w[c];
+        cpoint p;
+        point_at(m, st, q, c, &p);
+        int have = 0;
+        for (int o = 0; o < nob; o++) {
+            const spec_obstacle *ob = &moved[o];
+            double n[3], surf[3], off[3], v[3], F[3];
+            const double eps = penetration(ob, p.r, p.radius, n, surf);
+            if (!(eps > 0)) continue;
+            for (int i = 0; i < 3; i++) off[i] = -p.radius * n[i];
+            rolling_velocity_at(&p, eta, off, v);
+            for (int i = 0; i < 3; i++) v[i] -= vel[o][i];
+            const int fric = ob->friction.on;
+            if (!wall_force(ob, p.t, n, eps, v, fric, F)) continue;
+            if (!have) {
+                point_jacobians(m, st, &p, Jl, Ja);
+                have = 1;
+            }
+            /* the slip's Jacobian as rolling_velocity_at forms it: R J_lin + (t x off) t^T R J_ang */
+            double tx[3];
+            vec3_cross(p.t, off, tx);
+            for (int j = 0; j < nx; j++) {
+                const double sp_ = p.t[0] * Ja[j] + p.t[1] * Ja[nx + j] + p.t[2] * Ja[2 * nx + j];
+                for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * sp_;
+            }
+            /* dF/dv by forward differences of the point's law (a 3x3, cheap), at a step well
+             * inside the friction's linear creep range */
+            const double h = fric ? 1e-3 * ob->friction.threshold_velocity : 1e-6;
+            double dFv[9], dFx[9];
+            for (int a = 0; a < 3; a++) {
+                double vp[3] = {v[0], v[1], v[2]}, Fp[3] = {0, 0, 0};
+                vp[a] += h;
+                wall_force(ob, p.t, n, eps, vp, fric, Fp);
+                for (int i = 0; i < 3; i++) dFv[3 * i + a] = (Fp[i] - F[i]) / h;
+            }
+            /* dF/dx: the penetration falls along n, and F (normal and friction alike) is
+             * proportional to the normal force k eps - gamma v_n */
+            const double fn = vec3_dot(F, n); /* friction lies in the surface */
+            for (int i = 0; i < 3; i++)
+                for (int a = 0; a < 3; a++) dFx[3 * i + a] = -ob->stiffness * F[i] / fn * n[a];
+            /* the generalized force is ds Jv^T F (the moment about the tangent is its
+             * rolling part), so dQ/dq_dot = ds Jv^T dF/dv Jv, dQ/dq ~ ds Jv^T dF/dx R J_lin
+             * (the frames' turning with q left out) */
+            add_sandwich(nx, wc * ds, Jv, dFv, Jv, Cc, ld);
+            add_sandwich(nx, wk * ds, Jv, dFx, Jl, Kc, ld);
+        }
+    }
+    if (!sp->self_contact) return;
+    /* self-contact: per pair F = (k_sc eps - gamma_sc v_n) n on i, -F on j, the centre lines'
+     * relative motion along n */
+    const int nc = m->ncontact;
+    cpoint *pts = st->contact_pts;
+    double Jd[3 * MODEL_MAX_XI], Jl2[3 * MODEL_MAX_XI];
+    for (int c = 0; c < nc; c++) point_at(m, st, q, c, &pts[c]);
+    for (int a = 0; a < nc; a++) {
+        const cpoint *pi = &pts[a];
+        for (int b = a + 1; b < nc; b++) {
+            const cpoint *pj = &pts[b];
+            const double sum = pi->radius + pj->radius;
+            if (fabs(m->s[pi->k] - m->s[pj->k]) <= 2 * sum) continue;
+            double d[3];
+            for (int i = 0; i < 3; i++) d[i] = pi->r[i] - pj->r[i];
+            if (fabs(d[0]) >= sum || fabs(d[1]) >= sum || fabs(d[2]) >= sum) continue;
+            const double dist = sqrt(vec3_dot(d, d));
+            const double eps = sum - dist;
+            if (!(eps > 0) || !(dist > 0)) continue;
+            double n[3], offi[3], offj[3], vi[3], vj[3];
+            for (int i = 0; i < 3; i++) {
+                n[i] = d[i] / dist;
+                offi[i] = -pi->radius * n[i];
+                offj[i] = pj->radius * n[i];
+            }
+            velocity_at(pi, eta, offi, vi);
+            velocity_at(pj, eta, offj, vj);
+            const double vn = vec3_dot(vi, n) - vec3_dot(vj, n);
+            if (!(sp->sc_stiffness * eps - sp->sc_damping * vn > 0)) continue;
+            point_jacobians(m, st, pi, Jd, Ja);
+            point_jacobians(m, st, pj, Jl2, Ja);
+            for (int i = 0; i < 3 * nx; i++) Jd[i] -= Jl2[i];
+            double Bk[9], Bc[9];
+            for (int i = 0; i < 3; i++)
+                for (int l = 0; l < 3; l++) {
+                    Bk[3 * i + l] = -sp->sc_stiffness * n[i] * n[l];
+                    Bc[3 * i + l] = -sp->sc_damping * n[i] * n[l];
+                }
+            const double ds2 = pi->w * pj->w;
+            add_sandwich(nx, wc * ds2, Jd, Bc, Jd, Cc, ld);
+            add_sandwich(nx, wk * ds2, Jd, Bk, Jd, Kc, ld);
+        }
+    }
 }

@@ -35,6 +35,18 @@ void contact_friction(const spec_friction *f, double fn, const double v_t[3],
 int contact_forces(const rod_model *m, rod_state *st, const double *q, const double *eta,
                    double t, double factor, double *Q, contact_report *rep, int maxrep, int *nrep);
 
+/* Adds the contacts' stiff derivatives at (t, q, eta), for the poses and Jacobians in st
+ * computed from q, times wk to Kc (dQ/dq) and times wc to Cc (dQ/dq_dot; Cc may be Kc), the
+ * strain and base block (n_xi x n_xi,
+ * column-major with leading dimension ld): per wall contact ds Jv^T (dF/dv) Jv and
+ * ds Jv^T (dF/dx) R J_lin with Jv the slip's Jacobian and dF/dv the point law's (friction
+ * included, by differences of the 3-vector law), per self-contact pair the normal law's
+ * through the two centre lines' relative motion. What q moves through the frames and the
+ * contact geometry is left out: an approximation for a Newton matrix, not a derivative to
+ * test against. Nothing without eta (statics). */
+void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
+                      double t, double wk, double *Kc, double wc, double *Cc, int ld);
+
 /* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
 size_t contact_point_size(void);
 
