@@ -1,21 +1,32 @@
 /* The integrator's failure paths that no spec reaches (issue 28, item 6): CVODE's setup
  * failing (its own allocations, in a shared library, are not wrapped with malloc's) and the
- * difference Jacobian's q_ddot evaluations failing. The linker wraps CVodeInit and
+ * Jacobians' q_ddot evaluations failing. The linker wraps CVodeInit, dyn_accel and
  * dyn_accel_same_q for this binary only (the Makefile's alloc_tests line), and each fails
  * when armed; otherwise they pass through. */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
 #include <cvode/cvode.h>
+#include <stdio.h>
 #include <string.h>
 
 int __real_CVodeInit(void *mem, CVRhsFn f, sunrealtype t0, N_Vector y0);
+int __real_dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                      double *qdd);
 int __real_dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                             double *qdd);
 
 static int fail_cvode_init;      /* CVodeInit answers CV_MEM_FAIL */
 static int fail_same_q;          /* the Jacobian's q_dot columns' evaluations fail */
 static long same_q_calls;        /* dyn_accel_same_q calls seen */
+static long accel_countdown = -1; /* dyn_accel calls left before one fails; -1: never */
+
+int __wrap_dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                     double *qdd)
+{
+    if (accel_countdown >= 0 && accel_countdown-- == 0) return -1;
+    return __real_dyn_accel(m, st, t, q, qd, qdd);
+}
 
 int __wrap_CVodeInit(void *mem, CVRhsFn f, sunrealtype t0, N_Vector y0)
 {
@@ -72,4 +83,40 @@ Test(solver_faults, a_failed_jacobian_evaluation_stops_the_advance_with_cvodes_f
     cr_log_info("a failed Jacobian: %s", rod_state_error(st));
     rod_state_free(st);
     rod_model_free(m);
+}
+
+/* The k-th q_ddot evaluation of the first 0.01 s failing, for k = 0, 1, ... until one is a
+ * Jacobian's own first evaluation (CVODE then reports the linear solver's setup failing, not
+ * the right-hand side): the difference Jacobian's and the elastic one's. */
+static void a_jacobians_first_evaluation_failing(const char *solver)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "{" ROD ", \"solver\": {\"jacobian\": \"%s\"}}", solver);
+    rod_model *m = tu_model(json);
+    int found = 0;
+    for (long k = 0; k < 50 && !found; k++) {
+        rod_state *st = new_state(m);
+        cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+        accel_countdown = k;
+        const int rc = rod_dynamics_advance(m, st, 0.01);
+        accel_countdown = -1;
+        cr_assert_eq(rc, ROD_ESOLVER, "%s: evaluation %ld failing: %d %s", solver, k, rc, rod_state_error(st));
+        if (strstr(rod_state_error(st), "CV_LSETUP_FAIL")) {
+            cr_log_info("%s Jacobian: evaluation %ld failing: %s", solver, k, rod_state_error(st));
+            found = 1;
+        }
+        rod_state_free(st);
+    }
+    cr_assert(found, "%s: a Jacobian's evaluation failed within the first 50", solver);
+    rod_model_free(m);
+}
+
+Test(solver_faults, the_difference_jacobians_first_evaluation_failing_stops_the_advance)
+{
+    a_jacobians_first_evaluation_failing("difference");
+}
+
+Test(solver_faults, the_elastic_jacobians_evaluation_failing_stops_the_advance)
+{
+    a_jacobians_first_evaluation_failing("elastic");
 }
