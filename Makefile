@@ -63,7 +63,7 @@ RUN_EXAMPLE ?= octopus-reaching
 RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run install test test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install coverage test test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind soak \
         fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -132,11 +132,12 @@ $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/libro
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 # The engine's allocation-failure paths: malloc, calloc and realloc of rodd's own code fail on
-# demand (the linker wraps them for this binary only).
+# demand (the linker wraps them for this binary only); so do CVodeInit, dyn_accel and dyn_accel_same_q
+# (tests/alloc/test_solver_faults.c: CVODE's setup and the difference Jacobian failing).
 ALLOC_SRC = $(wildcard tests/alloc/*.c)
 ALLOC_OBJ = $(ALLOC_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/tests/alloc_tests: $(ALLOC_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=CVodeInit,--wrap=dyn_accel,--wrap=dyn_accel_same_q -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 # The daemon with the octopus reaching example running (unless the state directory already
 # holds sessions); open the URL it prints. The viewer is built first when npm can.
@@ -274,6 +275,23 @@ asan:
 	$(MAKE) -j2 BUILD=build-asan SAN=1 build-asan/rodd build-asan/tests/unit_tests build-asan/tests/alloc_tests build-asan/tests/validation_tests
 	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 test-unit test-cli test-integration
 	bash tests/run_split.sh build-asan/tests/validation_tests '$(SANITIZER_SKIP)'
+
+# Line coverage (gcov) of core/ and server/: everything built with --coverage into build-cov/,
+# then the unit and allocation tests, the validation suite without the sanitizers' long runs
+# (SANITIZER_SKIP), the CLI and the integration tests; tests/coverage.py prints each file's
+# lines run and the totals per folder. COVERAGE_TESTS=core stops after the validation suite.
+COVERAGE_TESTS ?= all
+coverage:
+	rm -f $$(find build-cov -name '*.gcda' 2>/dev/null)
+	$(MAKE) -j2 BUILD=build-cov OPT='-O0 -g --coverage' CORE_OPT='-O0 -g --coverage' LDFLAGS=--coverage \
+	  build-cov/rodd build-cov/rodd-full build-cov/tests/unit_tests build-cov/tests/alloc_tests build-cov/tests/validation_tests
+	build-cov/tests/unit_tests --jobs 2 >/dev/null
+	build-cov/tests/alloc_tests --jobs 2 >/dev/null
+	bash tests/run_split.sh build-cov/tests/validation_tests '$(SANITIZER_SKIP)' >/dev/null
+	if [ "$(COVERAGE_TESTS)" = all ]; then for t in run export mcap front; do \
+	  RODD=build-cov/rodd bash tests/cli/$$t.sh >/dev/null || exit 1; done; \
+	  RODD=build-cov/rodd bash tests/integration/run.sh >/dev/null; fi
+	python3 tests/coverage.py build-cov
 
 # two Criterion workers, each test in its own valgrind'ed child with its own log (the runner
 # under valgrind reports nothing with two, unlike under LeakSanitizer). The unit suites of pure

@@ -192,6 +192,47 @@ int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *
     return accel(m, st, t, q, qd, qdd, 1);
 }
 
+void dyn_pose(const rod_model *m, rod_state *st, double t, const double *q, int moving)
+{
+    kin_forward(m, q, st->g, st->J);
+    if (moving) base_apply(m, st->ev, t, st->g, m->ns, NULL, NULL);
+    base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
+}
+
+#define PROJ_TOL 1e-13
+#define PROJ_MAX_ITERS 12
+
+int dyn_project(const rod_model *m, rod_state *st, double t, double *q, double *qd)
+{
+    if (!constraints_nmult(m)) return 0;
+    double err = INFINITY;
+    for (int it = 0;; it++) {
+        dyn_pose(m, st, t, q, 1);
+        if (constraints_linearize(m, st, t, q, &err) != 0) return -1;
+        if (it == PROJ_MAX_ITERS) break;
+        /* Newton in the metric of M. Even below the tolerance one step is taken (it leaves
+         * err^2, below rounding, and needs no new evaluation): the projection must be a smooth
+         * function of the state. Left out there, a state just above the tolerance moves by the
+         * whole correction and one just below by nothing, a jump that, in coordinates of small
+         * mass, exceeds a tight atol (1e-11 against 1e-12 in test_free_base's pinned pendulum)
+         * and which no smaller step can shrink: CVODE's error test then failed until its step
+         * underflowed. */
+        constraints_newton_q(m, st, q);
+        if (err <= PROJ_TOL) break;
+    }
+    if (!(err <= 1e3 * PROJ_TOL)) {
+        state_set_error(st, "the constraints cannot be met at t = %g (violation %.3g after %d "
+                        "projections)", t, err, PROJ_MAX_ITERS);
+        return -1;
+    }
+    /* velocities: remove the part that moves off c_dot = 0 (A is at the projected q) */
+    kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
+    base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
+    constraints_newton_qd(m, st, t, q, qd);
+    return 0;
+}
+
 int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *total)
 {
     const int n = m->n, nx = m->n_xi, nr = m->n_rho;

@@ -20,6 +20,14 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                      double *qdd);
 
+/* The kinematics at (t, q) for the constraints' rows: st->g and J, with the moving base's
+ * motion at t applied (moving != 0) and a free base's pose. */
+void dyn_pose(const rod_model *m, rod_state *st, double t, const double *q, int moving);
+
+/* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
+ * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
+int dyn_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+
 /* The generalized forces at the state's (t, q, q_dot) by kind (qfrc.h's QFRC_*): out gets
  * QFRC_KINDS vectors of n, kind after kind; total (n) gets M q_ddot, which they sum to (the
  * xi rows with M_xi, the rho rows with M_rho). Uses the state's scratch; 0, or -1 with the

@@ -165,7 +165,7 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
     double *c = N_VGetArrayPointer(corr);
     memcpy(c, y, (size_t)2 * n * sizeof *c);
     if (interrupted(st)) return -1;
-    if (constraints_project(st->m, st, t, c, c + n) != 0) return 1; /* recoverable: a smaller step */
+    if (dyn_project(st->m, st, t, c, c + n) != 0) return 1; /* recoverable: a smaller step */
     for (int i = 0; i < 2 * n; i++) c[i] -= y[i];
     return 0;
 }
@@ -186,7 +186,7 @@ static int make_consistent(const rod_model *m, rod_state *st)
     if (!constraints_nmult(m)) return ROD_OK;
     /* the projection's metric is M: evaluate it at the state first */
     if (dyn_accel(m, st, st->t, st->q, st->qd, st->vec_n) != 0 ||
-        constraints_project(m, st, st->t, st->q, st->qd) != 0) {
+        dyn_project(m, st, st->t, st->q, st->qd) != 0) {
         char prev[sizeof st->err];
         snprintf(prev, sizeof prev, "%s", st->err);
         /* a static start helps a target away from the rest shape, not rows that depend on
@@ -322,7 +322,7 @@ static int dyn_restart(const rod_model *m, rod_state *st)
 static void record_constraints(const rod_model *m, rod_state *st)
 {
     if (!m->con) return;
-    if (constraints_nmult(m) && constraints_project(m, st, st->t, st->q, st->qd) != 0) st->err[0] = '\0';
+    if (constraints_nmult(m) && dyn_project(m, st, st->t, st->q, st->qd) != 0) st->err[0] = '\0';
     if (dyn_accel(m, st, st->t, st->q, st->qd, st->vec_n) != 0) return;
     constraints_record(m, st, NULL);
 }

@@ -5,6 +5,7 @@
 #include "bodies.h"
 #include "constraints.h"
 #include "dense.h"
+#include "dynamics.h"
 #include "qfrc.h"
 #include "kinematics.h"
 #include "state.h"
@@ -279,7 +280,9 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     const int n = m->n, N = n + constraints_nmult(m);
     memset(res, 0, sizeof *res);
     st->err[0] = '\0';
+    if (m->con && base_free(m)) dyn_pose(m, st, st->t, st->q, 0); /* the rows at q: a free base's pose */
     if (constraints_check_base(m, st, st->q) != 0) return ROD_EINVAL; /* free base: held? */
+    if (constraints_nmult(m)) dyn_pose(m, st, st->t, st->q, 1);
     const int rank = constraints_check_rank(m, st, st->q);
     if (rank != 0) return rank == ROD_ENOMEM ? ROD_ENOMEM : ROD_EINVAL;
     SUNContext ctx = NULL;
@@ -353,6 +356,7 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
     memcpy(st->q, q, (size_t)n * sizeof *q);
     memset(st->qd, 0, (size_t)n * sizeof *st->qd);
     st->t = t;
+    if (m->con) dyn_pose(m, st, st->t, st->q, 1);
     constraints_record(m, st, q + n);
     free(buf);
     SUNContext_Free(&ctx);

@@ -4,9 +4,7 @@
 #include "constraints_layout.h"
 #include "vec3.h"
 
-#include "base.h"
 #include "dense.h"
-#include "kinematics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -376,9 +374,6 @@ static void dependence_error(const rod_model *m, rod_state *st, const double *G,
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
 {
     if (!m->con || !m->con->nmult) return 0;
-    kin_forward(m, q, st->g, st->J);
-    base_apply(m, st->ev, st->t, st->g, m->ns, NULL, NULL);
-    base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
     eval_rows(m, st, q, NULL, st->t, 1.0);
     const int n = m->n;
     for (int r = 0; r < m->con->nrows; r++) {
@@ -420,11 +415,9 @@ int constraints_check_rank(const rod_model *m, rod_state *st, const double *q)
 
 int constraints_check_base(const rod_model *m, rod_state *st, const double *q)
 {
-    if (!base_free(m)) return 0;
+    if (m->base_col < 0) return 0; /* the base is not free */
     int rank = 0;
     if (m->con) {
-        kin_forward(m, q, st->g, st->J);
-        base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
         eval_rows(m, st, q, NULL, st->t, 1.0);
         /* the rows' base columns (rotations per L, so both halves are in metres or radians),
          * orthogonalized one by one: the rigid motions they hold */
@@ -631,48 +624,31 @@ static double mult_violation(const rod_model *m, const rod_state *st)
     return e;
 }
 
-#define PROJ_TOL 1e-13
-#define PROJ_MAX_ITERS 12
-
-int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd)
+int constraints_linearize(const rod_model *m, rod_state *st, double t, const double *q, double *err)
 {
-    if (!m->con || !m->con->nmult) return 0;
+    eval_rows(m, st, q, NULL, t, 1.0);
+    *err = mult_violation(m, st);
+    return factor_saddle(m, st, t) != 0 ? -1 : 0;
+}
+
+void constraints_newton_q(const rod_model *m, rod_state *st, double *q)
+{
     const struct con_layout *L = m->con;
     struct con_work *w = st->con;
     const int n = m->n, nm = L->nmult;
-    double err = INFINITY;
-    for (int it = 0;; it++) {
-        kin_forward(m, q, st->g, st->J);
-        base_apply(m, st->ev, t, st->g, m->ns, NULL, NULL);
-        base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
-        eval_rows(m, st, q, NULL, t, 1.0);
-        err = mult_violation(m, st);
-        if (factor_saddle(m, st, t) != 0) return -1;
-        if (it == PROJ_MAX_ITERS) break;
-        /* Newton in the metric of M. Even below the tolerance one step is taken (it leaves
-         * err^2, below rounding, and needs no new evaluation): the projection must be a smooth
-         * function of the state. Left out there, a state just above the tolerance moves by the
-         * whole correction and one just below by nothing, a jump that, in coordinates of small
-         * mass, exceeds a tight atol (1e-11 against 1e-12 in test_free_base's pinned pendulum)
-         * and which no smaller step can shrink: CVODE's error test then failed until its step
-         * underflowed. */
-        for (int a = 0; a < nm; a++) w->mu[a] = w->c[L->mult_row[a]];
-        dense_cholesky_solve(w->S, nm, w->mu);
-        for (int a = 0; a < nm; a++) {
-            const double *Ba = w->B + (size_t)a * n;
-            for (int j = 0; j < n; j++) q[j] -= Ba[j] * w->mu[a];
-        }
-        if (err <= PROJ_TOL) break;
+    for (int a = 0; a < nm; a++) w->mu[a] = w->c[L->mult_row[a]];
+    dense_cholesky_solve(w->S, nm, w->mu);
+    for (int a = 0; a < nm; a++) {
+        const double *Ba = w->B + (size_t)a * n;
+        for (int j = 0; j < n; j++) q[j] -= Ba[j] * w->mu[a];
     }
-    if (!(err <= 1e3 * PROJ_TOL)) {
-        state_set_error(st, "the constraints cannot be met at t = %g (violation %.3g after %d "
-                        "projections)", t, err, PROJ_MAX_ITERS);
-        return -1;
-    }
-    /* velocities: remove the part that moves off c_dot = 0 (A is at the projected q) */
-    kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
-    base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
-    base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
+}
+
+void constraints_newton_qd(const rod_model *m, rod_state *st, double t, const double *q, double *qd)
+{
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
     eval_rows(m, st, q, qd, t, 1.0);
     for (int a = 0; a < nm; a++) w->mu[a] = w->cd[L->mult_row[a]];
     dense_cholesky_solve(w->S, nm, w->mu);
@@ -680,7 +656,6 @@ int constraints_project(const rod_model *m, rod_state *st, double t, double *q, 
         const double *Ba = w->B + (size_t)a * n;
         for (int j = 0; j < n; j++) qd[j] -= Ba[j] * w->mu[a];
     }
-    return 0;
 }
 
 void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
@@ -689,9 +664,6 @@ void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
     struct con_work *w = st->con;
     const struct con_layout *L = m->con;
     if (lambda) {
-        kin_forward(m, st->q, st->g, st->J);
-        base_apply(m, st->ev, st->t, st->g, m->ns, NULL, NULL);
-        base_free_apply(m, st->q, NULL, st->g, st->J, m->ns, NULL, NULL);
         eval_rows(m, st, st->q, NULL, st->t, 1.0);
         double *dummy = st->vec_n;
         memset(dummy, 0, (size_t)m->n * sizeof *dummy);

@@ -32,12 +32,13 @@ double constraints_row_scale(const rod_model *m, int r);
  * since a held rotation reads its angle through a rotation matrix, modulo 2 pi. */
 double constraints_max_turn(const rod_model *m, rod_state *st, double t);
 /* Statics: multiplier rows that vanish (a component the strains in use cannot move) or nearly
- * depend on each other at q; 0, -1 with the state's error naming the constraints, or
- * ROD_ENOMEM. */
+ * depend on each other at q (st->g and J at q, the base applied at st->t, from the caller:
+ * dyn_pose); 0, -1 with the state's error naming the constraints, or ROD_ENOMEM. */
 int constraints_check_rank(const rod_model *m, rod_state *st, const double *q);
 /* Statics with a free base: 0 when the constraints' rows hold all six rigid motions of the rod
  * at q (relative poses hold none: they move with the rod), else -1 with the state's error
- * saying how many they hold. 0 unless the base is free. */
+ * saying how many they hold. 0 unless the base is free. st->g and J at q from the caller (only
+ * the free base's pose applied: dyn_pose with moving 0). */
 int constraints_check_base(const rod_model *m, rod_state *st, const double *q);
 
 /* Dynamics (the end of dyn_accel): with st->g, J, eta, bias at (q, q_dot) and st->Mxi the
@@ -58,12 +59,21 @@ void constraints_project_column(const rod_model *m, rod_state *st, double *v);
 /* Whether the state's last constraint error was multiplier rows that (nearly) depend on each
  * other (no start or step changes that). */
 int constraints_dependent(const rod_state *st);
-/* Projects (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0 at t in place (Newton in
- * the metric of M, whose factor must be in st->Mxi). 0, or -1 with the state's error set. */
-int constraints_project(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+/* The projection of (q, q_dot) onto the multiplier rows' c = 0 and c_dot = 0, Newton in the
+ * metric of M (whose factor must be in st->Mxi); the solve layer's dyn_project orders the steps
+ * and evaluates the kinematics between them. constraints_linearize: with st->g and J at q,
+ * evaluates the rows at (t, q), puts their largest violation (scaled as statics scales it) in
+ * *err and factors S; 0, or -1 with the state's error set. constraints_newton_q: q -= the
+ * Newton correction of the last constraints_linearize. constraints_newton_qd: with st->g, J,
+ * eta and bias at (q, q_dot), q_dot -= its part that moves off c_dot = 0 (S from the last
+ * constraints_linearize, at this q). */
+int constraints_linearize(const rod_model *m, rod_state *st, double t, const double *q, double *err);
+void constraints_newton_q(const rod_model *m, rod_state *st, double *q);
+void constraints_newton_qd(const rod_model *m, rod_state *st, double t, const double *q, double *qd);
 /* Records the reactions and violations at the state's (t, q, q_dot) for frames: after a
  * statics solve, from its multipliers lambda; in dynamics (lambda NULL), what the last
- * evaluation of the accelerations left in the rows (the caller evaluates them first). */
+ * evaluation of the accelerations left in the rows (the caller evaluates them first; with
+ * lambda, st->g and J at st->q and st->t from the caller: dyn_pose). */
 void constraints_record(const rod_model *m, rod_state *st, const double *lambda);
 
 /* Frames: the recorded values of constraint i. */

@@ -102,7 +102,7 @@ static int admit(http_server *h, struct MHD_Connection *conn, upload *up, http_r
     unsigned long long length = 0;
     if (http_admit(h->d, mhd_lookup, conn, &up->role, &length, rs) != 0) return -1;
     if (length && http_guard_reserve_body(h->guard, (size_t)length) != 0) {
-        reply_problem(rs, PROBLEM_BUSY, "Too many request bodies in flight", "try again shortly", NULL);
+        reply_problem(rs, PROBLEM_BUSY, "too many request bodies in flight", "try again shortly", NULL);
         snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         return -1;
     }
@@ -133,7 +133,7 @@ static enum MHD_Result stream_upgrade(http_server *h, struct MHD_Connection *con
     up->answered = 1; /* whatever follows the request is the stream's, never a body */
     if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length") ||
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")) {
-        reply_problem(&rs, PROBLEM_INVALID_QUERY, "A stream request has no body", NULL, NULL);
+        reply_problem(&rs, PROBLEM_INVALID_QUERY, "a stream request has no body", NULL, NULL);
         return send_response(conn, method, url, &rs);
     }
     if (!bridge_handshake(h->bridge, conn, up->target, &up->upgraded, &r, &up->bridged, &rs))
@@ -182,7 +182,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         http_guard_headers_done(h->guard, conn);
         if (host_headers(conn) > 1) { /* RFC 9112 3.2 */
             http_response rs = {0};
-            reply_problem(&rs, PROBLEM_INVALID_QUERY, "More than one Host header",
+            reply_problem(&rs, PROBLEM_INVALID_QUERY, "more than one Host header",
                           "a request names its host once", NULL);
             up->answered = 1;
             return send_response(conn, method, url, &rs);
@@ -241,12 +241,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     if (up->too_big) {
         char detail[96];
         snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", d->cfg.max_body);
-        reply_problem(&rs, PROBLEM_BODY_TOO_LARGE, "Request body too large", detail, NULL);
+        reply_problem(&rs, PROBLEM_BODY_TOO_LARGE, NULL, detail, NULL);
     } else if (up->too_busy) {
-        reply_problem(&rs, PROBLEM_BUSY, "Too many request bodies in flight", "try again shortly", NULL);
+        reply_problem(&rs, PROBLEM_BUSY, "too many request bodies in flight", "try again shortly", NULL);
         snprintf(rs.retry_after, sizeof rs.retry_after, "1");
     } else if (!atomic_load(&d->ready) && http_is_write(method) && strncmp(rq.path, "/v1/", 4) == 0) {
-        reply_problem(&rs, PROBLEM_NOT_READY, "Not ready", "the daemon is starting or draining", NULL);
+        reply_problem(&rs, PROBLEM_NOT_READY, NULL, "the daemon is starting or draining", NULL);
         snprintf(rs.retry_after, sizeof rs.retry_after, "1");
     } else {
         http_route(&rq, &rs);

@@ -51,12 +51,14 @@ typedef struct {
 
 void reply_json(http_response *rs, int status, struct cJSON *o);  /* takes o */
 void reply_text(http_response *rs, int status, const char *ctype, const char *text);
-/* application/problem+json of a kind of problem_types.c's table, which gives its status and
- * type (the URI reference /problems/SLUG, which problems.c serves); title NULL: the type's. */
-void reply_problem(http_response *rs, problem_kind kind, const char *title, const char *detail,
+/* application/problem+json of a kind of problem_types.c's table, which gives its status, title
+ * (the same for every answer of the kind, RFC 9457 3.1.3) and type (the URI reference
+ * /problems/SLUG, which problems.c serves). The detail is "WHAT: DETAIL", or whichever of the
+ * two is not NULL (what says what this answer is about, detail the particulars). */
+void reply_problem(http_response *rs, problem_kind kind, const char *what, const char *detail,
                    struct cJSON *errors);
 /* The same with the status another server answered (the stream server's refusal, passed on). */
-void reply_problem_relayed(http_response *rs, int status, problem_kind kind, const char *title,
+void reply_problem_relayed(http_response *rs, int status, problem_kind kind, const char *what,
                            const char *detail, struct cJSON *errors);
 /* 405 with the Allow header. */
 void reply_not_allowed(http_response *rs, const char *allow);

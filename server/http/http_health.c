@@ -15,9 +15,9 @@ void h_livez(http_request *rq, http_response *rs)
 void h_readyz(http_request *rq, http_response *rs)
 {
     if (!atomic_load(&rq->d->ready))
-        reply_problem(rs, PROBLEM_NOT_READY, "Not ready", "starting or draining", NULL);
+        reply_problem(rs, PROBLEM_NOT_READY, NULL, "starting or draining", NULL);
     else if (pool_count(rq->d->pool) >= pool_capacity(rq->d->pool))
-        reply_problem(rs, PROBLEM_NOT_READY, "Not ready", "the session pool is full", NULL);
+        reply_problem(rs, PROBLEM_NOT_READY, NULL, "the session pool is full", NULL);
     else
         reply_text(rs, 200, "text/plain; charset=utf-8", "ready\n");
 }
@@ -28,7 +28,7 @@ void h_metrics(http_request *rq, http_response *rs)
     pool_census(rq->d->pool, &census);
     char *text = metrics_render(&census);
     if (text) reply_text(rs, 200, "text/plain; version=0.0.4", text);
-    else reply_problem(rs, PROBLEM_INTERNAL, "Out of memory", NULL, NULL);
+    else reply_problem(rs, PROBLEM_INTERNAL, "out of memory", NULL, NULL);
     free(text);
 }
 

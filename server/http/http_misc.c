@@ -47,7 +47,7 @@ void h_solve(http_request *rq, http_response *rs)
         }
     }
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The request is invalid", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, NULL, NULL, errors);
         cJSON_Delete(b);
         return;
     }
@@ -68,20 +68,20 @@ void h_solve(http_request *rq, http_response *rs)
             cJSON_AddStringToObject(x, "message", iss.items[i].message);
             cJSON_AddItemToArray(e, x);
         }
-        reply_problem(rs, PROBLEM_INVALID_SPEC, "The spec is invalid", NULL, e);
+        reply_problem(rs, PROBLEM_INVALID_SPEC, NULL, NULL, e);
         rod_issues_free(&iss);
         return;
     }
     rod_issues_free(&iss);
     if (rod_model_ndof(m) > rq->d->cfg.max_dof) {
-        reply_problem(rs, PROBLEM_INVALID_SPEC, "The model is too large", "more coordinates than the daemon allows", NULL);
+        reply_problem(rs, PROBLEM_INVALID_SPEC, "the model is too large", "more coordinates than the daemon allows", NULL);
         rod_model_free(m);
         return;
     }
     char err[256];
     rod_state *st = rod_state_create(m, err, sizeof err);
     if (!st) {
-        reply_problem(rs, PROBLEM_INTERNAL, "Could not create a state", err, NULL);
+        reply_problem(rs, PROBLEM_INTERNAL, "could not create a state", err, NULL);
         rod_model_free(m);
         return;
     }
@@ -110,7 +110,7 @@ void h_examples(http_request *rq, http_response *rs, const char *name)
     if (name && *name) {
         char *text = read_example(rq->d, name);
         if (!text) {
-            reply_problem(rs, PROBLEM_NOT_FOUND, "No such example", name, NULL);
+            reply_problem(rs, PROBLEM_NOT_FOUND, "no such example", name, NULL);
             return;
         }
         reply_text(rs, 200, "application/json", text);
@@ -153,7 +153,7 @@ void h_stream_ticket(http_request *rq, http_response *rs)
             cJSON_AddStringToObject(x, "path", pth);
             cJSON_AddStringToObject(x, "message", "unknown key");
             cJSON_AddItemToArray(e, x);
-            reply_problem(rs, PROBLEM_INVALID_REQUEST, "The request is invalid", NULL, e);
+            reply_problem(rs, PROBLEM_INVALID_REQUEST, NULL, NULL, e);
             cJSON_Delete(b);
             return;
         }
@@ -167,7 +167,7 @@ void h_stream_ticket(http_request *rq, http_response *rs)
     if (*id) {
         session *s = pool_find(rq->d->pool, id);
         if (!s) {
-            reply_problem(rs, PROBLEM_NOT_FOUND, "No such session", id, NULL);
+            reply_problem(rs, PROBLEM_NOT_FOUND, "no such session", id, NULL);
             cJSON_Delete(b);
             return;
         }
@@ -176,7 +176,7 @@ void h_stream_ticket(http_request *rq, http_response *rs)
     char t[80];
     const int owner = auth_token_owner(rq->d->auth, req_header(rq, "Authorization"));
     if (auth_issue_ticket(rq->d->auth, id, rq->role, rq->d->cfg.ticket_ttl, owner, t, sizeof t) != 0) {
-        reply_problem(rs, PROBLEM_INTERNAL, "Could not make a ticket", NULL, NULL);
+        reply_problem(rs, PROBLEM_INTERNAL, "could not make a ticket", NULL, NULL);
         cJSON_Delete(b);
         return;
     }
@@ -213,7 +213,7 @@ void h_static(http_request *rq, http_response *rs)
     char path[2200];
     const char *p = rq->path;
     if (strstr(p, "..") || strchr(p, '\\')) {
-        reply_problem(rs, PROBLEM_NOT_FOUND, "No such file", NULL, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "no such file", NULL, NULL);
         return;
     }
     if (strcmp(p, "/openapi.yaml") == 0 || strcmp(p, "/spec.schema.json") == 0) {
@@ -231,13 +231,13 @@ void h_static(http_request *rq, http_response *rs)
                        "(<code>make web</code>); the API is at <a href=\"/v1/sessions\">/v1/sessions</a>.</p>");
             return;
         }
-        reply_problem(rs, PROBLEM_NOT_FOUND, "No such file", p, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "no such file", p, NULL);
         return;
     }
     /* a per-request copy of the path: h_static runs on several threads */
     char *copy = strdup(path);
     if (!copy) {
-        reply_problem(rs, PROBLEM_INTERNAL, "Out of memory", NULL, NULL);
+        reply_problem(rs, PROBLEM_INTERNAL, "out of memory", NULL, NULL);
         return;
     }
     rs->status = 200;

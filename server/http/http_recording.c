@@ -72,7 +72,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
     char why[256];
     int w = wanted_format(rq, &fmt, why, sizeof why);
     if (w == -2) {
-        reply_problem(rs, PROBLEM_NOT_ACCEPTABLE, "No such representation", why, NULL);
+        reply_problem(rs, PROBLEM_NOT_ACCEPTABLE, "no such representation", why, NULL);
         return;
     }
     double from = -INFINITY, to = INFINITY;
@@ -86,7 +86,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
     time_param(rq, "from", &from, errors);
     time_param(rq, "to", &to, errors);
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_QUERY, "Bad query", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_QUERY, "bad query", NULL, errors);
         return;
     }
     cJSON_Delete(errors);
@@ -98,7 +98,7 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
     int fd = mkstemp(path);
     if (fd < 0) {
         snprintf(why, sizeof why, "cannot create a file for the export: %s", strerror(errno));
-        reply_problem(rs, PROBLEM_INTERNAL, "The export failed", why, NULL);
+        reply_problem(rs, PROBLEM_INTERNAL, "the export failed", why, NULL);
         return;
     }
     close(fd);
@@ -108,9 +108,9 @@ static void download(http_request *rq, http_response *rs, session *s, recording 
         unlink(path);
         const int retry = strstr(err, "ask again") != NULL, full = strstr(err, strerror(ENOSPC)) != NULL;
         if (full) /* the temporary file met a full disk: nothing wrong with the recording */
-            reply_problem(rs, PROBLEM_INSUFFICIENT_STORAGE, "The export failed", err, NULL);
+            reply_problem(rs, PROBLEM_INSUFFICIENT_STORAGE, "the export failed", err, NULL);
         else
-            reply_problem(rs, retry ? PROBLEM_NOT_READY : PROBLEM_INTERNAL, "The export failed", err, NULL);
+            reply_problem(rs, retry ? PROBLEM_NOT_READY : PROBLEM_INTERNAL, "the export failed", err, NULL);
         if (retry) snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         return;
     }
@@ -133,13 +133,13 @@ static void change(http_request *rq, http_response *rs, session *s, recording *r
     recording_opts_parse(body, "", session_points(s), recording_shape(r), &o, errors);
     cJSON_Delete(body);
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The recording options are invalid", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the recording options are invalid", NULL, errors);
         return;
     }
     cJSON_Delete(errors);
     char err[512];
     if (recording_configure(r, &o, err, sizeof err) != 0) {
-        reply_problem(rs, PROBLEM_INTERNAL, "The recording could not start afresh", err, NULL);
+        reply_problem(rs, PROBLEM_INTERNAL, "the recording could not start afresh", err, NULL);
         return;
     }
     daemon_checkpoint_session(rq->d, s); /* the options outlive a restart */
@@ -150,7 +150,7 @@ void h_recording(http_request *rq, http_response *rs, session *s)
 {
     recording *r = session_recording(s);
     if (!r) {
-        reply_problem(rs, PROBLEM_NOT_FOUND, "This session has no recording", NULL, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "this session has no recording", NULL, NULL);
         return;
     }
     if (strcmp(rq->method, "PATCH") == 0) change(rq, rs, s, r);

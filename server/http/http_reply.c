@@ -30,34 +30,46 @@ void reply_text(http_response *rs, int status, const char *ctype, const char *te
     rs->len = rs->body ? strlen(rs->body) : 0;
 }
 
-void reply_problem_relayed(http_response *rs, int status, problem_kind kind, const char *title,
+void reply_problem_relayed(http_response *rs, int status, problem_kind kind, const char *what,
                            const char *detail, cJSON *errors)
 {
     const problem_type *p = problem_type_of(kind);
-    if (!title) title = p->title;
     cJSON *o = cJSON_CreateObject();
     char t[160];
     /* a URI reference resolved against the request's URL (RFC 9457 3.1.1): the daemon serves it */
     snprintf(t, sizeof t, "/problems/%s", p->slug);
     cJSON_AddStringToObject(o, "type", t);
-    cJSON_AddStringToObject(o, "title", title);
+    /* one title per type (RFC 9457 3.1.3); what this occurrence is about goes to the detail */
+    cJSON_AddStringToObject(o, "title", p->title);
     cJSON_AddNumberToObject(o, "status", status);
-    if (detail) cJSON_AddStringToObject(o, "detail", detail);
+    if (what && detail) {
+        const size_t n = strlen(what) + strlen(detail) + 3;
+        char *d = malloc(n);
+        if (d) {
+            snprintf(d, n, "%s: %s", what, detail);
+            cJSON_AddStringToObject(o, "detail", d);
+            free(d);
+        } else {
+            cJSON_AddStringToObject(o, "detail", detail);
+        }
+    } else if (what || detail) {
+        cJSON_AddStringToObject(o, "detail", what ? what : detail);
+    }
     if (errors) cJSON_AddItemToObject(o, "errors", errors);
     reply_json(rs, status, o);
     rs->content_type = "application/problem+json";
 }
 
-void reply_problem(http_response *rs, problem_kind kind, const char *title, const char *detail, cJSON *errors)
+void reply_problem(http_response *rs, problem_kind kind, const char *what, const char *detail, cJSON *errors)
 {
-    reply_problem_relayed(rs, problem_type_of(kind)->status, kind, title, detail, errors);
+    reply_problem_relayed(rs, problem_type_of(kind)->status, kind, what, detail, errors);
 }
 
 void reply_not_allowed(http_response *rs, const char *allow)
 {
     char detail[96];
     snprintf(detail, sizeof detail, "this resource takes %s", allow);
-    reply_problem(rs, PROBLEM_METHOD_NOT_ALLOWED, "Method not allowed", detail, NULL);
+    reply_problem(rs, PROBLEM_METHOD_NOT_ALLOWED, NULL, detail, NULL);
     snprintf(rs->allow, sizeof rs->allow, "%s", allow);
 }
 
@@ -74,7 +86,7 @@ const char *req_query(http_request *rq, const char *name)
 cJSON *req_json(http_request *rq, http_response *rs)
 {
     if (!rq->len) {
-        reply_problem(rs, PROBLEM_MALFORMED_JSON, "The request body is empty", "expected a JSON object", NULL);
+        reply_problem(rs, PROBLEM_MALFORMED_JSON, "the request body is empty", "expected a JSON object", NULL);
         return NULL;
     }
     const char *end = NULL;
@@ -112,7 +124,7 @@ cJSON *req_json(http_request *rq, http_response *rs)
         cJSON_AddNumberToObject(e, "line", line);
         cJSON_AddNumberToObject(e, "column", col);
         cJSON_AddItemToArray(err, e);
-        reply_problem(rs, PROBLEM_MALFORMED_JSON, "The request body is not a JSON object", detail, err);
+        reply_problem(rs, PROBLEM_MALFORMED_JSON, "the request body is not a JSON object", detail, err);
         cJSON_Delete(o);
         return NULL;
     }
@@ -124,7 +136,7 @@ cJSON *req_json(http_request *rq, http_response *rs)
         cJSON_AddStringToObject(e, "path", where);
         cJSON_AddStringToObject(e, "message", "not valid UTF-8");
         cJSON_AddItemToArray(err, e);
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The request has text that is not UTF-8", where, err);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the request has text that is not UTF-8", where, err);
         cJSON_Delete(o);
         return NULL;
     }
@@ -135,10 +147,10 @@ int req_need(http_request *rq, http_response *rs, role r)
 {
     if (rq->role >= r) return 1;
     if (rq->role == ROLE_NONE)
-        reply_problem(rs, PROBLEM_UNAUTHORIZED, "A bearer token is required",
+        reply_problem(rs, PROBLEM_UNAUTHORIZED, "a bearer token is required",
                       "send Authorization: Bearer TOKEN", NULL);
     else
-        reply_problem(rs, PROBLEM_FORBIDDEN, "This token's role may not do that",
+        reply_problem(rs, PROBLEM_FORBIDDEN, "this token's role may not do that",
                       r == ROLE_OPERATOR ? "needs an operator token" : "needs a viewer token", NULL);
     return 0;
 }

@@ -33,7 +33,7 @@ void http_route(http_request *rq, http_response *rs)
         else r->handler(rq, rs);
         return;
     }
-    reply_problem(rs, PROBLEM_NOT_FOUND, "No such resource", rq->path, NULL); /* the table ends with "" */
+    reply_problem(rs, PROBLEM_NOT_FOUND, "no such resource", rq->path, NULL); /* the table ends with "" */
 }
 
 int http_is_write(const char *m)
@@ -48,12 +48,12 @@ int http_admit(daemon_ctx *d, http_lookup_fn lookup, void *ctx, role *who, unsig
     const char *host = lookup(ctx, HTTP_HEADER, "Host");
     const char *origin = lookup(ctx, HTTP_HEADER, "Origin");
     if (!host_allowed(cfg, host)) {
-        reply_problem(rs, PROBLEM_HOST_NOT_ALLOWED, "This daemon does not answer to that host name",
+        reply_problem(rs, PROBLEM_HOST_NOT_ALLOWED, "this daemon does not answer to that host name",
                       "the Host header names neither the listen address nor an allowed_hosts name", NULL);
         return -1;
     }
     if (!origin_allowed(cfg, origin, host)) {
-        reply_problem(rs, PROBLEM_ORIGIN_NOT_ALLOWED, "Requests from that page are not allowed",
+        reply_problem(rs, PROBLEM_ORIGIN_NOT_ALLOWED, "requests from that page are not allowed",
                       "the Origin is not this daemon's own host nor in allowed_origins", NULL);
         return -1;
     }
@@ -65,16 +65,16 @@ int http_admit(daemon_ctx *d, http_lookup_fn lookup, void *ctx, role *who, unsig
     if (*length > cfg->max_body) {
         char detail[96];
         snprintf(detail, sizeof detail, "the body is over the %zu bytes this daemon accepts", cfg->max_body);
-        reply_problem(rs, PROBLEM_BODY_TOO_LARGE, "Request body too large", detail, NULL);
+        reply_problem(rs, PROBLEM_BODY_TOO_LARGE, NULL, detail, NULL);
         return -1;
     }
     if (*who == ROLE_NONE) {
-        reply_problem(rs, PROBLEM_UNAUTHORIZED, "A bearer token is required", "send Authorization: Bearer TOKEN",
+        reply_problem(rs, PROBLEM_UNAUTHORIZED, "a bearer token is required", "send Authorization: Bearer TOKEN",
                       NULL);
         return -1;
     }
     if (!media_type_is_json(lookup(ctx, HTTP_HEADER, "Content-Type"))) {
-        reply_problem(rs, PROBLEM_UNSUPPORTED_MEDIA_TYPE, "Request bodies are JSON",
+        reply_problem(rs, PROBLEM_UNSUPPORTED_MEDIA_TYPE, "request bodies are JSON",
                       "send Content-Type: application/json", NULL);
         return -1;
     }

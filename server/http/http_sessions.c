@@ -45,7 +45,7 @@ static const char *idem_begin_or_reply(http_request *rq, http_response *rs)
                       "a key names one request: method, path and body", NULL);
         return "";
     default:
-        reply_problem(rs, PROBLEM_IDEMPOTENCY_IN_PROGRESS, "A request with this Idempotency-Key is in progress",
+        reply_problem(rs, PROBLEM_IDEMPOTENCY_IN_PROGRESS, "a request with this Idempotency-Key is in progress",
                       NULL, NULL);
         return "";
     }
@@ -187,7 +187,7 @@ static void create(http_request *rq, http_response *rs)
         recording_opts_parse(rec, "/recording", cr.points, NULL, &cr.recording, errors);
     }
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The request is invalid", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, NULL, NULL, errors);
         cJSON_Delete(body);
         return;
     }
@@ -202,7 +202,7 @@ static void create(http_request *rq, http_response *rs)
         if (!spec_text) {
             cJSON *e = cJSON_CreateArray();
             cJSON_AddItemToArray(e, issue("/example", "no example of this name (GET /v1/examples lists them)"));
-            reply_problem(rs, PROBLEM_INVALID_REQUEST, "No such example", example->valuestring, e);
+            reply_problem(rs, PROBLEM_INVALID_REQUEST, "no such example", example->valuestring, e);
             cJSON_Delete(body);
             return;
         }
@@ -223,14 +223,14 @@ static void create(http_request *rq, http_response *rs)
         break;
     }
     case 422:
-        reply_problem(rs, PROBLEM_INVALID_SPEC, "The spec is invalid", res.detail, res.errors);
+        reply_problem(rs, PROBLEM_INVALID_SPEC, NULL, res.detail, res.errors);
         break;
     case 503:
-        reply_problem(rs, PROBLEM_TOO_MANY_SESSIONS, "The session pool is full", res.detail, NULL);
+        reply_problem(rs, PROBLEM_TOO_MANY_SESSIONS, "the session pool is full", res.detail, NULL);
         snprintf(rs->retry_after, sizeof rs->retry_after, "10");
         break;
     default:
-        reply_problem(rs, PROBLEM_INTERNAL, "Could not create the session", res.detail, res.errors); /* 500 */
+        reply_problem(rs, PROBLEM_INTERNAL, "could not create the session", res.detail, res.errors); /* 500 */
     }
 }
 
@@ -287,7 +287,7 @@ static void list(http_request *rq, http_response *rs)
     if (pt && *pt) {
         offset = strtol(pt, &end, 10);
         if (*end || offset < 0) {
-            reply_problem(rs, PROBLEM_INVALID_QUERY, "Bad page_token", pt, NULL);
+            reply_problem(rs, PROBLEM_INVALID_QUERY, "bad page_token", pt, NULL);
             goto out;
         }
     }
@@ -339,12 +339,12 @@ static void wrong_state(http_response *rs, session *s, const char *what)
     session_view v;
     session_snapshot(s, &v);
     snprintf(detail, sizeof detail, "the session is %s; %s", session_status_name(v.status), what);
-    reply_problem(rs, PROBLEM_WRONG_STATE, "The session is not in a state that allows this", detail, NULL);
+    reply_problem(rs, PROBLEM_WRONG_STATE, NULL, detail, NULL);
 }
 
 static void not_ready(http_response *rs, const char *detail)
 {
-    reply_problem(rs, PROBLEM_NOT_READY, "The session is in a long step", detail, NULL);
+    reply_problem(rs, PROBLEM_NOT_READY, "the session is in a long step", detail, NULL);
     snprintf(rs->retry_after, sizeof rs->retry_after, "1");
 }
 
@@ -366,7 +366,7 @@ static int advance_request(http_request *rq, http_response *rs, double *until, d
     }
     if (cJSON_GetArraySize(unknown)) {
         cJSON_Delete(b);
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The advance request is invalid", NULL, unknown);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the advance request is invalid", NULL, unknown);
         return -1;
     }
     cJSON_Delete(unknown);
@@ -376,7 +376,7 @@ static int advance_request(http_request *rq, http_response *rs, double *until, d
     if (isnan(*until) && isnan(*by)) {
         cJSON *e = cJSON_CreateArray();
         cJSON_AddItemToArray(e, issue("", "give {\"until\": t} or {\"by\": dt}, in simulated seconds"));
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "What to advance to is missing", NULL, e);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "what to advance to is missing", NULL, e);
         return -1;
     }
     return 0;
@@ -404,7 +404,7 @@ static void synchronous(http_request *rq, http_response *rs, session *s, const c
     char err[512];
     if (advance) rc = session_advance(s, until, by, d->cfg.advance_limit, &t_out, err, sizeof err);
     else session_reset(s);
-    if (rc == SESSION_ESTATE) reply_problem(rs, PROBLEM_WRONG_STATE, "The session is not in a state that allows this", err, NULL);
+    if (rc == SESSION_ESTATE) reply_problem(rs, PROBLEM_WRONG_STATE, NULL, err, NULL);
     else if (rc == SESSION_ETIMEDOUT) not_ready(rs, err);
     else reply_json(rs, 200, describe_with_url(rq, s));
     session_turn_give(s, &turn);
@@ -438,7 +438,7 @@ static void lifecycle(http_request *rq, http_response *rs, session *s, const cha
         synchronous(rq, rs, s, verb);
         return;
     } else {
-        reply_problem(rs, PROBLEM_NOT_FOUND, "No such method", verb, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "no such method", verb, NULL);
         return;
     }
     daemon_checkpoint_session(d, s);
@@ -496,7 +496,7 @@ static void set_inputs(http_request *rq, http_response *rs, session *s, const ch
         if (!n && !cJSON_GetArraySize(errors)) cJSON_AddItemToArray(errors, issue("", "name at least one input"));
     }
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The command is invalid", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the command is invalid", NULL, errors);
         for (int i = 0; i < n; i++) free(profiles[i]);
         cJSON_Delete(b);
         return;
@@ -507,13 +507,13 @@ static void set_inputs(http_request *rq, http_response *rs, session *s, const ch
     int rc = session_set_inputs(s, n, names, values, (const char *const *)profiles, 2.0, &t, err, sizeof err);
     for (int i = 0; i < n; i++) free(profiles[i]);
     if (rc == SESSION_ENOTFOUND) {
-        reply_problem(rs, PROBLEM_NOT_FOUND, "No such actuator or load", err, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "no such actuator or load", err, NULL);
     } else if (rc == SESSION_EINVAL) {
         cJSON *e = cJSON_CreateArray();
         cJSON_AddItemToArray(e, issue("", err));
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The value is out of range", err, e);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the value is out of range", err, e);
     } else if (rc == SESSION_ESTATE) {
-        reply_problem(rs, PROBLEM_WRONG_STATE, "The session has failed", err, NULL);
+        reply_problem(rs, PROBLEM_WRONG_STATE, "the session has failed", err, NULL);
     } else {
         cJSON *o = cJSON_CreateObject();
         cJSON *vals = cJSON_AddObjectToObject(o, "values");
@@ -569,7 +569,7 @@ static void frame(http_request *rq, http_response *rs, session *s)
     session_want_frames(s, INFINITY); /* a poller gets every slice's frame */
     published_frame *f = session_latest(s);
     if (!f) {
-        reply_problem(rs, PROBLEM_NOT_FOUND, "No frame yet", NULL, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "no frame yet", NULL, NULL);
         return;
     }
     snprintf(rs->etag, sizeof rs->etag, "\"%llu\"", (unsigned long long)f->seq);
@@ -584,7 +584,7 @@ static void frame(http_request *rq, http_response *rs, session *s)
     rs->body = json ? malloc(jl + 1) : NULL;
     if (!rs->body) {
         frame_release(f);
-        reply_problem(rs, PROBLEM_INTERNAL, "Out of memory", "the frame could not be printed", NULL);
+        reply_problem(rs, PROBLEM_INTERNAL, "out of memory", "the frame could not be printed", NULL);
         return;
     }
     rs->status = 200;
@@ -621,7 +621,7 @@ static void patch_session(http_request *rq, http_response *rs, session *s)
         }
     }
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The change is invalid", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the change is invalid", NULL, errors);
         cJSON_Delete(b);
         return;
     }
@@ -672,7 +672,7 @@ int h_session_route(http_request *rq, http_response *rs)
     }
     session *s = pool_find(rq->d->pool, id);
     if (!s) {
-        reply_problem(rs, PROBLEM_NOT_FOUND, "No such session", id, NULL);
+        reply_problem(rs, PROBLEM_NOT_FOUND, "no such session", id, NULL);
         idem_end(rq, rs, key);
         return 1;
     }
@@ -697,10 +697,10 @@ int h_session_route(http_request *rq, http_response *rs)
             char *text = session_checkpoint(s, 5.0, &busy, NULL);
             if (text) reply_text(rs, 200, "application/json", text);
             else if (busy) {
-                reply_problem(rs, PROBLEM_NOT_READY, "The session is in a long step",
+                reply_problem(rs, PROBLEM_NOT_READY, "the session is in a long step",
                               "a step has held the engine state for over 5 s; try again", NULL);
                 snprintf(rs->retry_after, sizeof rs->retry_after, "5");
-            } else reply_problem(rs, PROBLEM_INTERNAL, "The checkpoint could not be written", "out of memory", NULL);
+            } else reply_problem(rs, PROBLEM_INTERNAL, "the checkpoint could not be written", "out of memory", NULL);
             free(text);
         } else reply_not_allowed(rs, "GET, HEAD");
     } else if (strcmp(sub, "recording") == 0 && !name[0]) {

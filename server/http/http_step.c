@@ -33,7 +33,7 @@ static void answer(http_request *rq, http_response *rs, session *s, int n, const
         char detail[160];
         snprintf(detail, sizeof detail, "the session is %s; :step needs it paused or created",
                  session_status_name(v.status));
-        reply_problem(rs, PROBLEM_WRONG_STATE, "Wrong state for this", detail, NULL);
+        reply_problem(rs, PROBLEM_WRONG_STATE, NULL, detail, NULL);
         return;
     }
     char err[512];
@@ -43,22 +43,22 @@ static void answer(http_request *rq, http_response *rs, session *s, int n, const
     if (rc == SESSION_ENOTFOUND || rc == SESSION_EINVAL) {
         cJSON *e = cJSON_CreateArray();
         add_issue(e, "/inputs", err);
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The inputs are invalid", err, e);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the inputs are invalid", err, e);
         return;
     }
     if (rc != SESSION_OK) {
-        reply_problem(rs, PROBLEM_WRONG_STATE, "Wrong state for this", err, NULL);
+        reply_problem(rs, PROBLEM_WRONG_STATE, NULL, err, NULL);
         return;
     }
     double t_out = 0;
     /* by is counted from the session's time; the inputs may take over a step later (their ramp) */
     rc = session_advance(s, NAN, by, rq->d->cfg.advance_limit, &t_out, err, sizeof err);
     if (rc == SESSION_ESTATE) {
-        reply_problem(rs, PROBLEM_WRONG_STATE, "Wrong state for this", err, NULL);
+        reply_problem(rs, PROBLEM_WRONG_STATE, NULL, err, NULL);
         return;
     }
     if (rc == SESSION_ETIMEDOUT) {
-        reply_problem(rs, PROBLEM_NOT_READY, "The session is in a long step", err, NULL);
+        reply_problem(rs, PROBLEM_NOT_READY, "the session is in a long step", err, NULL);
         snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         return;
     }
@@ -121,7 +121,7 @@ void h_step(http_request *rq, http_response *rs, session *s)
     }
     if (isnan(by) && !cJSON_GetArraySize(errors)) add_issue(errors, "/by", "is required: simulated seconds > 0");
     if (cJSON_GetArraySize(errors)) {
-        reply_problem(rs, PROBLEM_INVALID_REQUEST, "The step request is invalid", NULL, errors);
+        reply_problem(rs, PROBLEM_INVALID_REQUEST, "the step request is invalid", NULL, errors);
         for (int i = 0; i < n; i++) free(profiles[i]);
         cJSON_Delete(b);
         return;
@@ -131,7 +131,7 @@ void h_step(http_request *rq, http_response *rs, session *s)
      * advance, and advances from where this one left the session */
     session_turn turn;
     if (session_turn_take(s, &turn, rq->d->cfg.advance_limit) != SESSION_OK) {
-        reply_problem(rs, PROBLEM_NOT_READY, "The session is in a long step",
+        reply_problem(rs, PROBLEM_NOT_READY, "the session is in a long step",
                       "the :advance and :step requests before this one held the session too long", NULL);
         snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         for (int i = 0; i < n; i++) free(profiles[i]);

@@ -38,5 +38,5 @@ void h_problem_page(http_request *rq, http_response *rs, const char *slug)
         reply_text(rs, 200, "text/html; charset=utf-8", page);
         return;
     }
-    reply_problem(rs, PROBLEM_NOT_FOUND, "No such problem type", slug, NULL);
+    reply_problem(rs, PROBLEM_NOT_FOUND, "no such problem type", slug, NULL);
 }

@@ -18,11 +18,11 @@ static void session_paths(http_request *rq, http_response *rs)
         /* a WebSocket upgrade to this path never gets here (http.c hands it to the streams) */
         if (!get) reply_not_allowed(rs, READ);
         else if (req_need(rq, rs, ROLE_VIEWER))
-            reply_problem(rs, PROBLEM_UPGRADE_REQUIRED, "A stream is a WebSocket",
+            reply_problem(rs, PROBLEM_UPGRADE_REQUIRED, "a stream is a WebSocket",
                           "open this URL as a WebSocket (GET with Upgrade: websocket)", NULL);
         return;
     }
-    if (!h_session_route(rq, rs)) reply_problem(rs, PROBLEM_NOT_FOUND, "No such resource", rq->path, NULL);
+    if (!h_session_route(rq, rs)) reply_problem(rs, PROBLEM_NOT_FOUND, "no such resource", rq->path, NULL);
 }
 
 static void examples_all(http_request *rq, http_response *rs)
@@ -37,7 +37,7 @@ static void examples_one(http_request *rq, http_response *rs)
 
 static void not_found(http_request *rq, http_response *rs)
 {
-    reply_problem(rs, PROBLEM_NOT_FOUND, "No such resource", rq->path, NULL);
+    reply_problem(rs, PROBLEM_NOT_FOUND, "no such resource", rq->path, NULL);
 }
 
 /* /problems/SLUG explains a problem type; deeper paths are the viewer's files */

@@ -184,7 +184,7 @@ static int names_deflate(const char *extensions)
 static void no_answer(http_response *rs, const char *why)
 {
     log_event(LOG_WARN, "stream_refused", "reason=%s port=rest", log_q(why));
-    reply_problem(rs, PROBLEM_NOT_READY, "The stream server did not take the stream", why, NULL);
+    reply_problem(rs, PROBLEM_NOT_READY, "the stream server did not take the stream", why, NULL);
     snprintf(rs->retry_after, sizeof rs->retry_after, "1");
 }
 
@@ -287,13 +287,13 @@ static void repeat_refusal(struct MHD_Connection *conn, const server_config *cfg
                               : st == 503 ? PROBLEM_BUSY
                               : st < 500  ? PROBLEM_INVALID_QUERY
                                           : PROBLEM_NOT_READY;
-    const char *title = st == 401   ? "A viewer token or ticket is needed"
-                        : st == 403 ? "The stream's host or page is not allowed"
-                        : st == 404 ? "No such stream"
-                        : st == 503 ? "Too many streams"
-                                    : "The stream was refused";
+    const char *what = st == 401   ? "a viewer token or ticket is needed"
+                       : st == 403 ? "the stream's host or page is not allowed"
+                       : st == 404 ? "no such stream"
+                       : st == 503 ? "too many streams"
+                                   : "the stream was refused";
     /* the stream server's own status, whatever the kind's usual one */
-    reply_problem_relayed(rs, st, kind, title, reason[0] ? reason : NULL, NULL);
+    reply_problem_relayed(rs, st, kind, what, reason[0] ? reason : NULL, NULL);
     if (st == 503) snprintf(rs->retry_after, sizeof rs->retry_after, "1");
 }
 
@@ -305,18 +305,18 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     /* RFC 6455 4.2.1's checks here too, before a place is taken: a bad request at the limit
      * still hears what is wrong with it */
     if (!handshake_version_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Version"))) {
-        reply_problem(rs, PROBLEM_UPGRADE_REQUIRED, "Unsupported WebSocket version",
+        reply_problem(rs, PROBLEM_UPGRADE_REQUIRED, "unsupported WebSocket version",
                       "Sec-WebSocket-Version must be 13", NULL);
         return 0;
     }
     if (!handshake_key_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key"))) {
-        reply_problem(rs, PROBLEM_INVALID_QUERY, "Bad WebSocket key",
+        reply_problem(rs, PROBLEM_INVALID_QUERY, "bad WebSocket key",
                       "Sec-WebSocket-Key must be the base64 of 16 bytes", NULL);
         return 0;
     }
     const char *query = strchr(target, '?');
     if (query && strlen(query + 1) > HANDSHAKE_QUERY_MAX) {
-        reply_problem(rs, PROBLEM_URI_TOO_LONG, "The stream URL is too long",
+        reply_problem(rs, PROBLEM_URI_TOO_LONG, "the stream URL is too long",
                       "the stream URL's query is over 2048 characters", NULL);
         return 0;
     }
@@ -326,20 +326,20 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
     if (!req || !buf) {
         free(req);
         free(buf);
-        reply_problem(rs, PROBLEM_BUSY, "Out of memory", NULL, NULL);
+        reply_problem(rs, PROBLEM_BUSY, "out of memory", NULL, NULL);
         return 0;
     }
     const long n = handshake_request(req, MAX_REQUEST, target, header_of, conn, peer);
     int sv[2] = {-1, -1}, reserved = 0;
     if (n < 0) {
-        reply_problem(rs, PROBLEM_INVALID_QUERY, "The stream request cannot be passed on",
+        reply_problem(rs, PROBLEM_INVALID_QUERY, "the stream request cannot be passed on",
                       "its target or a header holds control characters, or its headers are over 16 KiB", NULL);
         goto out;
     }
     /* the stream's place among max_streams, held until hand_back or bridge_discard */
     if (stream_reserve(b->d->streams) != 0) {
         log_event(LOG_WARN, "stream_refused", "reason=\"too many streams\" port=rest");
-        reply_problem(rs, PROBLEM_BUSY, "Too many streams", "too many streams", NULL);
+        reply_problem(rs, PROBLEM_BUSY, "too many streams", "too many streams", NULL);
         snprintf(rs->retry_after, sizeof rs->retry_after, "1");
         goto out;
     }

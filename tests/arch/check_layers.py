@@ -5,7 +5,7 @@ core/ is util < spec < model < stages < solve < json (CORE_LAYERS in the Makefil
 (by its object's undefined symbols, as nm lists them) and include files of its own layer and
 of the layers before it, never of a later one, and no two files of core/ may need each other
 through any chain of calls: a cycle is a module boundary drawn in the wrong place. Stages do
-not call each other (STAGE_EXCEPTIONS lists today's). server/
+not call each other (the solve/ layer orders them). server/
 includes core/rod.h, rod_json.h and rod_text.h, never a layer's internal header.
 
     check_layers.py BUILD_DIR [--graph] [--root DIR]
@@ -20,10 +20,6 @@ import sys
 
 LAYERS = ["util", "spec", "model", "stages", "solve", "json"]
 PUBLIC = {"rod.h", "rod_json.h", "rod_text.h"}
-# Calls between two stages (core/stages/): each stage should need only the layers before it,
-# the solve/ layer ordering them. Today's, listed: the constraints evaluate the kinematics and
-# the base at the q they project. None may be added.
-STAGE_EXCEPTIONS = {("constraints", "base"), ("constraints", "kinematics")}
 # server/ files that still include a layer's header, with the header: none may be added.
 SERVER_EXCEPTIONS = set()
 
@@ -128,8 +124,7 @@ def main():
                                 f"core/{unit_layer[callee]}/{callee}.c")
     for unit in sorted(graph):
         for callee in sorted(graph[unit]):
-            if (unit_layer[unit] == unit_layer[callee] == "stages"
-                    and (unit, callee) not in STAGE_EXCEPTIONS):
+            if unit_layer[unit] == unit_layer[callee] == "stages":
                 problems.append(f"core/stages/{unit}.c calls another stage: core/stages/{callee}.c")
     for comp in cycles(graph):
         problems.append("a cycle between files of core/: " + " <-> ".join(comp))
@@ -157,8 +152,8 @@ def main():
     if problems:
         return 1
     print(f"check_layers: {len(graph)} files of core/ in {len(LAYERS)} layers, no cycle, "
-          f"no call or include upward, no call between stages but the "
-          f"{len(STAGE_EXCEPTIONS)} listed; server/ includes no internal header of core's "
+          f"no call or include upward, no call between stages; "
+          f"server/ includes no internal header of core's "
           f"(exceptions listed: {len(SERVER_EXCEPTIONS)})")
     return 0
 

@@ -121,3 +121,22 @@ Test(error_paths, the_error_indicator_falls_as_the_basis_grows)
     cr_assert_eq(s4, 0.0, "the straight rod has nothing to truncate");
     cr_assert_eq(s8, 0.0);
 }
+
+Test(error_paths, a_twist_without_rotary_inertia_has_a_singular_mass_matrix)
+{
+    /* a straight rod that only twists moves no mass along a path: its twist columns' mass is
+     * the rotary inertia alone, which a factor of 1e-320 (positive, as the spec asks) makes
+     * underflow to 0 - M_xi is singular and its Cholesky factor stops at the first column */
+    rod_model *m = tu_model("{\"model\": \"classic\", \"rod\": {\"length\": 0.4, \"radius\": 0.01, "
+                            "\"density\": 1000, \"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, "
+                            "\"shear_viscosity\": 1e3, \"rotary_inertia_factor\": 1e-320}, "
+                            "\"strains\": {\"twist\": 2}}");
+    rod_state *st = new_state(m);
+    const int rc = rod_dynamics_start(m, st);
+    const int rc2 = rc == ROD_OK ? rod_dynamics_advance(m, st, 0.01) : rc;
+    cr_assert_lt(rc2, 0, "refused");
+    cr_assert(strstr(rod_state_error(st), "the mass matrix is not positive definite (column 1) at t = 0"), "%s",
+              rod_state_error(st));
+    rod_state_free(st);
+    rod_model_free(m);
+}

@@ -553,8 +553,8 @@ Test(free_base, projection_onto_the_pin_is_continuous_across_its_tolerance)
     memcpy(qdb, qd0, sizeof qdb);
     double L_M[64 * 64];
     memcpy(L_M, st->Mxi, (size_t)n * n * sizeof *L_M);
-    cr_assert_eq(constraints_project(m, st, st->t, qa, qda), 0);
-    cr_assert_eq(constraints_project(m, st, st->t, qb, qdb), 0);
+    cr_assert_eq(dyn_project(m, st, st->t, qa, qda), 0);
+    cr_assert_eq(dyn_project(m, st, st->t, qb, qdb), 0);
     /* ||x||_M = ||L^T x|| with M = L L^T (the classic model: M is M_xi alone) */
     double before = 0, after = 0;
     for (int c = 0; c < n; c++) {
