@@ -124,6 +124,23 @@ double profile_at_X(const profile_at_t *f, profile_eval *ev, double X)
 /* muparser's C API keeps error text in one static buffer: validation is serialized. */
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* muparser's error for expr as text without its " at position N" and final period, and the
+ * 0-based column it names (muparser puts "unexpected end" one past the end; a column just past
+ * the last character says the same thing more plainly). */
+static int parser_error(muParserHandle_t h, const char *expr, char *text, size_t len)
+{
+    snprintf(text, len, "%s", mupGetErrorMsg(h));
+    int pos = mupGetErrorPos(h);
+    const int len_expr = (int)strlen(expr);
+    if (pos > len_expr) pos = len_expr;
+    if (pos < 0) pos = 0;
+    char *at = strstr(text, " at position"); /* we give the column ourselves */
+    if (at) *at = '\0';
+    const size_t tl = strlen(text);
+    if (tl && text[tl - 1] == '.') text[tl - 1] = '\0';
+    return pos;
+}
+
 int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len)
 {
     int rc = 0;
@@ -143,18 +160,7 @@ int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, si
     mupEval(h);
     if (mupError(h)) {
         char text[256];
-        snprintf(text, sizeof text, "%s", mupGetErrorMsg(h));
-        int pos = mupGetErrorPos(h);
-        /* muparser puts "unexpected end" one past the end; a column just past the last
-         * character says the same thing more plainly */
-        int len_expr = (int)strlen(expr);
-        if (pos > len_expr) pos = len_expr;
-        if (pos < 0) pos = 0;
-        /* muparser appends " at position N"; we give the column ourselves */
-        char *at = strstr(text, " at position");
-        if (at) *at = '\0';
-        size_t tl = strlen(text);
-        if (tl && text[tl - 1] == '.') text[tl - 1] = '\0';
+        const int pos = parser_error(h, expr, text, sizeof text);
         if (!allow_X && strstr(text, "\"X\""))
             snprintf(msg, len, "invalid expression at column %d: X (position along the rod) is "
                      "not allowed here", pos + 1);
@@ -193,15 +199,7 @@ int profile_check_arc_expr(const char *expr, char *msg, size_t len)
     mupEval(h);
     if (mupError(h)) {
         char text[256];
-        snprintf(text, sizeof text, "%s", mupGetErrorMsg(h));
-        int pos = mupGetErrorPos(h);
-        int len_expr = (int)strlen(expr);
-        if (pos > len_expr) pos = len_expr;
-        if (pos < 0) pos = 0;
-        char *at = strstr(text, " at position");
-        if (at) *at = '\0';
-        size_t tl = strlen(text);
-        if (tl && text[tl - 1] == '.') text[tl - 1] = '\0';
+        const int pos = parser_error(h, expr, text, sizeof text);
         if (strstr(text, "\"t\""))
             snprintf(msg, len, "invalid expression at column %d: t (time) is not allowed here (a "
                      "function of s, the arc length at rest in m, and X = s/L)", pos + 1);
