@@ -141,11 +141,15 @@ static int parser_error(muParserHandle_t h, const char *expr, char *text, size_t
     return pos;
 }
 
-int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len)
+/* Parses expr with the variables var1 and (if not NULL) var2 defined. A parse error naming
+ * the variable `absent` (if not NULL; quoted, as muparser names it) is reported as absent_msg; *uses_X (if
+ * not NULL) says whether expr reads X. 0, or -1 with msg. */
+static int check_with(const char *expr, const char *var1, const char *var2, const char *absent,
+                      const char *absent_msg, int *uses_X, char *msg, size_t len)
 {
     int rc = 0;
-    double t = 0.0, X = 0.0;
-    *uses_X = 0;
+    double v1 = 0.0, v2 = 0.0;
+    if (uses_X) *uses_X = 0;
     pthread_mutex_lock(&check_lock);
     muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
     if (!h) {
@@ -154,20 +158,19 @@ int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, si
         return -1;
     }
     define_functions(h);
-    mupDefineVar(h, "t", &t);
-    if (allow_X) mupDefineVar(h, "X", &X);
+    mupDefineVar(h, var1, &v1);
+    if (var2) mupDefineVar(h, var2, &v2);
     mupSetExpr(h, expr);
     mupEval(h);
     if (mupError(h)) {
         char text[256];
         const int pos = parser_error(h, expr, text, sizeof text);
-        if (!allow_X && strstr(text, "\"X\""))
-            snprintf(msg, len, "invalid expression at column %d: X (position along the rod) is "
-                     "not allowed here", pos + 1);
+        if (absent && strstr(text, absent))
+            snprintf(msg, len, "invalid expression at column %d: %s", pos + 1, absent_msg);
         else
             snprintf(msg, len, "invalid expression at column %d: %s", pos + 1, text);
         rc = -1;
-    } else {
+    } else if (uses_X) {
         int nv = mupGetExprVarNum(h);
         for (int i = 0; i < nv; i++) {
             const char *name = NULL;
@@ -181,35 +184,17 @@ int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, si
     return rc;
 }
 
+int profile_check_expr(const char *expr, int allow_X, int *uses_X, char *msg, size_t len)
+{
+    return check_with(expr, "t", allow_X ? "X" : NULL, allow_X ? NULL : "\"X\"",
+                      "X (position along the rod) is not allowed here", uses_X, msg, len);
+}
+
 int profile_check_arc_expr(const char *expr, char *msg, size_t len)
 {
-    int rc = 0;
-    double sv = 0.0, X = 0.0;
-    pthread_mutex_lock(&check_lock);
-    muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
-    if (!h) {
-        snprintf(msg, len, "out of memory");
-        pthread_mutex_unlock(&check_lock);
-        return -1;
-    }
-    define_functions(h);
-    mupDefineVar(h, "s", &sv);
-    mupDefineVar(h, "X", &X);
-    mupSetExpr(h, expr);
-    mupEval(h);
-    if (mupError(h)) {
-        char text[256];
-        const int pos = parser_error(h, expr, text, sizeof text);
-        if (strstr(text, "\"t\""))
-            snprintf(msg, len, "invalid expression at column %d: t (time) is not allowed here (a "
-                     "function of s, the arc length at rest in m, and X = s/L)", pos + 1);
-        else
-            snprintf(msg, len, "invalid expression at column %d: %s", pos + 1, text);
-        rc = -1;
-    }
-    mupRelease(h);
-    pthread_mutex_unlock(&check_lock);
-    return rc;
+    return check_with(expr, "s", "X", "\"t\"",
+                      "t (time) is not allowed here (a function of s, the arc length at rest in m, "
+                      "and X = s/L)", NULL, msg, len);
 }
 
 struct profile_arc {
