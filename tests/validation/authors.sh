@@ -16,33 +16,8 @@ spec=api/examples/octopus-reaching-authors.json
   || { cat "$tmp/err" >&2; exit 1; }
 "$build/rodd" run "$spec" --until 3.5 --every 0.01 --points 11 --set rod.inertia=conserving \
   --set authors_code={} > "$tmp/rodd.ndjson" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-node - "$tmp" "$here/reference/authors-reaching.csv" <<'JS'
-const fs = require("fs");
-const [dir, csvPath] = process.argv.slice(2);
-const rows = fs.readFileSync(csvPath, "utf8").trim().split("\n");
-const head = rows.shift().split(",");
-const col = (name) => head.indexOf(name);
-const ref = new Map(rows.map((r) => r.split(",").map(Number)).map((v) => [Math.round(v[col("t_s")] * 100), v]));
-function worst(file) {
-  let max = 0, at = -1, n = 0;
-  for (const line of fs.readFileSync(file, "utf8").trim().split("\n")) {
-    const f = JSON.parse(line), key = Math.round(f.t * 100), r = ref.get(key);
-    if (!r || Math.abs(f.t * 100 - key) > 1e-6) continue;
-    const tip = f.position[f.position.length - 1];
-    const d = Math.hypot(100 * tip[2] - r[col("tip_axial_cm")], 100 * tip[0] - r[col("tip_lateral_cm")]);
-    n++;
-    if (d > max) { max = d; at = f.t; }
-  }
-  return { max, at, n };
-}
-let bad = 0;
-const a = worst(`${dir}/authors.ndjson`), b = worst(`${dir}/rodd.ndjson`);
-const okA = a.n === ref.size && a.max <= 0.2;
-console.log(`${okA ? "ok  " : "FAIL"} authors' choices: tip within ${a.max.toFixed(3)} cm of their run (worst at t = ${a.at.toFixed(2)} s, ${a.n}/${ref.size} times; limit 0.2 cm)`);
-const okB = b.n === ref.size && b.max > 0.2;
-console.log(`${okB ? "ok  " : "FAIL"} rodd's defaults: tip ${b.max.toFixed(3)} cm from their run at worst (t = ${b.at.toFixed(2)} s), more than 0.2 cm`);
-process.exit(okA && okB ? 0 : 1);
-JS
+node "$here/tools/authors_compare.mjs" "$here/reference/authors-reaching.csv" "$tmp/authors.ndjson" \
+  "$tmp/rodd.ndjson" "" "rodd's defaults"
 
 # The same without the transverse muscle (their main.m with the TM off, the static start also
 # without it), against reference/authors-reaching-no-tm.csv: rho departs far more from 1 there
@@ -53,29 +28,5 @@ spec=api/examples/octopus-reaching-no-tm-authors.json
   || { cat "$tmp/err" >&2; exit 1; }
 "$build/rodd" run "$spec" --until 3.5 --every 0.01 --points 11 --set authors_code.mass_rate_slip=false \
   > "$tmp/notm-noslip.ndjson" 2> "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-node - "$tmp" "$here/reference/authors-reaching-no-tm.csv" <<'JS'
-const fs = require("fs");
-const [dir, csvPath] = process.argv.slice(2);
-const rows = fs.readFileSync(csvPath, "utf8").trim().split("\n");
-const head = rows.shift().split(",");
-const col = (name) => head.indexOf(name);
-const ref = new Map(rows.map((r) => r.split(",").map(Number)).map((v) => [Math.round(v[col("t_s")] * 100), v]));
-function worst(file) {
-  let max = 0, at = -1, n = 0;
-  for (const line of fs.readFileSync(file, "utf8").trim().split("\n")) {
-    const f = JSON.parse(line), key = Math.round(f.t * 100), r = ref.get(key);
-    if (!r || Math.abs(f.t * 100 - key) > 1e-6) continue;
-    const tip = f.position[f.position.length - 1];
-    const d = Math.hypot(100 * tip[2] - r[col("tip_axial_cm")], 100 * tip[0] - r[col("tip_lateral_cm")]);
-    n++;
-    if (d > max) { max = d; at = f.t; }
-  }
-  return { max, at, n };
-}
-const a = worst(`${dir}/notm.ndjson`), b = worst(`${dir}/notm-noslip.ndjson`);
-const okA = a.n === ref.size && a.max <= 0.2;
-console.log(`${okA ? "ok  " : "FAIL"} no TM, authors' choices: tip within ${a.max.toFixed(3)} cm of their run (worst at t = ${a.at.toFixed(2)} s, ${a.n}/${ref.size} times; limit 0.2 cm)`);
-const okB = b.n === ref.size && b.max > 0.2;
-console.log(`${okB ? "ok  " : "FAIL"} no TM, without the M_dot slip: tip ${b.max.toFixed(3)} cm from their run at worst (t = ${b.at.toFixed(2)} s), more than 0.2 cm`);
-process.exit(okA && okB ? 0 : 1);
-JS
+node "$here/tools/authors_compare.mjs" "$here/reference/authors-reaching-no-tm.csv" "$tmp/notm.ndjson" \
+  "$tmp/notm-noslip.ndjson" "no TM, " "without the M_dot slip"
