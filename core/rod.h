@@ -230,7 +230,7 @@ typedef struct {
     double position[3]; /* its centre of mass (m, world) */
 } rod_frame_body;
 
-typedef struct {
+typedef struct rod_frame {
     int n;            /* points, base to tip */
     double t;
     double *s;        /* n */
@@ -255,6 +255,17 @@ typedef struct {
     double *contact_s;     /* ncontacts: arc length of the point on the rod */
     double *contact_point; /* 3 ncontacts: where it touches, global */
     double *contact_force; /* 3 ncontacts: force on the rod, global, N */
+    /* Several rods in one model (a spec with "rods": issue 29): nrods > 0, the per-point
+     * arrays above stay empty (n = 0) and rods[i] holds rod i's name, n, t, s, position,
+     * rotation, rho, radius, kappa, nu (and its base_* where its base moves), in the spec's
+     * order; the energies, constraints (a joint's reaction named "ROD.base" after the child
+     * rod), bodies (a rod's own as "ROD.BODY", the model's top-level ones by their names) and
+     * contacts stay at the top, contact_rod saying whose point each contact is. One rod:
+     * nrods = 0, rods and contact_rod NULL, name "". */
+    int nrods;
+    struct rod_frame *rods;
+    int *contact_rod;      /* ncontacts: index into rods (NULL for one rod) */
+    char name[72];         /* a rod's name, in rods[]; "" at the top */
 } rod_frame;
 
 /* Allocates and fills a frame of n >= 2 points for the state. Free with rod_frame_free. */

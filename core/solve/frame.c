@@ -29,6 +29,9 @@ void rod_frame_free(rod_frame *f)
     free(f->contact_s);
     free(f->contact_point);
     free(f->contact_force);
+    free(f->contact_rod);
+    for (int i = 0; i < f->nrods; i++) rod_frame_free(&f->rods[i]);
+    free(f->rods);
     memset(f, 0, sizeof *f);
 }
 
