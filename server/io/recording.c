@@ -283,15 +283,12 @@ static void uncharge(recording *r)
     r->charged = 0;
 }
 
-static size_t slot_values(const recording *r)
+/* Slots of a frame with nc contacts in the layout of header h: its first, and the contacts'
+ * values after it. An export passes its own copy of the header: the recording's may be
+ * replaced by a new layout meanwhile. */
+static uint64_t slots_for(const header *h, int nc)
 {
-    return r->h.record_bytes / 8;
-}
-
-/* Slots of a frame with nc contacts: its first, and the contacts' values after it. */
-static uint64_t slots_for(const recording *r, int nc)
-{
-    const size_t v = slot_values(r);
+    const size_t v = h->record_bytes / 8;
     return 1 + ((size_t)nc * MECH_CONTACT_VALUES + v - 1) / v;
 }
 
@@ -405,7 +402,7 @@ static uint64_t frame_slots(recording *r, const header *h, uint64_t k)
     double n = 0;
     const off_t at = slot_offset(h, k) + (off_t)h->record_bytes - 8; /* the fixed part ends with the count */
     if (read_all(r->fd, &n, sizeof n, at) != 0 || !(n >= 0 && n < 1e9)) return 0;
-    return slots_for(r, (int)n);
+    return slots_for(h, (int)n);
 }
 
 /* Finds last and frames by walking the frames from first; the file is cut after the last
@@ -654,7 +651,7 @@ void recording_add(recording *r, const rod_frame *f)
         pthread_mutex_unlock(&r->mu);
         return;
     }
-    const uint64_t n = slots_for(r, r->shape.has_contacts ? f->ncontacts : 0);
+    const uint64_t n = slots_for(&r->h, r->shape.has_contacts ? f->ncontacts : 0);
     const uint64_t before = r->frames;
     if (make_room(r, n) != 0) {
         pthread_mutex_unlock(&r->mu);
@@ -822,7 +819,7 @@ static int read_frame(recording *r, int fd, const header *h, uint64_t k, double 
             return 0;
         }
         if (pass) break;
-        n = slots_for(r, mech_packed_contacts(&r->shape, *v + field_values((int)h->points, h->fields)));
+        n = slots_for(h, mech_packed_contacts(&r->shape, *v + field_values((int)h->points, h->fields)));
         if (n > h->capacity) {
             snprintf(err, errlen, "the recording is damaged: a frame of %llu slots", (unsigned long long)n);
             return -1;
