@@ -40,7 +40,8 @@ static const cli_option converge_options[] = {{"--set", 1},    {"--points", 1}, 
 static const cli_option optimize_options[] = {{"--vary", 1},   {"--minimize", 1},    {"--maximize", 1}, {"--until", 1},
                                               {"--from", 1},   {"--method", 1},      {"--evaluations", 1},
                                               {"--seed", 1},   {"--restarts", 1},    {"--jobs", 1},
-                                              {"--out", 1},    {"--set", 1},         {NULL, 0}};
+                                              {"--out", 1},    {"--set", 1},         {"--daemon", 1},
+                                              {"--open", 1},   {"--fd-step", 1},     {NULL, 0}};
 static const cli_option serve_options[] = {{"--config", 1},  {"--listen", 1},   {"--ws-port", 1},
                                            {"--state-dir", 1}, {"--web-root", 1}, {"--example", 1},
                                            {NULL, 0}};
@@ -108,7 +109,8 @@ static const cli_command commands[] = {
     {"optimize", "an inverse problem: the parameters that minimize or maximize an expression of the run",
      "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
      "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
-     "                     [--restarts N] [--jobs J] [--out DIR] [--set PATH=VALUE]...\n"
+     "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL] [--fd-step H]\n"
+     "                     [--out DIR] [--set PATH=VALUE]...\n"
      "Each evaluation runs the spec with the varied values set (statics, or dynamics to --until) and\n"
      "reads EXPR (muparser, as profiles) over: tip_x tip_y tip_z, com_x com_y com_z (final frame;\n"
      "com is the area-weighted centroid), com_vx com_vy com_vz (centroid's mean velocity from T0\n"
@@ -128,9 +130,17 @@ static const cli_command commands[] = {
      "  --evaluations N   budget of runs (default 200)\n"
      "  --seed N          the random seed of CMA-ES and NLopt's praxis (default 1)\n"
      "  --restarts N      CMA-ES restarts with doubled population (IPOP; default 0)\n"
-     "  --jobs J          evaluations of a generation on J threads (default 1)\n"
-     "  --out DIR         evaluations.csv (every run), generations.csv, state.json, objective.svg;\n"
-     "                    the same command again with the same DIR resumes: logged runs replay\n" SET_HELP EXIT_HELP,
+     "  --jobs J          evaluations of a generation on J threads (default 1); with --daemon, J in\n"
+     "                    flight on each daemon\n"
+     "  --daemon URL      evaluate on the rodd daemon at URL (repeatable: a generation spread over\n"
+     "                    them): statics by POST /v1/solve, dynamics as a session; RODD_TOKEN is\n"
+     "                    the bearer token; /readyz is checked before the first evaluation\n"
+     "  --open URL        create the best as a session on the daemon at URL (output's \"session\")\n"
+     "  --fd-step H       lbfgs, slsqp, mma: the central differences' step, a fraction of each\n"
+     "                    range (default 1e-6)\n"
+     "  --out DIR         evaluations.csv (every run), generations.csv, state.json, objective.svg,\n"
+     "                    best.json (the spec at the best parameters); the same command again\n"
+     "                    with the same DIR resumes: logged runs replay\n" SET_HELP EXIT_HELP,
      optimize_options},
     {"serve", "the daemon: sessions over REST, frames over WebSocket, the viewer",
      "usage: rodd serve [--config FILE] [--listen ADDR:PORT] [--ws-port PORT] [--state-dir DIR]\n"

@@ -10,10 +10,12 @@
  * interrupted run resumes where it stopped. */
 #include "cli.h"
 #include "optim_cmaes.h"
+#include "optim_http.h"
 #include "optim_nlopt.h"
 #include "optim_objective.h"
 #include "optim_plot.h"
 #include "optim_problem.h"
+#include "optim_remote.h"
 #include "rod.h"
 
 #include <cjson/cJSON.h>
@@ -26,6 +28,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define OPTIM_MAX_DAEMONS 32
+#define OPTIM_MAX_THREADS (64 * OPTIM_MAX_DAEMONS)
 
 typedef struct {
     double value;  /* the user's objective (NaN when failed) */
@@ -43,6 +48,12 @@ typedef struct {
     int restarts;
     int jobs;
     const char *out_dir;
+    const char *daemons[OPTIM_MAX_DAEMONS]; /* --daemon URL: evaluations there, not here */
+    int ndaemons;
+    const char *token;   /* RODD_TOKEN, the daemons' bearer token */
+    const char *open_url; /* --open URL: the best as a session there */
+    double fd_step;      /* --fd-step H, relative to each parameter's range; 0: NLopt's wrapper's 1e-6 */
+    int nthreads;        /* jobs, or jobs per daemon times the daemons */
     optim_objective **obj; /* one per thread */
     /* the batch in flight */
     const double *U;
@@ -56,6 +67,8 @@ typedef struct {
     char **replay;       /* the logged evaluations' lines, for a resumed run */
     long nreplay;
     double best_user;
+    int have_gradient;   /* a gradient method's last gradient (unit box) and its point */
+    double grad_u[OPTIM_MAX_VARY], grad_at[OPTIM_MAX_VARY];
     int tty;
     double t0;
 } optimize;
@@ -76,7 +89,10 @@ static void *worker(void *arg)
         optim_problem_physical(&o->pb, o->U + (size_t)j * o->pb.n, x);
         outcome *r = &o->res[j];
         r->message[0] = '\0';
-        r->status = optim_problem_run(&o->pb, x, q, r->message, sizeof r->message);
+        /* thread t works for daemon t mod n: --jobs requests in flight on each */
+        r->status = o->ndaemons ? optim_remote_run(&o->pb, o->daemons[w->thread % o->ndaemons], o->token, x, q,
+                                                   r->message, sizeof r->message)
+                                : optim_problem_run(&o->pb, x, q, r->message, sizeof r->message);
         r->value = r->status == OPTIM_OK ? optim_objective_eval(o->obj[w->thread], q, x) : NAN;
         if (r->status == OPTIM_OK && isnan(r->value)) {
             r->status = OPTIM_FAILED;
@@ -165,9 +181,9 @@ static int batch(void *ctx, int k, const double *U, double *F)
         o->res = fresh;
         o->k = ntodo;
         atomic_store(&o->next, 0);
-        int nt = o->jobs < ntodo ? o->jobs : ntodo;
-        pthread_t th[64];
-        worker_arg wa[64];
+        int nt = o->nthreads < ntodo ? o->nthreads : ntodo;
+        pthread_t th[OPTIM_MAX_THREADS];
+        worker_arg wa[OPTIM_MAX_THREADS];
         for (int t = 0; t < nt; t++) {
             wa[t] = (worker_arg){o, t};
             pthread_create(&th[t], NULL, worker, &wa[t]);
@@ -203,6 +219,11 @@ static void progress(void *ctx, const optim_progress *p)
     optimize *o = ctx;
     double best = o->sign * p->best, gbest = o->sign * p->gen_best, mean = o->sign * p->gen_mean;
     o->best_user = best;
+    if (p->gradient) {
+        o->have_gradient = 1;
+        memcpy(o->grad_u, p->gradient, sizeof(double) * o->pb.n);
+        memcpy(o->grad_at, p->x, sizeof(double) * o->pb.n);
+    }
     write_state(o, p->generation, p->evaluations, p->best_x, p->best, p->sigma, NULL);
     if (o->gens) {
         fprintf(o->gens, "%d,%ld,%.17g,%.17g,%.17g,%.17g\n", p->generation, p->evaluations, best, gbest, mean, p->sigma);
@@ -222,7 +243,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
                     "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
-                    "                     [--restarts N] [--jobs J] [--out DIR] [--set PATH=VALUE]...\n");
+                    "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL] [--fd-step H]\n"
+                    "                     [--out DIR] [--set PATH=VALUE]...\n");
 }
 
 static int open_out(optimize *o)
@@ -300,6 +322,13 @@ static void write_state(const optimize *o, int generations, long evaluations, co
     if (isfinite(f)) cJSON_AddNumberToObject(s, "objective", o->sign * f);
     else cJSON_AddNullToObject(s, "objective");
     if (sigma > 0) cJSON_AddNumberToObject(s, "sigma", sigma);
+    if (o->have_gradient) { /* the user's objective's derivative by each parameter, physical units */
+        double xg[OPTIM_MAX_VARY];
+        optim_problem_physical(&o->pb, o->grad_at, xg);
+        cJSON_AddItemToObject(s, "gradient_at", best_object(o, xg));
+        for (int i = 0; i < o->pb.n; i++) xg[i] = o->sign * o->grad_u[i] / (o->pb.v[i].hi - o->pb.v[i].lo);
+        cJSON_AddItemToObject(s, "gradient", best_object(o, xg));
+    }
     if (reason) cJSON_AddStringToObject(s, "reason", reason);
     else cJSON_AddNullToObject(s, "reason");
     char *t = cJSON_Print(s);
@@ -309,6 +338,50 @@ static void write_state(const optimize *o, int generations, long evaluations, co
     if (!ok || rename(tmp, path) != 0) fprintf(stderr, "rodd optimize: cannot write %s\n", path);
     free(t);
     cJSON_Delete(s);
+}
+
+/* The spec at the best parameters: DIR/best.json (--out), and a session of it on the daemon
+ * --open names (its URL in the output's "session"). 0, or -1 with the reason on stderr. */
+static int best_spec(const optimize *o, const double *x, cJSON *out)
+{
+    rod_issues iss;
+    rod_issues_init(&iss);
+    rod_model *m = optim_problem_load(&o->pb, x, &iss);
+    rod_issues_free(&iss);
+    if (!m) {
+        fprintf(stderr, "rodd optimize: the best parameters no longer give a valid spec\n");
+        return -1;
+    }
+    int rc = 0;
+    if (o->out_dir) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/best.json", o->out_dir);
+        cJSON *j = cJSON_Parse(rod_model_spec_json(m));
+        char *t = j ? cJSON_Print(j) : NULL;
+        FILE *fp = t ? fopen(path, "w") : NULL;
+        if (!fp || fprintf(fp, "%s\n", t) < 0 || fclose(fp) != 0) {
+            fprintf(stderr, "rodd optimize: cannot write %s\n", path);
+            rc = -1;
+        }
+        free(t);
+        cJSON_Delete(j);
+    }
+    if (o->open_url) {
+        char id[128], err[600];
+        if (optim_remote_open(o->open_url, o->token, rod_model_spec_json(m), "rodd optimize: best", id, sizeof id, err,
+                              sizeof err) != 0) {
+            fprintf(stderr, "rodd optimize: --open %s: %s\n", o->open_url, err);
+            rc = -1;
+        } else {
+            char url[1400];
+            int l = (int)strlen(o->open_url);
+            while (l > 0 && o->open_url[l - 1] == '/') l--;
+            snprintf(url, sizeof url, "%.*s/v1/sessions/%s", l, o->open_url, id);
+            cJSON_AddStringToObject(out, "session", url);
+        }
+    }
+    rod_model_free(m);
+    return rc;
 }
 
 static int parse_args(optimize *o, int argc, char **argv)
@@ -372,6 +445,26 @@ static int parse_args(optimize *o, int argc, char **argv)
             }
         } else if (strcmp(a, "--out") == 0) {
             o->out_dir = v;
+        } else if (strcmp(a, "--daemon") == 0 || strcmp(a, "--open") == 0) {
+            char err[300];
+            if (optim_http_check_url(v, err, sizeof err) != 0) {
+                fprintf(stderr, "rodd optimize: %s %s\n", a, err);
+                return -1;
+            }
+            if (a[2] == 'o') {
+                o->open_url = v;
+            } else if (o->ndaemons == OPTIM_MAX_DAEMONS) {
+                fprintf(stderr, "rodd optimize: at most %d --daemon\n", OPTIM_MAX_DAEMONS);
+                return -1;
+            } else {
+                o->daemons[o->ndaemons++] = v;
+            }
+        } else if (strcmp(a, "--fd-step") == 0) {
+            o->fd_step = strtod(v, &end);
+            if (*end || !(o->fd_step > 0 && o->fd_step <= 0.5)) {
+                fprintf(stderr, "rodd optimize: --fd-step must be a number in (0, 0.5] (a fraction of each range)\n");
+                return -1;
+            }
         } else if (a[0] != '-' && !o->pb.spec_path) {
             o->pb.spec_path = a;
             continue;
@@ -414,12 +507,19 @@ int cli_optimize(int argc, char **argv)
         fprintf(stderr, "rodd optimize: --from needs --until (a dynamics run)\n");
         return EXIT_USAGE;
     }
+    if (o.fd_step > 0 && !gradient) {
+        fprintf(stderr, "rodd optimize: --fd-step is for the gradient methods (lbfgs, slsqp, mma), not %s\n", o.method);
+        return EXIT_USAGE;
+    }
+    o.token = getenv("RODD_TOKEN");
+    if (o.token && !o.token[0]) o.token = NULL;
+    o.nthreads = o.ndaemons ? o.jobs * o.ndaemons : o.jobs;
     const char *paths[OPTIM_MAX_VARY];
     for (int i = 0; i < o.pb.n; i++) paths[i] = o.pb.v[i].paths[0];
-    o.obj = calloc((size_t)o.jobs, sizeof *o.obj);
+    o.obj = calloc((size_t)o.nthreads, sizeof *o.obj);
     if (!o.obj) return EXIT_FAILURE_OTHER;
     int rc = EXIT_OK;
-    for (int t = 0; t < o.jobs && rc == EXIT_OK; t++) {
+    for (int t = 0; t < o.nthreads && rc == EXIT_OK; t++) {
         char err[600];
         o.obj[t] = optim_objective_create(o.expr, paths, o.pb.n, err, sizeof err);
         if (!o.obj[t]) {
@@ -437,6 +537,13 @@ int cli_optimize(int argc, char **argv)
             }
     if (rc == EXIT_OK) rc = optim_problem_check_paths(&o.pb);
     if (rc == EXIT_OK) rc = optim_problem_check_corners(&o.pb);
+    for (int d = 0; d < o.ndaemons && rc == EXIT_OK; d++) { /* before the first generation */
+        char err[600];
+        if (optim_remote_ready(o.daemons[d], o.token, err, sizeof err) != 0) {
+            fprintf(stderr, "rodd optimize: --daemon %s is not ready: %s\n", o.daemons[d], err);
+            rc = EXIT_FAILURE_OTHER;
+        }
+    }
     if (rc == EXIT_OK && open_out(&o) != 0) rc = EXIT_FAILURE_OTHER;
     if (rc != EXIT_OK) goto done;
     o.tty = isatty(STDERR_FILENO);
@@ -455,7 +562,7 @@ int cli_optimize(int argc, char **argv)
         if (orc != 0) snprintf(err, sizeof err, "out of memory");
     } else {
         nlopt_problem p = {.method = o.method, .n = o.pb.n, .x0 = u0, .lb = lb, .ub = ub, .max_evals = o.evaluations,
-                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o};
+                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .fd_step = o.fd_step, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o};
         orc = optim_nlopt_minimize(&p, &r, err, sizeof err);
     }
     if (o.tty) fputc('\n', stderr);
@@ -475,6 +582,7 @@ int cli_optimize(int argc, char **argv)
     cJSON_AddBoolToObject(out, "converged", r.converged);
     cJSON_AddStringToObject(out, "reason", r.reason);
     cJSON_AddStringToObject(out, "method", o.method);
+    if (isfinite(r.f) && (o.out_dir || o.open_url) && best_spec(&o, x, out) != 0) rc = EXIT_FAILURE_OTHER;
     cJSON_AddNumberToObject(out, "wall_s", round((cli_now() - o.t0) * 1000) / 1000);
     char *text = cJSON_PrintUnformatted(out);
     puts(text);
@@ -497,7 +605,7 @@ done:
     if (o.gens) fclose(o.gens);
     for (long i = 0; i < o.nreplay; i++) free(o.replay[i]);
     free(o.replay);
-    for (int t = 0; t < o.jobs; t++) optim_objective_free(o.obj[t]);
+    for (int t = 0; t < o.nthreads; t++) optim_objective_free(o.obj[t]);
     free(o.obj);
     return rc;
 }

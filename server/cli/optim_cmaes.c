@@ -321,7 +321,7 @@ int cmaes_minimize(const cmaes_problem *p, optim_result *res)
                 memcpy(xbest, e.arx + (size_t)ib * n, sizeof(double) * n);
             }
             if (p->progress) {
-                optim_progress pr = {gen, restart, evals, fbest, gbest, mean, e.sigma, xbest};
+                optim_progress pr = {gen, restart, evals, fbest, gbest, mean, e.sigma, xbest, NULL, NULL};
                 p->progress(p->ctx, &pr);
             }
             if (fbest <= p->ftarget) {

@@ -19,6 +19,7 @@ typedef struct {
     double gen_best, gen_mean;
     double sigma;
     const double *best_x; /* n: the best point so far (borrowed, valid during the call) */
+    const double *x, *gradient; /* n each: a gradient method's point and its gradient there; NULL otherwise */
 } optim_progress;
 typedef void (*optim_progress_fn)(void *ctx, const optim_progress *p);
 

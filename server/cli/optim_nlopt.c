@@ -77,7 +77,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     r->evals += k;
     r->calls++;
     if (p->progress) {
-        optim_progress pr = {r->calls, 0, r->evals, r->fbest, r->F[0], r->F[0], 0, r->xbest};
+        optim_progress pr = {r->calls, 0, r->evals, r->fbest, r->F[0], r->F[0], 0, r->xbest, x, grad};
         p->progress(p->ctx, &pr);
     }
     return r->F[0];

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EFFORT_STEPS 50 /* output points of the dynamics run: effort's trapezoid */
+
 
 const char *const optim_status_names[4] = {"ok", "bad_spec", "failed", "no_convergence"};
 
@@ -167,7 +167,7 @@ int optim_problem_check_corners(const optim_problem *o)
 /* ---- one evaluation ---- */
 /* Actuators' squared values now, each the mean over X = 0, 1/4, .., 1 (a muscle's profile
  * varies along the rod). */
-static double effort_rate(const rod_model *m, rod_state *st)
+double optim_problem_effort_rate(const rod_model *m, rod_state *st)
 {
     double s = 0;
     for (int i = 0; i < rod_model_ninputs(m); i++) {
@@ -196,6 +196,34 @@ static void centroid(const rod_frame *f, double c[3])
     for (int a = 0; a < 3; a++) c[a] = w > 0 ? c[a] / w : NAN;
 }
 
+int optim_problem_centroid_now(const rod_model *m, rod_state *st, double c[3])
+{
+    rod_frame f;
+    if (rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) != ROD_OK) return -1;
+    centroid(&f, c);
+    rod_frame_free(&f);
+    return 0;
+}
+
+int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *st, const double com0[3],
+                        double q[Q_COUNT])
+{
+    rod_frame f;
+    if (rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) != ROD_OK) return -1;
+    for (int a = 0; a < 3; a++) q[Q_TIP_X + a] = f.position[3 * (f.n - 1) + a];
+    double c[3];
+    centroid(&f, c);
+    for (int a = 0; a < 3; a++) {
+        q[Q_COM_X + a] = c[a];
+        if (o->until > 0) q[Q_COM_VX + a] = (c[a] - com0[a]) / (o->until - o->from);
+    }
+    q[Q_ENERGY_ELASTIC] = f.e_elastic;
+    q[Q_ENERGY_KINETIC] = f.e_kinetic;
+    q[Q_VOLUME_CHANGE] = f.volume_change;
+    rod_frame_free(&f);
+    return 0;
+}
+
 int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT], char *msg, size_t len)
 {
     for (int i = 0; i < Q_COUNT; i++) q[i] = 0;
@@ -218,10 +246,10 @@ int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT]
     rod_frame f;
     if (o->until > 0) {
         rc = rod_dynamics_start(m, st);
-        double t_prev = 0, e_prev = rc == ROD_OK ? effort_rate(m, st) : 0;
+        double t_prev = 0, e_prev = rc == ROD_OK ? optim_problem_effort_rate(m, st) : 0;
         int have0 = 0;
-        for (int k = 1; k <= EFFORT_STEPS && rc == ROD_OK; k++) {
-            double t = o->until * k / EFFORT_STEPS;
+        for (int k = 1; k <= OPTIM_EFFORT_STEPS && rc == ROD_OK; k++) {
+            double t = o->until * k / OPTIM_EFFORT_STEPS;
             if (!have0 && o->from <= 0) { /* the start's centroid */
                 if (rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) == ROD_OK) {
                     centroid(&f, com0);
@@ -240,7 +268,7 @@ int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT]
             }
             rc = rod_dynamics_advance(m, st, t);
             if (rc != ROD_OK) break;
-            double e = effort_rate(m, st);
+            double e = optim_problem_effort_rate(m, st);
             q[Q_EFFORT] += 0.5 * (e + e_prev) * (t - t_prev);
             e_prev = e;
             t_prev = t;
@@ -248,25 +276,11 @@ int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT]
     } else {
         rod_statics_result res;
         rc = rod_statics_solve(m, st, 0.0, &res);
-        q[Q_EFFORT] = effort_rate(m, st);
+        q[Q_EFFORT] = optim_problem_effort_rate(m, st);
     }
     if (rc == ROD_ENOCONV) status = OPTIM_NO_CONVERGENCE;
     else if (rc != ROD_OK) status = OPTIM_FAILED;
-    if (status == OPTIM_OK && rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) == ROD_OK) {
-        for (int a = 0; a < 3; a++) q[Q_TIP_X + a] = f.position[3 * (f.n - 1) + a];
-        double c[3];
-        centroid(&f, c);
-        for (int a = 0; a < 3; a++) {
-            q[Q_COM_X + a] = c[a];
-            if (o->until > 0) q[Q_COM_VX + a] = (c[a] - com0[a]) / (o->until - o->from);
-        }
-        q[Q_ENERGY_ELASTIC] = f.e_elastic;
-        q[Q_ENERGY_KINETIC] = f.e_kinetic;
-        q[Q_VOLUME_CHANGE] = f.volume_change;
-        rod_frame_free(&f);
-    } else if (status == OPTIM_OK) {
-        status = OPTIM_FAILED;
-    }
+    if (status == OPTIM_OK && optim_problem_final(o, m, st, com0, q) != 0) status = OPTIM_FAILED;
     if (status != OPTIM_OK) snprintf(msg, len, "%s", rod_state_error(st));
     rod_state_free(st);
     rod_model_free(m);

@@ -44,4 +44,15 @@ int optim_problem_check_corners(const optim_problem *o);
 /* One run at x: an OPTIM_* status, the quantities in q, a message in msg when not OPTIM_OK. */
 int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT], char *msg, size_t len);
 
+/* The pieces of a run that the daemon route (optim_remote.h) shares, so both compute the
+ * quantities alike: the actuators' squared values now (effort's integrand), the centroid
+ * now (0, or -1 when no frame), and the final frame's quantities into q (com_v* from com0,
+ * the centroid at --from); 0, or -1 when no frame. */
+double optim_problem_effort_rate(const rod_model *m, rod_state *st);
+int optim_problem_centroid_now(const rod_model *m, rod_state *st, double c[3]);
+int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *st, const double com0[3],
+                        double q[Q_COUNT]);
+/* The output points of a dynamics run (effort's trapezoid): t_k = until k / OPTIM_EFFORT_STEPS. */
+#define OPTIM_EFFORT_STEPS 50
+
 #endif
