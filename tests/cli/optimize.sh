@@ -36,6 +36,25 @@ assert abs(d["best"]["actuators.0.tension"] - T) < 1e-6 * T, d
 assert d["evaluations"] % 3 == 0, d
 PY
 
+# --fd-step: the central difference's gradient (state.json's "gradient", at "gradient_at")
+# against the bar's closed form d/dT (z - 0.49)^2 = 2 (z - 0.49) (-4 L / (A E)): f is a
+# quadratic in T, so the difference is exact but for rounding and the model's own 1e-6
+expect "lbfgs with --fd-step 1e-2" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
+  --method lbfgs --evaluations 3 --fd-step 1e-2 --out "$tmp/fd"
+python3 - "$tmp/fd/state.json" <<'PY' && pass "the finite-difference gradient is the closed form's to 1e-7" || fail "fd gradient"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+A, L, E, nu, P = math.pi * 0.0075**2, 0.5, 1e5, 0.4999, 2000
+T = d["gradient_at"]["actuators.0.tension"]
+z = L - L * (4 * T / A - 2 * nu * P) / E
+want = 2 * (z - 0.49) * (-4 * L / (A * E))
+got = d["gradient"]["actuators.0.tension"]
+assert T == 0.25 and abs(got - want) < 1e-7 * abs(want), (got, want)
+print(f"     d/dT at T = {T}: {got:.10g}, closed form {want:.10g}, relative difference {abs(got / want - 1):.1e}")
+PY
+cmp -s <(cut -d, -f5 "$tmp/fd/evaluations.csv") <(printf 'actuators.0.tension\n0.25\n0.255\n0.245\n') \
+  && pass "  its runs: x0 and x0 +- 1e-2 of the range" || fail "fd-step runs"
+
 expect "cmaes on 2 threads with --out" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
   --evaluations 100 --jobs 2 --out "$tmp/o2"
 python3 - "$tmp/out" <<'PY' && pass "CMA-ES gets within 1e-4 of the closed form in 100 runs (2e-5 here)" || fail "cmaes tension"
@@ -45,9 +64,15 @@ A = math.pi * 0.0075**2
 T = A / 4 * (0.01 * 1e5 / 0.5 + 2 * 0.4999 * 2000)
 assert abs(d["best"]["actuators.0.tension"] - T) < 1e-4 * T, d
 PY
-for f in evaluations.csv generations.csv state.json objective.svg; do
+for f in evaluations.csv generations.csv state.json objective.svg best.json; do
   [ -s "$tmp/o2/$f" ] || fail "--out has no $f"
 done
+"$rodd" check "$tmp/o2/best.json" >/dev/null && python3 - "$tmp/out" "$tmp/o2/best.json" <<'PY' \
+  && pass "best.json is a valid spec at the best tension" || fail "best.json"
+import json, sys
+d, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert [a["tension"] for a in b["actuators"][:4]] == [d["best"]["actuators.0.tension"]] * 4, b["actuators"]
+PY
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/o2/objective.svg" \
   && pass "objective.svg is well-formed XML" || fail "objective.svg"
 expect "the same on 1 thread" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
@@ -125,6 +150,10 @@ refused "an unknown name" 64 'Unexpected token "tip_q"' --vary rod.length=0.4:0.
 refused "a velocity in statics" 64 "com_vx is a velocity over the run: it needs --until" --vary rod.length=0.4:0.6 --minimize com_vx
 refused "an invalid corner" 2 "/rod/youngs_modulus: must be > 0" --vary rod.youngs_modulus=-10:1000 --minimize tip_z
 refused "an unknown method" 64 "unknown --method newton" --vary rod.length=0.4:0.6 --minimize tip_z --method newton
+refused "--fd-step without gradients" 64 "--fd-step is for the gradient methods (lbfgs, slsqp, mma), not bobyqa" \
+  --vary rod.length=0.4:0.6 --minimize tip_z --method bobyqa --fd-step 1e-3
+refused "--fd-step out of range" 64 "--fd-step must be a number in (0, 0.5]" --vary rod.length=0.4:0.6 --minimize tip_z \
+  --method lbfgs --fd-step 0
 
 [ "$fails" -eq 0 ] && echo "cli optimize: all passed" || echo "cli optimize: $fails failed" >&2
 exit $((fails > 0))
