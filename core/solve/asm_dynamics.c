@@ -40,20 +40,28 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
     if (!nr) return 0;
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
     double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;
-    asm_rows(m, st, alpha, A, rhs, err);
-    /* W = M^{-1} A^T, column r over the two rods of row r's joint */
+    asm_rows(m, st, q, qd, alpha, A, rhs, err);
+    /* W = M^{-1} A^T, column r over the rods of row r: a joint's two, a lock's stub */
     memset(W, 0, (size_t)nr * n * sizeof *W);
-    for (int j = 0; j < a->njoints; j++) {
-        const asm_joint *jt = &a->joint[j];
-        const int rods[2] = {jt->child, jt->parent};
-        for (int r = jt->row0; r < jt->row0 + jt->nrows; r++)
-            for (int k = 0; k < 2; k++) {
-                const int i = rods[k], nx = a->rod[i]->n_xi;
-                if (!nx) continue;
-                double *w = W + (size_t)n * r + a->off[i];
-                for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
-                dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
-            }
+    for (int r = 0; r < nr; r++) {
+        int rods[2] = {-1, -1};
+        if (r >= a->lock_row0) {
+            rods[0] = a->lock_rod[r - a->lock_row0];
+        } else {
+            for (int j = 0; j < a->njoints; j++)
+                if (r >= a->joint[j].row0 && r < a->joint[j].row0 + a->joint[j].nrows) {
+                    rods[0] = a->joint[j].child;
+                    rods[1] = a->joint[j].parent;
+                }
+        }
+        for (int k = 0; k < 2; k++) {
+            const int i = rods[k];
+            if (i < 0 || !a->rod[i]->n_xi) continue;
+            const int nx = a->rod[i]->n_xi;
+            double *w = W + (size_t)n * r + a->off[i];
+            for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
+            dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
+        }
     }
     for (int r = 0; r < nr; r++) {
         double v = rhs[r];
