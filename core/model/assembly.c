@@ -29,6 +29,13 @@ static const char *const joint_keys[] = {"type", "to", "joint", "axis", "positio
 static const char *const body_keys[] = {"name", "mass", "inertia", "base", NULL};
 static const char *const body_base_keys[] = {"type", "position", "rotation", NULL};
 
+const char *const assembly_known_paths[] = {
+    "/rods", "/rods/*", "/rods/*/name", "/rods/*/base/to", "/rods/*/base/to/rod", "/rods/*/base/to/body",
+    "/rods/*/base/to/s", "/rods/*/base/joint", "/rods/*/base/axis", "/rods/*/base/position",
+    "/rods/*/base/rotation", "/rods/*/base/rotation/axis", "/rods/*/base/rotation/angle",
+    "/bodies/*/base", "/bodies/*/base/type", "/bodies/*/base/position", "/bodies/*/base/rotation",
+    "/bodies/*/base/rotation/axis", "/bodies/*/base/rotation/angle", NULL};
+
 typedef struct {
     int parent_rod;      /* -1 unresolved */
     const char *to_name;

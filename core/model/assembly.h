@@ -71,6 +71,10 @@ typedef struct asm_state {
     int started;
 } asm_state;
 
+/* The keys only a spec of several rods has, as spec_known_paths lists a one-rod spec's
+ * ("/rods/N/KEY" also takes every one-rod "/KEY"): for the schema test. */
+extern const char *const assembly_known_paths[];
+
 /* From a spec root holding "rods" (model_entry.c's call): the model of rod 0 with the
  * assembly in m->as, or NULL with every problem in issues (paths into the whole spec). */
 rod_model *assembly_compile(const struct cJSON *root, rod_issues *issues);
