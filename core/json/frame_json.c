@@ -28,11 +28,8 @@ static cJSON *nested(const double *v, int n, int w)
     return a;
 }
 
-cJSON *rod_frame_to_cjson(const rod_frame *f)
+static void add_points(cJSON *o, const rod_frame *f)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o) return NULL;
-    cJSON_AddNumberToObject(o, "t", f->t);
     cJSON_AddItemToObject(o, "s", array_of(f->s, f->n));
     cJSON_AddItemToObject(o, "position", nested(f->position, f->n, 3));
     cJSON_AddItemToObject(o, "rotation", nested(f->rotation, f->n, 9));
@@ -40,6 +37,36 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
     cJSON_AddItemToObject(o, "radius", array_of(f->radius, f->n));
     cJSON_AddItemToObject(o, "kappa", nested(f->kappa, f->n, 3));
     cJSON_AddItemToObject(o, "nu", nested(f->nu, f->n, 3));
+}
+
+cJSON *rod_frame_to_cjson(const rod_frame *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "t", f->t);
+    if (f->nrods) {
+        /* several rods (issue 29): each rod's points under its name, the rest at the top */
+        cJSON *rs = cJSON_AddArrayToObject(o, "rods");
+        for (int i = 0; rs && i < f->nrods; i++) {
+            const rod_frame *r = &f->rods[i];
+            cJSON *e = cJSON_CreateObject();
+            if (!e || !cJSON_AddItemToArray(rs, e)) {
+                cJSON_Delete(e);
+                break;
+            }
+            cJSON_AddStringToObject(e, "name", r->name);
+            add_points(e, r);
+            if (r->base_moving) {
+                cJSON *b = cJSON_AddObjectToObject(e, "base");
+                if (b) {
+                    cJSON_AddItemToObject(b, "position", array_of(r->base_position, 3));
+                    cJSON_AddItemToObject(b, "rotation", array_of(r->base_rotation, 9));
+                }
+            }
+        }
+    } else {
+        add_points(o, f);
+    }
     cJSON *e = cJSON_AddObjectToObject(o, "energy");
     if (e) {
         cJSON_AddNumberToObject(e, "kinetic", f->e_kinetic);
@@ -86,6 +113,7 @@ cJSON *rod_frame_to_cjson(const rod_frame *f)
                 cJSON_Delete(c);
                 break;
             }
+            if (f->contact_rod && f->nrods) cJSON_AddStringToObject(c, "rod", f->rods[f->contact_rod[i]].name);
             cJSON_AddNumberToObject(c, "s", f->contact_s[i]);
             cJSON_AddItemToObject(c, "point", array_of(f->contact_point + 3 * i, 3));
             cJSON_AddItemToObject(c, "force", array_of(f->contact_force + 3 * i, 3));
@@ -168,18 +196,43 @@ static void sb_vec(sbuf *b, const char *key, const double *v, int n)
     sb_str(b, "]");
 }
 
+static void sb_points(sbuf *b, const rod_frame *f)
+{
+    sb_array(b, "s", f->s, f->n, 1);
+    sb_array(b, "position", f->position, f->n, 3);
+    sb_array(b, "rotation", f->rotation, f->n, 9);
+    sb_array(b, "rho", f->rho, f->n, 1);
+    sb_array(b, "radius", f->radius, f->n, 1);
+    sb_array(b, "kappa", f->kappa, f->n, 3);
+    sb_array(b, "nu", f->nu, f->n, 3);
+}
+
 char *rod_frame_to_json(const rod_frame *f)
 {
     sbuf b = {0};
     sb_str(&b, "{\"t\":");
     sb_num(&b, f->t);
-    sb_array(&b, "s", f->s, f->n, 1);
-    sb_array(&b, "position", f->position, f->n, 3);
-    sb_array(&b, "rotation", f->rotation, f->n, 9);
-    sb_array(&b, "rho", f->rho, f->n, 1);
-    sb_array(&b, "radius", f->radius, f->n, 1);
-    sb_array(&b, "kappa", f->kappa, f->n, 3);
-    sb_array(&b, "nu", f->nu, f->n, 3);
+    if (f->nrods) {
+        sb_str(&b, ",\"rods\":[");
+        for (int i = 0; i < f->nrods; i++) {
+            const rod_frame *r = &f->rods[i];
+            sb_str(&b, i ? ",{\"name\":\"" : "{\"name\":\"");
+            sb_str(&b, r->name); /* letters, digits, '_', '-': nothing to escape */
+            sb_str(&b, "\"");
+            sb_points(&b, r);
+            if (r->base_moving) {
+                sb_str(&b, ",\"base\":{");
+                sb_vec(&b, "position", r->base_position, 3);
+                sb_str(&b, ",");
+                sb_vec(&b, "rotation", r->base_rotation, 9);
+                sb_str(&b, "}");
+            }
+            sb_str(&b, "}");
+        }
+        sb_str(&b, "]");
+    } else {
+        sb_points(&b, f);
+    }
     sb_str(&b, ",\"energy\":{\"kinetic\":");
     sb_num(&b, f->e_kinetic);
     sb_str(&b, ",\"elastic\":");
@@ -235,7 +288,13 @@ char *rod_frame_to_json(const rod_frame *f)
     if (f->has_contacts) {
         sb_str(&b, ",\"contacts\":[");
         for (int i = 0; i < f->ncontacts; i++) {
-            sb_str(&b, i ? ",{\"s\":" : "{\"s\":");
+            sb_str(&b, i ? ",{" : "{");
+            if (f->contact_rod && f->nrods) {
+                sb_str(&b, "\"rod\":\"");
+                sb_str(&b, f->rods[f->contact_rod[i]].name);
+                sb_str(&b, "\",");
+            }
+            sb_str(&b, "\"s\":");
             sb_num(&b, f->contact_s[i]);
             sb_str(&b, ",");
             sb_vec(&b, "point", f->contact_point + 3 * i, 3); /* Vec3, as the API has it */

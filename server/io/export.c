@@ -111,8 +111,15 @@ export_writer *export_open(export_format fmt, const char *path, const export_met
 
 int export_frame(export_writer *w, const rod_frame *f, char *err, size_t errlen)
 {
-    if (f->n != w->meta.points) {
-        snprintf(err, errlen, "a frame of %d points in an export of %d", f->n, w->meta.points);
+    /* several rods (issue 29): each rod has the points; NDJSON only until the other writers
+     * learn the rods */
+    const int pts = f->nrods ? f->rods[0].n : f->n;
+    if (f->nrods && w->fmt != EXPORT_NDJSON) {
+        snprintf(err, errlen, "a model of several rods exports to NDJSON only (for now)");
+        return -1;
+    }
+    if (pts != w->meta.points) {
+        snprintf(err, errlen, "a frame of %d points in an export of %d", pts, w->meta.points);
         return -1;
     }
     if (!mech_matches(&w->shape, f)) {
