@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "numtext.h"
 #include "rod.h"
-#include "rod_json.h"
+#include "frame_codec.h"
 #include "textfile.h"
 
 #include <cjson/cJSON.h>
@@ -188,7 +188,7 @@ static cJSON *run_point(const sweep *sw, long index)
         metric[8] = f.e_gravity;
         metric[9] = f.e_kinetic;
         metric[10] = f.volume_change;
-        cJSON_AddItemToObject(o, "frame", rod_frame_to_cjson(&f));
+        cJSON_AddItemToObject(o, "frame", frame_codec_cjson(&f));
         rod_frame_free(&f);
     }
     cJSON_AddStringToObject(o, "status", status);

@@ -3,7 +3,7 @@
 Units (SI): s, position, radius in m; kappa in 1/m; nu, rho and rotations without unit;
 energies in J; t in s. ``rotation[i]`` is point i's rotation matrix R, whose columns are the
 directors d1, d2, d3 in the base frame. Binary stream frames carry float32 values (about 7
-significant digits), JSON stream frames with chosen fields 7 digits, whole JSON FRAMEs 10;
+significant digits), JSON FRAMEs (whole or with chosen fields, REST or stream) 10;
 all arrive here as float64 arrays."""
 from __future__ import annotations
 
