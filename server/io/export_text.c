@@ -5,7 +5,9 @@
  * frame's own values (energies, volume change, a moving base's pose, the bodies and the
  * constraints) repeated on each of its rows, so every row stands alone for a spreadsheet or a
  * data frame's group-by; a model with contact adds a row per contact after its frame's points
- * (README.md's "Exports"). */
+ * (README.md's "Exports"). A model of several rods adds a column "rod" (the rod's name) after
+ * t: its rows are rod by rod, each rod's points base to tip, and a contact's row names the rod
+ * it touches. */
 #include "export_impl.h"
 #include "frame_codec.h"
 #include "frame_fields.h"
@@ -62,7 +64,7 @@ static void csv_mech_header(FILE *o, const rod_frame *sh)
 
 int export_csv_header(export_writer *w)
 {
-    fputs("t,point", w->out);
+    fputs(w->shape.nrods ? "t,rod,point" : "t,point", w->out); /* several rods: whose point */
     for (int i = 0; i < FRAME_F_COUNT; i++)
         if (w->meta.fields & (1u << i)) fprintf(w->out, ",%s", csv_columns[i]);
     csv_mech_header(w->out, &w->shape);
@@ -115,21 +117,29 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
     int per_point = 0; /* columns of the per-point fields */
     for (int b = 0; b < FRAME_F_COUNT; b++)
         if (mask & (1u << b)) per_point += frame_field_width(1u << b);
-    for (int i = 0; i < f->n; i++) {
-        num(o, f->t);
-        fprintf(o, ",%d", i);
-        for (int b = 0; b < FRAME_F_COUNT; b++) {
-            const unsigned bit = 1u << b;
-            if (!(mask & bit)) continue;
-            const int width = frame_field_width(bit);
-            if (width) csv_nums(o, frame_field_values(f, bit) + (size_t)width * i, width);
+    for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
+        const rod_frame *rod = f->nrods ? &f->rods[r] : f;
+        for (int i = 0; i < rod->n; i++) {
+            num(o, f->t);
+            if (f->nrods) fprintf(o, ",%s", rod->name);
+            fprintf(o, ",%d", i);
+            for (int b = 0; b < FRAME_F_COUNT; b++) {
+                const unsigned bit = 1u << b;
+                if (!(mask & bit)) continue;
+                const int width = frame_field_width(bit);
+                if (width) csv_nums(o, frame_field_values(rod, bit) + (size_t)width * i, width);
+            }
+            csv_frame_values(o, mask, f);
+            if (f->has_contacts) fputs(",,,,,,,,", o);
+            fputc('\n', o);
         }
-        csv_frame_values(o, mask, f);
-        if (f->has_contacts) fputs(",,,,,,,,", o);
-        fputc('\n', o);
     }
     for (int j = 0; j < f->ncontacts; j++) {
         num(o, f->t);
+        if (f->nrods) { /* the rod the contact's point is on */
+            const int r = f->contact_rod ? f->contact_rod[j] : -1;
+            fprintf(o, ",%s", r >= 0 && r < f->nrods ? f->rods[r].name : "");
+        }
         fputc(',', o);
         for (int k = 0; k < per_point; k++) fputc(',', o);
         csv_frame_values(o, mask, f);

@@ -8,12 +8,18 @@ int mech_shape_copy(rod_frame *dst, const rod_frame *src)
     memset(dst, 0, sizeof *dst);
     dst->cons = src->ncons ? calloc((size_t)src->ncons, sizeof *dst->cons) : NULL;
     dst->bodies = src->nbodies ? calloc((size_t)src->nbodies, sizeof *dst->bodies) : NULL;
-    if ((src->ncons && !dst->cons) || (src->nbodies && !dst->bodies)) {
+    dst->rods = src->nrods ? calloc((size_t)src->nrods, sizeof *dst->rods) : NULL;
+    if ((src->ncons && !dst->cons) || (src->nbodies && !dst->bodies) || (src->nrods && !dst->rods)) {
         rod_frame_free(dst);
         return -1;
     }
     dst->ncons = src->ncons;
     dst->nbodies = src->nbodies;
+    dst->nrods = src->nrods;
+    for (int i = 0; i < src->nrods; i++) { /* the rods' names; their values stay empty */
+        memcpy(dst->rods[i].name, src->rods[i].name, sizeof dst->rods[i].name);
+        dst->rods[i].base_moving = src->rods[i].base_moving;
+    }
     for (int i = 0; i < src->ncons; i++) {
         memcpy(dst->cons[i].name, src->cons[i].name, sizeof dst->cons[i].name);
         dst->cons[i].volume = src->cons[i].volume;
@@ -40,8 +46,10 @@ size_t mech_values(const rod_frame *shape)
 int mech_matches(const rod_frame *shape, const rod_frame *f)
 {
     if (!f->base_moving != !shape->base_moving || !f->has_contacts != !shape->has_contacts ||
-        f->nbodies != shape->nbodies || f->ncons != shape->ncons)
+        f->nbodies != shape->nbodies || f->ncons != shape->ncons || f->nrods != shape->nrods)
         return 0;
+    for (int i = 0; i < f->nrods; i++)
+        if (strcmp(f->rods[i].name, shape->rods[i].name)) return 0;
     for (int i = 0; i < f->ncons; i++)
         if (f->cons[i].volume != shape->cons[i].volume || strcmp(f->cons[i].name, shape->cons[i].name)) return 0;
     for (int i = 0; i < f->nbodies; i++)

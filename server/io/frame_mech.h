@@ -16,14 +16,14 @@
 #define MECH_VOLUME_VALUES 2  /* pressure, violation */
 #define MECH_CONTACT_VALUES 7 /* s, point (3), force (3) */
 
-/* A copy of src's shape (names, flags; no values) into dst, which the caller frees with
+/* A copy of src's shape (names, flags, the rods' names; no values) into dst, which the caller frees with
  * rod_frame_free. 0, or -1 out of memory (dst then empty). */
 int mech_shape_copy(rod_frame *dst, const rod_frame *src);
 /* 1 when the model's frames carry anything past the per-point fields. */
 int mech_any(const rod_frame *shape);
 /* Doubles of the fixed part of a packed frame (0 when mech_any is 0). */
 size_t mech_values(const rod_frame *shape);
-/* 1 when f has shape's base, bodies, constraints and contacts (counts, kinds and names). */
+/* 1 when f has shape's rods, base, bodies, constraints and contacts (counts, kinds and names). */
 int mech_matches(const rod_frame *shape, const rod_frame *f);
 /* Writes f's fixed part (mech_values doubles) into v, then its contacts after it. */
 void mech_pack(const rod_frame *shape, const rod_frame *f, double *v);

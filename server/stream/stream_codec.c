@@ -58,6 +58,10 @@ char *stream_description_msg(session *s, const stream_subscription *c, double ma
     cJSON_AddStringToObject(b, "body", "float32 arrays in field order for the bits set: s[n], position[3n], "
                                        "rotation[9n], rho[n], radius[n], kappa[3n], nu[3n], energy[3] "
                                        "(kinetic, elastic, gravity), volume_change[1]");
+    cJSON_AddStringToObject(b, "rods", "a model of several rods sends version 2: the header's u32 counts rods; "
+                                       "per rod u32 points n, u32 name bytes k, the name padded with NULs to a "
+                                       "multiple of 4, its per-point arrays as above; then energy[3] and "
+                                       "volume_change[1] once");
     return json_text(o);
 }
 
