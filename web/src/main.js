@@ -68,7 +68,7 @@ const plots = new Plots($("#plots"));
 const display = new FrameDisplay({
   rodView,
   plots,
-  ui: { field: $("#field"), legend: { bar: $("#legend-bar"), lo: $("#legend-lo"), hi: $("#legend-hi"), label: $("#legend-label"), gravity: $("#legend-gravity") } },
+  ui: { field: $("#field"), rod: $("#rod"), legend: { bar: $("#legend-bar"), lo: $("#legend-lo"), hi: $("#legend-hi"), label: $("#legend-label"), gravity: $("#legend-gravity") } },
 });
 
 const view = new SessionView(
