@@ -30,6 +30,24 @@ int mech_shape_copy(rod_frame *dst, const rod_frame *src)
     return 0;
 }
 
+int mech_contact_values(const rod_frame *shape)
+{
+    return MECH_CONTACT_VALUES + (shape->nrods ? 1 : 0);
+}
+
+int mech_rods(const rod_frame *shape)
+{
+    return shape->nrods ? shape->nrods : 1;
+}
+
+int mech_points(const rod_frame *f)
+{
+    if (!f->nrods) return f->n;
+    for (int i = 1; i < f->nrods; i++)
+        if (f->rods[i].n != f->rods[0].n) return -1;
+    return f->rods[0].n;
+}
+
 int mech_any(const rod_frame *shape)
 {
     return shape->base_moving || shape->nbodies || shape->ncons || shape->has_contacts;
@@ -88,6 +106,7 @@ void mech_pack(const rod_frame *shape, const rod_frame *f, double *v)
         *v++ = f->contact_s[i];
         v = put(v, f->contact_point + 3 * i, 3);
         v = put(v, f->contact_force + 3 * i, 3);
+        if (shape->nrods) *v++ = f->contact_rod ? f->contact_rod[i] : -1;
     }
 }
 
@@ -104,7 +123,7 @@ static const double *get(const double *v, double *x, int n)
     return v + n;
 }
 
-void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *scratch)
+void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *scratch, int *rod_scratch)
 {
     f->base_moving = shape->base_moving;
     f->ncons = shape->ncons;
@@ -138,5 +157,7 @@ void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *
         f->contact_s[i] = *v++;
         v = get(v, f->contact_point + 3 * i, 3);
         v = get(v, f->contact_force + 3 * i, 3);
+        if (shape->nrods) rod_scratch[i] = (int)*v++;
     }
+    f->contact_rod = shape->nrods ? rod_scratch : NULL;
 }
