@@ -507,7 +507,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     if (sp->nguess && sp->nguess != m->n) {
         issues_add(iss, "/solver/guess", "has %d values; this model has %d coordinates "
                    "(q_xi then q_rho)", sp->nguess, m->n);
-        rod_model_free(m);
+        model_free_one(m);
         return NULL;
     }
     m->frame_cache = frame_cache_create();
@@ -517,24 +517,24 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         issues_add(iss, "/discretization", "%d Gauss points with %d substeps make %ld Magnus steps, "
                    "more than the %d allowed", m->ngauss, m->substeps, (long)(m->ns - 1) * m->substeps,
                    MAX_KIN_STEPS);
-        rod_model_free(m);
+        model_free_one(m);
         return NULL;
     }
     if (build_bases(m)) goto nomem;
     const int rest = build_rest(m, iss);
     if (rest == -2) {
-        rod_model_free(m);
+        model_free_one(m);
         return NULL;
     }
     if (rest || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
-    rod_model_free(m);
+    model_free_one(m);
     return NULL;
 }
 
-rod_model *rod_model_compile(const char *json, size_t len, const char *const *overrides,
+rod_model *model_compile_one(const char *json, size_t len, const char *const *overrides,
                              int n_overrides, rod_issues *issues)
 {
     cJSON *root = spec_parse_json(json, len, issues);
@@ -554,63 +554,7 @@ rod_model *rod_model_compile(const char *json, size_t len, const char *const *ov
     return compile_spec(sp, canon, issues);
 }
 
-rod_model *rod_model_load(const char *path, const char *const *overrides, int n_overrides,
-                          rod_issues *issues)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        issues_add(issues, "", "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > ROD_SPEC_MAX_BYTES) {
-        issues_add(issues, "", "%s is %lld bytes, more than the %u a spec may have", path,
-                   (long long)st.st_size, ROD_SPEC_MAX_BYTES);
-        fclose(f);
-        return NULL;
-    }
-    /* read at most the cap plus one byte, so a pipe or a growing file cannot exhaust memory */
-    size_t cap = 65536, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len == cap) {
-            if (cap > ROD_SPEC_MAX_BYTES) break;
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (r == 0) break;
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (!buf) {
-        issues_add(issues, "", "out of memory reading %s", path);
-        return NULL;
-    }
-    if (rerr) {
-        issues_add(issues, "", "error reading %s", path);
-        free(buf);
-        return NULL;
-    }
-    if (len > ROD_SPEC_MAX_BYTES) {
-        issues_add(issues, "", "%s is more than the %u bytes a spec may have", path,
-                   ROD_SPEC_MAX_BYTES);
-        free(buf);
-        return NULL;
-    }
-    rod_model *m = rod_model_compile(buf, len, overrides, n_overrides, issues);
-    free(buf);
-    return m;
-}
-
-void rod_model_free(rod_model *m)
+void model_free_one(rod_model *m)
 {
     if (!m) return;
     frame_cache_free(m->frame_cache);

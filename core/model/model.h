@@ -103,7 +103,16 @@ struct rod_model {
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */
     struct frame_cache *frame_cache; /* output frames' basis tables (frame_table.h), filled on
                                       * first use: mutable behind its own lock */
+    /* A spec with "rods" (issue 29): this model is its first rod's and `as` holds them all,
+     * the joints and the model-wide inputs (assembly.h); NULL for one rod. */
+    struct assembly *as;
 };
+
+/* One rod's model from its spec text (model.c); rod_model_compile (model_entry.c) sends a
+ * spec with "rods" to the assembly instead. model_free_one frees one rod's model only. */
+rod_model *model_compile_one(const char *json, size_t len, const char *const *overrides,
+                             int n_overrides, rod_issues *issues);
+void model_free_one(rod_model *m);
 
 /* The error indicator's fixed Zanna path (indicator.c): steps along the rod. */
 #define MODEL_INDICATOR_STEPS 64

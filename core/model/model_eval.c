@@ -2,6 +2,7 @@
  * weights of a kinematic step) and through its public getters: what the stages and the
  * output ask of a model, apart from compiling it (model.c). */
 #include "model.h"
+#include "assembly.h"
 
 #include "basis.h"
 
@@ -133,11 +134,20 @@ const profile *model_input_profile(const rod_model *m, int i)
     }
 }
 
-int rod_model_ndof(const rod_model *m) { return m->n; }
-int rod_model_ndof_xi(const rod_model *m) { return m->n_xi; }
-int rod_model_ndof_rho(const rod_model *m) { return m->n_rho; }
+int rod_model_ndof(const rod_model *m) { return m->as ? m->as->n : m->n; }
+/* several rods: q is rod after rod, each [q_xi; q_rho]; these count over all of them */
+int rod_model_ndof_xi(const rod_model *m)
+{
+    int n = 0;
+    for (int i = 0; m->as && i < m->as->nrods; i++) n += m->as->rod[i]->n_xi;
+    return m->as ? n : m->n_xi;
+}
+int rod_model_ndof_rho(const rod_model *m)
+{
+    return m->as ? m->as->n - rod_model_ndof_xi(m) : m->n_rho;
+}
 double rod_model_length(const rod_model *m) { return m->L; }
-double rod_model_duration(const rod_model *m) { return m->spec->duration; }
+double rod_model_duration(const rod_model *m) { return m->as ? m->as->duration : m->spec->duration; }
 int rod_model_is_extended(const rod_model *m) { return m->extended; }
 int rod_model_quadrature_points(const rod_model *m) { return m->ngauss; }
 int rod_model_substeps(const rod_model *m) { return m->substeps; }
@@ -150,13 +160,15 @@ void rod_model_gravity(const rod_model *m, double g[3])
 double rod_model_base_radius(const rod_model *m) { return m->sec[0].z; }
 int rod_model_has_attachments(const rod_model *m)
 {
+    if (m->as) return 1;
     return m->spec->ncons > 0 || m->spec->nbodies > 0 || m->spec->base_moving ||
            m->spec->base_free || m->ncontact > 0;
 }
-const char *rod_model_spec_json(const rod_model *m) { return m->spec_json; }
-int rod_model_ninputs(const rod_model *m) { return m->ninputs; }
+const char *rod_model_spec_json(const rod_model *m) { return m->as ? m->as->spec_json : m->spec_json; }
+int rod_model_ninputs(const rod_model *m) { return m->as ? m->as->ninputs : m->ninputs; }
 const char *rod_model_input_name(const rod_model *m, int i)
 {
+    if (m->as) return i >= 0 && i < m->as->ninputs ? m->as->input[i].name : NULL;
     return i >= 0 && i < m->ninputs ? m->inputs[i].name : NULL;
 }
 
@@ -164,6 +176,9 @@ const char *rod_model_input_type(const rod_model *m, int i)
 {
     static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment",
                                         "distributed_force", "distributed_moment"};
+    if (m->as)
+        return i >= 0 && i < m->as->ninputs
+                   ? rod_model_input_type(m->as->rod[m->as->input[i].rod], m->as->input[i].index) : NULL;
     if (i < 0 || i >= m->ninputs) return NULL;
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
@@ -174,12 +189,20 @@ const char *rod_model_input_type(const rod_model *m, int i)
 
 int rod_model_input_is_actuator(const rod_model *m, int i)
 {
+    if (m->as)
+        return i >= 0 && i < m->as->ninputs &&
+               rod_model_input_is_actuator(m->as->rod[m->as->input[i].rod], m->as->input[i].index);
     return i >= 0 && i < m->ninputs &&
            (m->inputs[i].kind == INPUT_ACTUATOR || m->inputs[i].kind == INPUT_MUSCLE_BETA);
 }
 
 int rod_model_input_index(const rod_model *m, const char *name)
 {
+    if (m->as) {
+        for (int i = 0; i < m->as->ninputs; i++)
+            if (strcmp(m->as->input[i].name, name) == 0) return i;
+        return -1;
+    }
     for (int i = 0; i < m->ninputs; i++)
         if (strcmp(m->inputs[i].name, name) == 0) return i;
     return -1;

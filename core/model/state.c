@@ -1,5 +1,6 @@
 /* A state's accessors and inputs' values, for every stage; its allocation is state_alloc.c's. */
 #include "state.h"
+#include "assembly.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -33,14 +34,19 @@ const char *rod_state_error(const rod_state *st) { return st->err; }
 
 void rod_state_interrupt(rod_state *st) { atomic_store(&st->interrupt, 1); }
 
-void rod_state_mark_restart(rod_state *st) { st->need_reinit = 1; }
-double rod_state_time(const rod_state *st) { return st->t; }
-const double *rod_state_q(const rod_state *st) { return st->q; }
+void rod_state_mark_restart(rod_state *st)
+{
+    st->need_reinit = 1;
+    if (st->as) st->as->need_reinit = 1;
+}
+double rod_state_time(const rod_state *st) { return st->as ? st->as->t : st->t; }
+const double *rod_state_q(const rod_state *st) { return st->as ? st->as->q : st->q; }
 
 int rod_state_set_q(rod_state *st, const double *q, int n)
 {
-    if (n != st->m->n) {
-        state_set_error(st, "q has %d values; the model has %d coordinates", n, st->m->n);
+    const int nm = st->as ? st->m->as->n : st->m->n;
+    if (n != nm) {
+        state_set_error(st, "q has %d values; the model has %d coordinates", n, nm);
         return ROD_EINVAL;
     }
     for (int i = 0; i < n; i++)
@@ -48,8 +54,9 @@ int rod_state_set_q(rod_state *st, const double *q, int n)
             state_set_error(st, "q[%d] is not finite", i);
             return ROD_EINVAL;
         }
-    memcpy(st->q, q, (size_t)n * sizeof *q);
+    memcpy(st->as ? st->as->q : st->q, q, (size_t)n * sizeof *q);
     st->need_reinit = 1;
+    if (st->as) st->as->need_reinit = 1;
     return ROD_OK;
 }
 
@@ -67,6 +74,11 @@ double state_actuator_value(double v)
 
 int rod_state_input_constant(const rod_state *st, int i, double *v)
 {
+    if (st->as) {
+        const assembly *a = st->m->as;
+        return i >= 0 && i < a->ninputs &&
+               rod_state_input_constant(st->as->rod[a->input[i].rod], a->input[i].index, v);
+    }
     if (i < 0 || i >= st->m->ninputs || st->input[i].kind != PROFILE_CONST) return 0;
     *v = st->input[i].v.value;
     return 1;
@@ -74,6 +86,12 @@ int rod_state_input_constant(const rod_state *st, int i, double *v)
 
 double rod_state_input_value(rod_state *st, int i, double X)
 {
+    if (st->as) {
+        const assembly *a = st->m->as;
+        if (i < 0 || i >= a->ninputs) return 0.0;
+        rod_state *r = st->as->rod[a->input[i].rod];
+        return state_input_value(r, a->input[i].index, st->as->t, X);
+    }
     if (i < 0 || i >= st->m->ninputs) return 0.0;
     return state_input_value(st, i, st->t, X);
 }

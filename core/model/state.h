@@ -46,6 +46,9 @@ struct rod_state {
     struct dyn_solver *dyn;
     int need_reinit;         /* restart the integrator at st->t before the next step */
     atomic_int interrupt;    /* set by rod_state_interrupt from any thread */
+    /* a model of several rods: every rod's state, the joints' multipliers and the integrator
+     * of them all (assembly.h); NULL for one rod */
+    struct asm_state *as;
 };
 
 /* The value of input i at (t, X). Actuator values are clamped at 0: cables pull, muscles

@@ -1,6 +1,7 @@
 /* A state as JSON and back: time, coordinates, velocities and the inputs a command has
  * overwritten. A checkpoint is a restart point of the integrator, in the state saved as in
  * the state restored, so both go on along the same trajectory. */
+#include "one_rod.h"
 #include "state.h"
 
 #include <cjson/cJSON.h>
@@ -43,7 +44,7 @@ static int same_constant(const profile *p, const profile *orig)
            memcmp(&p->v.value, &orig->v.value, sizeof p->v.value) == 0;
 }
 
-char *rod_state_save(const rod_model *m, rod_state *st)
+char *checkpoint_save_one(const rod_model *m, rod_state *st)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
@@ -78,7 +79,7 @@ static int read_array(const cJSON *a, int n, double *out)
     return 0;
 }
 
-int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t len)
+int checkpoint_load_one(const rod_model *m, rod_state *st, const char *json, size_t len)
 {
     cJSON *o = cJSON_ParseWithLength(json, len);
     if (!o) {
@@ -121,7 +122,7 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
         if (found >= 0 && (cJSON_IsString(e) || cJSON_IsObject(e))) {
             /* a profile a command set: checked now, compiled once everything else is */
             char *text = cJSON_PrintUnformatted(e), err[512] = "out of memory";
-            const int bad = !text || rod_model_check_input_profile(m, e->string, text, err, sizeof err) != ROD_OK;
+            const int bad = !text || input_check_one(m, e->string, text, err, sizeof err) != ROD_OK;
             free(text);
             if (bad) {
                 state_set_error(st, "checkpoint: input %s", err);
@@ -148,7 +149,7 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
     for (const cJSON *e = inputs ? inputs->child : NULL; e && rc == ROD_OK; e = e->next)
         if (cJSON_IsString(e) || cJSON_IsObject(e)) {
             char *text = cJSON_PrintUnformatted(e);
-            rc = text ? rod_state_set_input_profile(st, e->string, text) : ROD_ENOMEM; /* checked: only memory fails */
+            rc = text ? input_set_profile_one(st, e->string, text) : ROD_ENOMEM; /* checked: only memory fails */
             free(text);
         }
     /* the inputs as saved, from the saved time on: no ramp is in a checkpoint */

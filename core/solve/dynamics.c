@@ -1,3 +1,4 @@
+#include "one_rod.h"
 #include "dynamics.h"
 
 #include "base.h"
@@ -303,7 +304,7 @@ const char *rod_qfrc_name(int kind)
     return kind >= 0 && kind < QFRC_KINDS ? names[kind] : NULL;
 }
 
-int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total)
+int forces_one(const rod_model *m, rod_state *st, double *out, double *total)
 {
     st->err[0] = '\0';
     double *tot = total ? total : st->vec_n;

@@ -1,4 +1,5 @@
 /* Output frames (DESIGN.md's FRAME): shape, strains, inflation and energies at n points. */
+#include "one_rod.h"
 #include "base.h"
 #include "bodies.h"
 #include "constraints.h"
@@ -181,7 +182,7 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
     return rc;
 }
 
-int rod_frame_shape(const rod_model *m, rod_frame *f)
+int frame_shape_one(const rod_model *m, rod_frame *f)
 {
     memset(f, 0, sizeof *f);
     const int nc = constraints_count(m), nb = m->spec->nbodies;
@@ -203,7 +204,7 @@ int rod_frame_shape(const rod_model *m, rod_frame *f)
     return ROD_OK;
 }
 
-int rod_frame_compute(const rod_model *m, const rod_state *st, int n, rod_frame *f)
+int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame *f)
 {
     memset(f, 0, sizeof *f);
     if (n < 2) return ROD_EINVAL;

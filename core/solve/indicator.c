@@ -1,5 +1,6 @@
 /* A cheap error indicator from the decay of the strains' Legendre coefficients: what the last
  * coefficients of each strain contribute to the tip. */
+#include "one_rod.h"
 #include "kinematics.h"
 #include "model.h"
 
@@ -48,7 +49,7 @@ static double moved(const rod_model *m, double *q, int from, int to, const doubl
                 (r[2] - r0[2]) * (r[2] - r0[2]));
 }
 
-double rod_error_indicator(const rod_model *m, const double *q_in)
+double indicator_one(const rod_model *m, const double *q_in)
 {
     const rod_spec *sp = m->spec;
     double q[MODEL_MAX_XI], r0[3], est = 0.0;

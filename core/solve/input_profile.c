@@ -2,6 +2,7 @@
  * spec's actuators and loads are (spec_parse_input_profile), and its expressions are compiled
  * into the state's own evaluator, next to the spec's. The change ramps in from the
  * integrator's step boundary where it has one (input_blend.c). */
+#include "one_rod.h"
 #include "integrator.h"
 #include "spec.h"
 #include "state.h"
@@ -50,7 +51,7 @@ static void input_changed(rod_state *st, int i, const profile *before)
     state_input_changed(st, i, before, dyn_step_boundary(st, &t_n) ? &t_n : NULL);
 }
 
-int rod_model_check_input_profile(const rod_model *m, const char *name, const char *json, char *err, size_t errlen)
+int input_check_one(const rod_model *m, const char *name, const char *json, char *err, size_t errlen)
 {
     const int i = rod_model_input_index(m, name);
     if (i < 0) {
@@ -66,7 +67,7 @@ int rod_model_check_input_profile(const rod_model *m, const char *name, const ch
     return rc;
 }
 
-int rod_state_set_input_profile(rod_state *st, const char *name, const char *json)
+int input_set_profile_one(rod_state *st, const char *name, const char *json)
 {
     const rod_model *m = st->m;
     const int i = rod_model_input_index(m, name);
@@ -117,7 +118,7 @@ int rod_state_set_input_profile(rod_state *st, const char *name, const char *jso
     return ROD_OK;
 }
 
-int rod_state_set_input(rod_state *st, const char *name, double value)
+int input_set_one(rod_state *st, const char *name, double value)
 {
     const rod_model *m = st->m;
     for (int i = 0; i < m->ninputs; i++) {

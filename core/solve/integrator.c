@@ -1,5 +1,6 @@
 /* The stepping API: CVODE's BDF (the counterpart of ode15s) with its dense direct solver on
  * y = [q; q_dot]. One integrator per state, with its own SUNDIALS context (integrator.h). */
+#include "one_rod.h"
 #include "integrator.h"
 
 #include "dynamics.h"
@@ -375,7 +376,7 @@ int integrator_begin(const rod_model *m, rod_state *st)
     return rc;
 }
 
-int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
+int dynamics_advance_one(const rod_model *m, rod_state *st, double t_end)
 {
     if (!st->dyn || (!st->dyn->mem && !st->dyn->ga)) {
         state_set_error(st, "dynamics not started");
@@ -448,7 +449,7 @@ int rod_dynamics_advance(const rod_model *m, rod_state *st, double t_end)
     return ROD_OK;
 }
 
-int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out)
+int dynamics_stats_one(const rod_state *st, rod_dynamics_stats *out)
 {
     memset(out, 0, sizeof *out);
     if (st->dyn && st->dyn->ga) {

@@ -2,6 +2,7 @@
  * the obstacle's max_penetration the contact point and friction's normal force no longer mean
  * a rigid wall's. Measured on the frame's points (not the quadrature points the contact acts
  * at: between them a section may sink a little deeper), with the deformed radius. */
+#include "one_rod.h"
 #include "model.h"
 #include "state.h"
 #include "vec3.h"
@@ -22,7 +23,7 @@ static double depth(const spec_obstacle *o, const double d[3], const double x[3]
     return rr + o->radius - sqrt(vec3_dot(v, v));
 }
 
-int rod_frame_penetration(const rod_model *m, const rod_state *st, const rod_frame *f, rod_penetration *out)
+int penetration_one(const rod_model *m, const rod_state *st, const rod_frame *f, rod_penetration *out)
 {
     const rod_spec *sp = m->spec;
     out->obstacle = -1;

@@ -1,6 +1,7 @@
 /* A state sized and allocated for its model, and freed with what the stages and the
  * integrator hung off it (MuJoCo's mj_makeData/mj_deleteData): the one place that knows every
  * buffer of a state, so the stepping code never allocates and no stage frees another's. */
+#include "one_rod.h"
 #include "constraints.h"
 #include "contact.h"
 #include "integrator.h"
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
+rod_state *state_create_one(const rod_model *m, char *err, size_t errlen)
 {
     rod_state *st = calloc(1, sizeof *st);
     if (!st) goto nomem;
@@ -43,17 +44,17 @@ rod_state *rod_state_create(const rod_model *m, char *err, size_t errlen)
     if (m->spec->nguess) memcpy(st->q, m->spec->guess, n * sizeof *st->q);
     st->ev = profile_eval_create(m->spec->exprs, m->spec->nexprs, err, errlen);
     if (!st->ev) {
-        rod_state_free(st);
+        state_free_one(st);
         return NULL;
     }
     return st;
 nomem:
     snprintf(err, errlen, "out of memory creating a state");
-    rod_state_free(st);
+    state_free_one(st);
     return NULL;
 }
 
-void rod_state_free(rod_state *st)
+void state_free_one(rod_state *st)
 {
     if (!st) return;
     integrator_free(st->dyn);

@@ -1,6 +1,7 @@
 /* Statics (Eqs. 57-58): K q - B u - F(q) = 0 solved by KINSOL's Newton method with a line
  * search; when the full load does not converge, the loads are applied in steps (natural
  * continuation from the unloaded straight rod, which is an exact solution at zero load). */
+#include "one_rod.h"
 #include "base.h"
 #include "bodies.h"
 #include "constraints.h"
@@ -275,7 +276,7 @@ out:
     return rc;
 }
 
-int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+int statics_solve_one(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
 {
     const int n = m->n, N = n + constraints_nmult(m);
     memset(res, 0, sizeof *res);

@@ -1,4 +1,6 @@
 #include "lie.h"
+
+#include "dense.h"
 #include "vec3.h"
 
 #include <math.h>
@@ -384,5 +386,30 @@ void lie_rotation_about(const double a[3], double th, double R[9])
     R[6] = a[0] * a[2] * v + a[1] * s; /* (0,2) */
     R[5] = a[2] * a[1] * v + a[0] * s; /* (2,1) */
     R[7] = a[1] * a[2] * v - a[0] * s; /* (1,2) */
+}
+
+
+/* lie.h */
+void lie_se3_log(const double R[9], const double r[3], double x[6])
+{
+    double w[3];
+    lie_so3_log(R, w);
+    const double th = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    double f[6], W[9], V[9];
+    lie_coeffs(th, f);
+    lie_skew(w, W);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) {
+            double w2 = 0;
+            for (int l = 0; l < 3; l++) w2 += W[i + 3 * l] * W[l + 3 * k];
+            V[i + 3 * k] = (i == k) + f[2] * W[i + 3 * k] + f[3] * w2;
+        }
+    int piv[3];
+    double u[3] = {r[0], r[1], r[2]};
+    if (dense_lu(V, 3, piv) == 0) dense_lu_solve(V, 3, piv, u);
+    for (int i = 0; i < 3; i++) {
+        x[i] = w[i];
+        x[3 + i] = u[i];
+    }
 }
 

@@ -84,6 +84,10 @@ void lie_rotation_about(const double a[3], double th, double R[9]);
 /* The rotation vector e (|e| <= pi) of the rotation E (column-major): exp(e~) = E. */
 void lie_so3_log(const double E[9], double e[3]);
 
+/* The exponential coordinates x = (w; u), angular first, of the pose (R, r): exp(x) = (R, r)
+ * with |w| <= pi (a free base's coordinates for a pose, base.h). */
+void lie_se3_log(const double R[9], const double r[3], double x[6]);
+
 /* y = A x for a column-major 6x6 A. */
 void lie_mat6_apply(const double A[36], const double x[6], double y[6]);
 

@@ -1,0 +1,51 @@
+/* A model of several rods in the solve layer (assembly.h holds its data). The files depend one
+ * way: asm_state.c (the states, placing the joined rods) < asm_rows.c (the joints' rows) <
+ * asm_dynamics.c (the constrained accelerations) < asm_integrator.c, asm_statics.c,
+ * asm_frame.c < entry.c (rod.h's entry points). */
+#ifndef ROD_ASM_H
+#define ROD_ASM_H
+
+#include "assembly.h"
+#include "state.h"
+
+/* asm_state.c: st (rod 0's state, created by the caller) gains every other rod's state and the
+ * assembly's arrays, its q put at the rest placement. 0, or -1 with err set. */
+int asm_state_attach(const rod_model *m, rod_state *st, char *err, size_t errlen);
+/* Frees what asm_state_attach added (the integrator is the caller's to free first). */
+void asm_state_detach(rod_state *st);
+/* Each rod's state gets the assembly's t, q and q_dot (frames, inputs read them there). */
+void asm_sync(const rod_model *m, rod_state *st);
+/* q (the assembly's) at rest: the free stubs where their spec puts them, every joined rod's
+ * base where its joint holds it (parents first), q_dot = 0, at time t. */
+void asm_place(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+/* Sets an error on the top state from rod r's. */
+void asm_error_from(rod_state *st, int r);
+
+/* asm_rows.c: the joints' rows at the rods' last dyn_accel (their g, J, eta, bias at (q,
+ * q_dot)): A (nrows x n, column-major), the right side of A q_ddot = rhs with the drift
+ * pulled back at rate alpha (1/s: -2 alpha c_dot - alpha^2 c), and each row's violation err
+ * (m or rad). */
+void asm_rows(const rod_model *m, rod_state *st, double alpha, double *A, double *rhs, double *err);
+
+/* asm_dynamics.c: q_ddot of every rod with the joints' multipliers (st->as->lambda), the drift
+ * pulled back at rate alpha. 0, or -1 with the state's error set. */
+int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd, double alpha);
+/* The largest row violation at the last asm_accel (m or rad). */
+double asm_violation(const rod_model *m, const rod_state *st);
+/* The pull-back rate the dynamics use (1/s). */
+double asm_alpha(const rod_model *m);
+
+/* asm_integrator.c */
+void asm_integrator_free(struct asm_solver *d);
+int asm_start(const rod_model *m, rod_state *st, int static_start);
+int asm_advance(const rod_model *m, rod_state *st, double t_end);
+int asm_stats(const rod_state *st, rod_dynamics_stats *out);
+
+/* asm_statics.c */
+int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res);
+
+/* asm_frame.c */
+int asm_frame(const rod_model *m, const rod_state *st, int n, rod_frame *out);
+
+#endif

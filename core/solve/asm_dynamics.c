@@ -1,0 +1,91 @@
+/* The accelerations of several rods held by their joints (asm.h): each rod's own q_ddot
+ * (dyn_accel, which leaves its M_xi's Cholesky factor in its state), then the multipliers of
+ * M q_ddot = F + A^T lambda, A q_ddot = rhs (asm_rows.c) through the Schur complement
+ * S = A M^{-1} A^T, M block diagonal over the rods (each rod's xi block; the joints do not
+ * touch rho). */
+#include "asm.h"
+
+#include "dense.h"
+#include "dynamics.h"
+
+#include <math.h>
+#include <string.h>
+
+/* the joints' drift pulled back at this rate: well above the rods' own frequencies of
+ * interest, below what would make the rows stiffer than the rods */
+#define ASM_ALPHA 200.0
+
+double asm_alpha(const rod_model *m)
+{
+    (void)m;
+    return ASM_ALPHA;
+}
+
+int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+              double *qdd, double alpha)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
+    for (int i = 0; i < a->nrods; i++) {
+        if (!a->rod[i]->n) {
+            dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
+            continue;
+        }
+        if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
+            asm_error_from(st, i);
+            return -1;
+        }
+    }
+    const int nr = a->nrows, n = a->n;
+    if (!nr) return 0;
+    double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
+    double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;
+    asm_rows(m, st, alpha, A, rhs, err);
+    /* W = M^{-1} A^T, column r over the two rods of row r's joint */
+    memset(W, 0, (size_t)nr * n * sizeof *W);
+    for (int j = 0; j < a->njoints; j++) {
+        const asm_joint *jt = &a->joint[j];
+        const int rods[2] = {jt->child, jt->parent};
+        for (int r = jt->row0; r < jt->row0 + jt->nrows; r++)
+            for (int k = 0; k < 2; k++) {
+                const int i = rods[k], nx = a->rod[i]->n_xi;
+                if (!nx) continue;
+                double *w = W + (size_t)n * r + a->off[i];
+                for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
+                dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
+            }
+    }
+    for (int r = 0; r < nr; r++) {
+        double v = rhs[r];
+        for (int c = 0; c < n; c++) v -= A[r + (size_t)nr * c] * qdd[c];
+        res[r] = v;
+        for (int r2 = 0; r2 <= r; r2++) {
+            double sv = 0;
+            const double *w = W + (size_t)n * r2;
+            for (int c = 0; c < n; c++) sv += A[r + (size_t)nr * c] * w[c];
+            S[r + (size_t)nr * r2] = sv;
+        }
+    }
+    if (dense_cholesky(S, nr)) {
+        state_set_error(st, "the joints' rows depend on each other (a rod joined twice, or a joint "
+                        "on a body that cannot move)");
+        return -1;
+    }
+    dense_cholesky_solve(S, nr, res);
+    for (int r = 0; r < nr; r++) {
+        as->lambda[r] = res[r];
+        const double *w = W + (size_t)n * r;
+        for (int c = 0; c < n; c++) qdd[c] += w[c] * res[r];
+    }
+    return 0;
+}
+
+double asm_violation(const rod_model *m, const rod_state *st)
+{
+    const assembly *a = m->as;
+    const int nr = a->nrows, n = a->n;
+    const double *err = st->as->scratch + 2 * (size_t)nr * n + (size_t)nr * nr + nr;
+    double v = 0;
+    for (int r = 0; r < nr; r++) v = fmax(v, fabs(err[r]));
+    return v;
+}
