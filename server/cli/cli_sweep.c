@@ -183,7 +183,8 @@ static cJSON *run_point(const sweep *sw, long index)
     rod_frame f;
     if (rod_frame_compute(m, st, sw->points, &f) == ROD_OK) {
         metric[3] = f.t;
-        for (int a = 0; a < 3; a++) metric[4 + a] = f.position[3 * (f.n - 1) + a];
+        /* several rods have a tip each (in the frame's rods): no one tip to report */
+        for (int a = 0; a < 3 && f.n > 0; a++) metric[4 + a] = f.position[3 * (f.n - 1) + a];
         metric[7] = f.e_elastic;
         metric[8] = f.e_gravity;
         metric[9] = f.e_kinetic;
