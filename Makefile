@@ -200,6 +200,7 @@ test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/front.sh
 	RODD=$(BUILD)/rodd bash tests/cli/warnings.sh
 	RODD=$(BUILD)/rodd bash tests/cli/optimize.sh
+	RODD=$(BUILD)/rodd bash tests/cli/rods.sh
 	bash tests/cli/install.sh $(BUILD)
 
 # The README's first command: `make run` itself (not a copy of its command line), from a fresh
