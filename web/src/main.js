@@ -382,6 +382,12 @@ window.__roddViewer = {
     const i = 3 * (f.n - 1);
     return { t: f.t, n: f.n, tip: [f.position[i], f.position[i + 1], f.position[i + 2]] };
   },
+  /** A model of several rods: the rod coloured and plotted, the others drawn (grey) and the menu's rods. */
+  get rods() {
+    const f = rodView.lastFrame;
+    const menu = [...document.querySelectorAll("#rod option")].map((o) => o.value);
+    return { selected: f?.rod ?? null, others: rodView.otherRods ?? 0, menu, menuHidden: document.getElementById("rod-pick").hidden };
+  },
   /** What the view draws besides the rod: attached bodies and constraint targets (with arrows). */
   get attached() {
     return rodView.attached?.children.length ?? 0;
