@@ -122,7 +122,7 @@ $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 # the daemon's modules that stand alone (no libmicrohttpd, no libwebsockets), unit-tested too
 UNIT_SERVER_OBJ = $(addprefix $(BUILD)/server/,stream/splice.o stream/ws_frame_guard.o stream/stream_handshake.o \
                   util/clock.o daemon/config.o util/textfile.o io/disk_budget.o http/accept.o \
-                  io/export.o io/export_text.o io/frame_fields.o io/frame_mech.o front/export_hdf5_absent.o \
+                  io/export.o io/export_text.o io/frame_codec.o io/frame_fields.o io/frame_mech.o io/recording.o util/log.o front/export_hdf5_absent.o \
                   io/mcap_writer.o stream/stream_foxglove.o io/foxglove_channels.o io/export_mcap.o \
                   cli/optim_cmaes.o cli/optim_nlopt.o)
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
@@ -201,6 +201,7 @@ test-cli: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/cli/warnings.sh
 	RODD=$(BUILD)/rodd bash tests/cli/optimize.sh
 	RODD=$(BUILD)/rodd bash tests/cli/optimize_daemon.sh
+	RODD=$(BUILD)/rodd bash tests/cli/rods.sh
 	bash tests/cli/install.sh $(BUILD)
 
 # The README's first command: `make run` itself (not a copy of its command line), from a fresh

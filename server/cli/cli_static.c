@@ -1,7 +1,7 @@
 /* rodd check SPEC, rodd solve SPEC: stdout carries the result and nothing else. */
 #include "cli.h"
 #include "rod.h"
-#include "rod_json.h"
+#include "frame_codec.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -52,7 +52,7 @@ int cli_solve(int argc, char **argv)
     cJSON_AddNumberToObject(out, "residual", res.residual);
     cJSON_AddNumberToObject(out, "error_indicator", rod_error_indicator(m, rod_state_q(st)));
     cJSON_AddItemToObject(out, "q", cJSON_CreateDoubleArray(rod_state_q(st), rod_model_ndof(m)));
-    cJSON_AddItemToObject(out, "frame", rod_frame_to_cjson(&fr));
+    cJSON_AddItemToObject(out, "frame", frame_codec_cjson(&fr));
     char *text = cJSON_PrintUnformatted(out);
     if (text) {
         puts(text);

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "numtext.h"
 #include "rod.h"
-#include "rod_json.h"
+#include "frame_codec.h"
 #include "textfile.h"
 
 #include <cjson/cJSON.h>
@@ -183,12 +183,13 @@ static cJSON *run_point(const sweep *sw, long index)
     rod_frame f;
     if (rod_frame_compute(m, st, sw->points, &f) == ROD_OK) {
         metric[3] = f.t;
-        for (int a = 0; a < 3; a++) metric[4 + a] = f.position[3 * (f.n - 1) + a];
+        /* several rods have a tip each (in the frame's rods): no one tip to report */
+        for (int a = 0; a < 3 && f.n > 0; a++) metric[4 + a] = f.position[3 * (f.n - 1) + a];
         metric[7] = f.e_elastic;
         metric[8] = f.e_gravity;
         metric[9] = f.e_kinetic;
         metric[10] = f.volume_change;
-        cJSON_AddItemToObject(o, "frame", rod_frame_to_cjson(&f));
+        cJSON_AddItemToObject(o, "frame", frame_codec_cjson(&f));
         rod_frame_free(&f);
     }
     cJSON_AddStringToObject(o, "status", status);

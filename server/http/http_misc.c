@@ -1,6 +1,6 @@
 /* POST /v1/solve, the examples, stream tickets and the viewer's static files. */
 #include "http.h"
-#include "rod_json.h"
+#include "frame_codec.h"
 
 #include "service.h"
 
@@ -96,7 +96,7 @@ void h_solve(http_request *rq, http_response *rs)
     if (rc != ROD_OK) cJSON_AddStringToObject(o, "message", rod_state_error(st));
     cJSON_AddItemToObject(o, "q", cJSON_CreateDoubleArray(rod_state_q(st), rod_model_ndof(m)));
     if (rod_frame_compute(m, st, points, &f) == ROD_OK) {
-        cJSON_AddItemToObject(o, "frame", rod_frame_to_cjson(&f));
+        cJSON_AddItemToObject(o, "frame", frame_codec_cjson(&f));
         rod_frame_free(&f);
     }
     reply_json(rs, 200, o);

@@ -111,16 +111,13 @@ export_writer *export_open(export_format fmt, const char *path, const export_met
 
 int export_frame(export_writer *w, const rod_frame *f, char *err, size_t errlen)
 {
-    /* several rods (issue 29): each rod has the points; NDJSON only until the other writers
-     * learn the rods */
-    const int pts = f->nrods ? f->rods[0].n : f->n;
-    if (f->nrods && w->fmt != EXPORT_NDJSON) {
-        snprintf(err, errlen, "a model of several rods exports to NDJSON only (for now)");
-        return -1;
-    }
-    if (pts != w->meta.points) {
-        snprintf(err, errlen, "a frame of %d points in an export of %d", pts, w->meta.points);
-        return -1;
+    for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
+        const rod_frame *rod = f->nrods ? &f->rods[r] : f;
+        if (rod->n != w->meta.points) {
+            snprintf(err, errlen, "a frame of %d points%s%s in an export of %d", rod->n, f->nrods ? " in rod " : "",
+                     rod->name, w->meta.points);
+            return -1;
+        }
     }
     if (!mech_matches(&w->shape, f)) {
         snprintf(err, errlen, "a frame whose base, bodies, constraints or contacts are not the export's");

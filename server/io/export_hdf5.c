@@ -51,6 +51,8 @@ struct export_h5 {
     h5_set *sets;
     int nsets, cap;
     int set_of[FRAME_F_COUNT + 1]; /* dataset index by field bit index; [FRAME_F_COUNT] is t */
+    int nrods;                     /* several rods: rods/NAME/FIELD, and then */
+    int *rod_set;                  /* [rod * FRAME_F_COUNT + bit index]: each rod's per-point sets */
     int energy_set;                /* the first of energy's three datasets, or -1 */
     const rod_frame *shape;        /* the writer's; the mechanics' datasets follow in its order: */
     int mech_set;                  /* base position, rotation; each body's position; each
@@ -266,6 +268,42 @@ static int write_root_attrs(export_h5 *h, const export_meta *meta)
                ? -1 : 0;
 }
 
+static hid_t group(hid_t where, const char *name, const char *description);
+
+/* Several rods: a group rods/NAME per rod holding its per-point datasets, in the spec's order. */
+static int rod_sets(export_h5 *h, const export_meta *meta)
+{
+    const rod_frame *sh = meta->shape;
+    const hsize_t n = (hsize_t)meta->points;
+    h->nrods = sh->nrods;
+    h->rod_set = malloc((size_t)sh->nrods * FRAME_F_COUNT * sizeof *h->rod_set);
+    if (!h->rod_set) return -1;
+    hid_t g = group(h->file, "rods", "one group per rod of the model, by name, in the spec's order (attribute "
+                                     "order); each holds the rod's per-point datasets");
+    int rc = g < 0;
+    char order[4096] = "";
+    for (int r = 0; !rc && r < sh->nrods; r++) {
+        hid_t rg = group(g, sh->rods[r].name, NULL);
+        rc = rg < 0 || attr_int(rg, "index", r);
+        for (int b = 0; !rc && b < FRAME_F_COUNT; b++) {
+            const unsigned bit = 1u << b;
+            const int w = frame_field_width(bit);
+            h->rod_set[r * FRAME_F_COUNT + b] = -1;
+            if (!w || !(meta->fields & bit)) continue;
+            h->rod_set[r * FRAME_F_COUNT + b] = h->nsets;
+            const hsize_t dims[3] = {n, w == 9 ? 3 : (hsize_t)w, 3};
+            rc = add_set(h, rg, frame_field_name(b), w == 1 ? 1 : w == 3 ? 2 : 3, dims, field_doc[b].units,
+                         field_doc[b].description);
+        }
+        if (rg >= 0) H5Gclose(rg);
+        if (r) strncat(order, ",", sizeof order - strlen(order) - 1);
+        strncat(order, sh->rods[r].name, sizeof order - strlen(order) - 1);
+    }
+    rc = rc || attr_string(g, "order", order);
+    if (g >= 0) H5Gclose(g);
+    return rc ? -1 : 0;
+}
+
 static int create_sets(export_h5 *h, const export_meta *meta)
 {
     const hsize_t n = (hsize_t)meta->points;
@@ -292,10 +330,14 @@ static int create_sets(export_h5 *h, const export_meta *meta)
             if (rc) return -1;
             continue;
         }
+        if (w && meta->shape && meta->shape->nrods) {
+            h->set_of[b] = -1; /* in rods/NAME/ instead: rod_sets */
+            continue;
+        }
         if (add_set(h, h->file, frame_field_name(b), ndims, dims, field_doc[b].units, field_doc[b].description))
             return -1;
     }
-    return 0;
+    return meta->shape && meta->shape->nrods ? rod_sets(h, meta) : 0;
 }
 
 static hid_t group(hid_t where, const char *name, const char *description)
@@ -367,7 +409,9 @@ static int create_mech_sets(export_h5 *h, const rod_frame *sh)
              add_typed_set(h, g, "frame", 1, 0, NULL, "1", "the frame (row of t, 0-based) of each contact") ||
              add_set(h, g, "s", 0, NULL, "m", "arc length of the touching point on the rod") ||
              add_set(h, g, "point", 1, three, "m", "where it touches, world frame: [contact, xyz]") ||
-             add_set(h, g, "force", 1, three, "N", "the contact's force on the rod, world frame: [contact, xyz]");
+             add_set(h, g, "force", 1, three, "N", "the contact's force on the rod, world frame: [contact, xyz]") ||
+             (sh->nrods && add_typed_set(h, g, "rod", 1, 0, NULL, "1", "the rod (its index in rods/' order) whose "
+                                                                     "point touches"));
         if (g >= 0) H5Gclose(g);
     }
     return rc ? -1 : 0;
@@ -435,8 +479,11 @@ static int mech_frame(export_h5 *h, const rod_frame *f)
         const int64_t count = f->ncontacts, frame = h->frames;
         rc = append(h, c, &count);
         for (int i = 0; !rc && i < f->ncontacts; i++)
+        {
+            const int64_t rod = f->contact_rod ? f->contact_rod[i] : 0;
             rc = append(h, c + 1, &frame) || append(h, c + 2, f->contact_s + i) || append(h, c + 3, f->contact_point + 3 * i) ||
-                 append(h, c + 4, f->contact_force + 3 * i);
+                 append(h, c + 4, f->contact_force + 3 * i) || (h->nrods && append(h, c + 5, &rod));
+        }
     }
     if (!rc) h->frames++;
     return rc;
@@ -450,6 +497,11 @@ int export_h5_frame(export_h5 *h, const rod_frame *f, char *err, size_t errlen)
         if (h->set_of[b] < 0) continue;
         if (per_point[b]) rc = append(h, h->set_of[b], per_point[b]);
     }
+    for (int r = 0; !rc && r < h->nrods && r < f->nrods; r++)
+        for (int b = 0; !rc && b < FRAME_F_COUNT; b++) {
+            const int set = h->rod_set[r * FRAME_F_COUNT + b];
+            if (set >= 0) rc = append(h, set, frame_field_values(&f->rods[r], 1u << b));
+        }
     if (!rc && h->energy_set >= 0)
         rc = append(h, h->energy_set, &f->e_kinetic) || append(h, h->energy_set + 1, &f->e_elastic) ||
              append(h, h->energy_set + 2, &f->e_gravity);
@@ -468,6 +520,9 @@ static void free_sets(export_h5 *h)
         free(h->sets[i].path);
     }
     free(h->sets);
+    free(h->rod_set);
+    h->rod_set = NULL;
+    h->nrods = 0;
     h->sets = NULL;
     h->nsets = h->cap = 0;
 }

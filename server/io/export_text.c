@@ -5,79 +5,22 @@
  * frame's own values (energies, volume change, a moving base's pose, the bodies and the
  * constraints) repeated on each of its rows, so every row stands alone for a spreadsheet or a
  * data frame's group-by; a model with contact adds a row per contact after its frame's points
- * (README.md's "Exports"). */
+ * (README.md's "Exports"). A model of several rods adds a column "rod" (the rod's name) after
+ * t: its rows are rod by rod, each rod's points base to tip, and a contact's row names the rod
+ * it touches. */
 #include "export_impl.h"
+#include "frame_codec.h"
 #include "frame_fields.h"
-#include "rod_json.h"
 #include "rod_text.h"
 
-#include <math.h>
 #include <stdlib.h>
 
-static void num(FILE *o, double v, int json)
+/* non-finite values as printf writes them: "nan", "inf", "-inf" */
+static void num(FILE *o, double v)
 {
     char text[32];
-    if (isfinite(v)) {
-        rod_format_g10(text, v);
-        fputs(text, o);
-    } else if (json) /* JSON has no inf or NaN */
-        fputs("null", o);
-    else
-        fputs(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", o);
-}
-
-static void vec_json(FILE *o, const char *key, const double *v, int n)
-{
-    fprintf(o, "\"%s\":[", key);
-    for (int i = 0; i < n; i++) {
-        if (i) fputc(',', o);
-        num(o, v[i], 1);
-    }
-    fputc(']', o);
-}
-
-/* A moving base's pose, the bodies' positions and the constraints' reactions, as the FRAME has
- * them. */
-static void mechanics_json(FILE *o, const rod_frame *f)
-{
-    if (f->base_moving) {
-        fputs(",\"base\":{", o);
-        vec_json(o, "position", f->base_position, 3);
-        fputc(',', o);
-        vec_json(o, "rotation", f->base_rotation, 9);
-        fputc('}', o);
-    }
-    if (f->nbodies) {
-        fputs(",\"bodies\":{", o);
-        for (int i = 0; i < f->nbodies; i++) {
-            fprintf(o, "%s\"%s\":{", i ? "," : "", f->bodies[i].name);
-            vec_json(o, "position", f->bodies[i].position, 3);
-            fputc('}', o);
-        }
-        fputc('}', o);
-    }
-    if (!f->ncons) return;
-    fputs(",\"constraints\":{", o);
-    for (int i = 0; i < f->ncons; i++) {
-        const rod_frame_constraint *c = &f->cons[i];
-        fprintf(o, "%s\"%s\":{", i ? "," : "", c->name);
-        if (c->volume) {
-            fputs("\"pressure\":", o);
-            num(o, c->pressure, 1);
-        } else {
-            vec_json(o, "force", c->force, 3);
-            fputc(',', o);
-            vec_json(o, "moment", c->moment, 3);
-            fputc(',', o);
-            vec_json(o, "point", c->point, 3);
-            fputc(',', o);
-            vec_json(o, "target", c->target, 3);
-        }
-        fputs(",\"violation\":", o);
-        num(o, c->violation, 1);
-        fputc('}', o);
-    }
-    fputc('}', o);
+    rod_format_g10(text, v);
+    fputs(text, o);
 }
 
 static const char *const csv_columns[FRAME_F_COUNT] = {
@@ -121,7 +64,7 @@ static void csv_mech_header(FILE *o, const rod_frame *sh)
 
 int export_csv_header(export_writer *w)
 {
-    fputs("t,point", w->out);
+    fputs(w->shape.nrods ? "t,rod,point" : "t,point", w->out); /* several rods: whose point */
     for (int i = 0; i < FRAME_F_COUNT; i++)
         if (w->meta.fields & (1u << i)) fprintf(w->out, ",%s", csv_columns[i]);
     csv_mech_header(w->out, &w->shape);
@@ -129,26 +72,11 @@ int export_csv_header(export_writer *w)
     return ferror(w->out) ? -1 : 0;
 }
 
-/* The per-point arrays of a frame by field bit, in field order. */
-static const double *point_values(const rod_frame *f, unsigned bit)
-{
-    switch (bit) {
-    case FRAME_F_S: return f->s;
-    case FRAME_F_POSITION: return f->position;
-    case FRAME_F_ROTATION: return f->rotation;
-    case FRAME_F_RHO: return f->rho;
-    case FRAME_F_RADIUS: return f->radius;
-    case FRAME_F_KAPPA: return f->kappa;
-    case FRAME_F_NU: return f->nu;
-    default: return NULL;
-    }
-}
-
 static void csv_nums(FILE *o, const double *v, int n)
 {
     for (int k = 0; k < n; k++) {
         fputc(',', o);
-        num(o, v[k], 0);
+        num(o, v[k]);
     }
 }
 
@@ -189,21 +117,29 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
     int per_point = 0; /* columns of the per-point fields */
     for (int b = 0; b < FRAME_F_COUNT; b++)
         if (mask & (1u << b)) per_point += frame_field_width(1u << b);
-    for (int i = 0; i < f->n; i++) {
-        num(o, f->t, 0);
-        fprintf(o, ",%d", i);
-        for (int b = 0; b < FRAME_F_COUNT; b++) {
-            const unsigned bit = 1u << b;
-            if (!(mask & bit)) continue;
-            const int width = frame_field_width(bit);
-            if (width) csv_nums(o, point_values(f, bit) + (size_t)width * i, width);
+    for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
+        const rod_frame *rod = f->nrods ? &f->rods[r] : f;
+        for (int i = 0; i < rod->n; i++) {
+            num(o, f->t);
+            if (f->nrods) fprintf(o, ",%s", rod->name);
+            fprintf(o, ",%d", i);
+            for (int b = 0; b < FRAME_F_COUNT; b++) {
+                const unsigned bit = 1u << b;
+                if (!(mask & bit)) continue;
+                const int width = frame_field_width(bit);
+                if (width) csv_nums(o, frame_field_values(rod, bit) + (size_t)width * i, width);
+            }
+            csv_frame_values(o, mask, f);
+            if (f->has_contacts) fputs(",,,,,,,,", o);
+            fputc('\n', o);
         }
-        csv_frame_values(o, mask, f);
-        if (f->has_contacts) fputs(",,,,,,,,", o);
-        fputc('\n', o);
     }
     for (int j = 0; j < f->ncontacts; j++) {
-        num(o, f->t, 0);
+        num(o, f->t);
+        if (f->nrods) { /* the rod the contact's point is on */
+            const int r = f->contact_rod ? f->contact_rod[j] : -1;
+            fprintf(o, ",%s", r >= 0 && r < f->nrods ? f->rods[r].name : "");
+        }
         fputc(',', o);
         for (int k = 0; k < per_point; k++) fputc(',', o);
         csv_frame_values(o, mask, f);
@@ -216,71 +152,16 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
     return ferror(o) ? -1 : 0;
 }
 
-/* One FRAME per line: the fields chosen, in the FRAME's order and shapes. */
+/* One FRAME per line: the fields chosen, in the FRAME's order and shapes, and the mechanics. */
 int export_ndjson_frame(export_writer *w, const rod_frame *f)
 {
-    FILE *o = w->out;
-    const unsigned mask = w->meta.fields;
-    if (mask == FRAME_F_ALL) { /* the whole FRAME, as the engine writes it (a moving base, constraints) */
-        char *text = rod_frame_to_json(f);
-        if (!text) return -1;
-        fputs(text, o);
-        fputc('\n', o);
-        free(text);
-        return fflush(o) != 0 || ferror(o) ? -1 : 0;
+    codec_buf b = {0};
+    int rc = frame_codec_json(&b, f, w->meta.fields, 1, NULL);
+    if (rc == 0) {
+        fwrite(b.b, 1, b.len, w->out);
+        fputc('\n', w->out);
     }
-    fputs("{\"t\":", o);
-    num(o, f->t, 1);
-    for (int b = 0; b < FRAME_F_COUNT; b++) {
-        const unsigned bit = 1u << b;
-        const int width = frame_field_width(bit);
-        if (!(mask & bit) || width == 0) continue;
-        const double *v = point_values(f, bit);
-        fprintf(o, ",\"%s\":[", frame_field_name(b));
-        for (int i = 0; i < f->n; i++) {
-            if (i) fputc(',', o);
-            if (width > 1) fputc('[', o);
-            for (int k = 0; k < width; k++) {
-                if (k) fputc(',', o);
-                num(o, v[(size_t)width * i + k], 1);
-            }
-            if (width > 1) fputc(']', o);
-        }
-        fputc(']', o);
-    }
-    if (mask & FRAME_F_ENERGY) {
-        fputs(",\"energy\":{\"kinetic\":", o);
-        num(o, f->e_kinetic, 1);
-        fputs(",\"elastic\":", o);
-        num(o, f->e_elastic, 1);
-        fputs(",\"gravity\":", o);
-        num(o, f->e_gravity, 1);
-        fputc('}', o);
-    }
-    if (mask & FRAME_F_VOLUME) {
-        fputs(",\"volume_change\":", o);
-        num(o, f->volume_change, 1);
-    }
-    mechanics_json(o, f);
-    if (f->has_contacts) { /* models with obstacles or self-contact: the FRAME's contacts */
-        fputs(",\"contacts\":[", o);
-        for (int i = 0; i < f->ncontacts; i++) {
-            fputs(i ? ",{\"s\":" : "{\"s\":", o);
-            num(o, f->contact_s[i], 1);
-            const double *v[2] = {f->contact_point + 3 * i, f->contact_force + 3 * i};
-            for (int k = 0; k < 2; k++) {
-                fputs(k ? ",\"force\":[" : ",\"point\":[", o);
-                for (int a = 0; a < 3; a++) {
-                    if (a) fputc(',', o);
-                    num(o, v[k][a], 1);
-                }
-                fputc(']', o);
-            }
-            fputc('}', o);
-        }
-        fputc(']', o);
-    }
-    fputs("}\n", o);
+    free(b.b);
     /* a reader of a pipe gets each frame as it is made */
-    return fflush(o) != 0 || ferror(o) ? -1 : 0;
+    return rc != 0 || fflush(w->out) != 0 || ferror(w->out) ? -1 : 0;
 }

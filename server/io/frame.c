@@ -1,5 +1,6 @@
 #include "frame.h"
-#include "rod_json.h"
+#include "frame_codec.h"
+#include "frame_fields.h"
 
 #include "clock.h"
 
@@ -61,13 +62,16 @@ const char *frame_json(const published_frame *pf, size_t *len)
     pthread_mutex_lock(&t->mu);
     if (!t->json) {
         /* {"seq":N,"published":T, + the FRAME's members */
-        char *body = rod_frame_to_json(&pf->f);
-        const size_t bl = body ? strlen(body) : 0;
-        t->json = body ? malloc(bl + 64) : NULL;
-        if (t->json)
-            t->len = (size_t)snprintf(t->json, bl + 64, "{\"seq\":%llu,\"published\":%.6f,%s",
-                                      (unsigned long long)pf->seq, pf->published, body + 1);
-        free(body);
+        char head[96];
+        snprintf(head, sizeof head, "\"seq\":%llu,\"published\":%.6f,", (unsigned long long)pf->seq,
+                 pf->published);
+        codec_buf b = {0};
+        if (frame_codec_json(&b, &pf->f, FRAME_F_ALL, 1, head) == 0) {
+            t->json = b.b;
+            t->len = b.len;
+        } else {
+            free(b.b);
+        }
     }
     const char *j = t->json;
     if (len) *len = t->len;

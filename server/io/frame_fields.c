@@ -26,3 +26,17 @@ int frame_field_width(unsigned bit)
     default: return 0;
     }
 }
+
+const double *frame_field_values(const rod_frame *f, unsigned bit)
+{
+    switch (bit) {
+    case FRAME_F_S: return f->s;
+    case FRAME_F_POSITION: return f->position;
+    case FRAME_F_ROTATION: return f->rotation;
+    case FRAME_F_RHO: return f->rho;
+    case FRAME_F_RADIUS: return f->radius;
+    case FRAME_F_KAPPA: return f->kappa;
+    case FRAME_F_NU: return f->nu;
+    default: return NULL;
+    }
+}

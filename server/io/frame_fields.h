@@ -4,6 +4,8 @@
 #ifndef RODD_FRAME_FIELDS_H
 #define RODD_FRAME_FIELDS_H
 
+#include "rod.h"
+
 enum {
     FRAME_F_S = 1 << 0,
     FRAME_F_POSITION = 1 << 1,
@@ -25,5 +27,8 @@ unsigned frame_field_bit(const char *name);
 /* Values per point of a per-point field bit (1, 3 or 9); 0 for energy and volume_change,
  * which are one value (or three) per frame. */
 int frame_field_width(unsigned bit);
+/* The frame's values of a per-point field bit (frame_field_width(bit) x f->n doubles), NULL for
+ * any other bit. */
+const double *frame_field_values(const rod_frame *f, unsigned bit);
 
 #endif

@@ -8,12 +8,18 @@ int mech_shape_copy(rod_frame *dst, const rod_frame *src)
     memset(dst, 0, sizeof *dst);
     dst->cons = src->ncons ? calloc((size_t)src->ncons, sizeof *dst->cons) : NULL;
     dst->bodies = src->nbodies ? calloc((size_t)src->nbodies, sizeof *dst->bodies) : NULL;
-    if ((src->ncons && !dst->cons) || (src->nbodies && !dst->bodies)) {
+    dst->rods = src->nrods ? calloc((size_t)src->nrods, sizeof *dst->rods) : NULL;
+    if ((src->ncons && !dst->cons) || (src->nbodies && !dst->bodies) || (src->nrods && !dst->rods)) {
         rod_frame_free(dst);
         return -1;
     }
     dst->ncons = src->ncons;
     dst->nbodies = src->nbodies;
+    dst->nrods = src->nrods;
+    for (int i = 0; i < src->nrods; i++) { /* the rods' names; their values stay empty */
+        memcpy(dst->rods[i].name, src->rods[i].name, sizeof dst->rods[i].name);
+        dst->rods[i].base_moving = src->rods[i].base_moving;
+    }
     for (int i = 0; i < src->ncons; i++) {
         memcpy(dst->cons[i].name, src->cons[i].name, sizeof dst->cons[i].name);
         dst->cons[i].volume = src->cons[i].volume;
@@ -22,6 +28,24 @@ int mech_shape_copy(rod_frame *dst, const rod_frame *src)
     dst->base_moving = src->base_moving;
     dst->has_contacts = src->has_contacts;
     return 0;
+}
+
+int mech_contact_values(const rod_frame *shape)
+{
+    return MECH_CONTACT_VALUES + (shape->nrods ? 1 : 0);
+}
+
+int mech_rods(const rod_frame *shape)
+{
+    return shape->nrods ? shape->nrods : 1;
+}
+
+int mech_points(const rod_frame *f)
+{
+    if (!f->nrods) return f->n;
+    for (int i = 1; i < f->nrods; i++)
+        if (f->rods[i].n != f->rods[0].n) return -1;
+    return f->rods[0].n;
 }
 
 int mech_any(const rod_frame *shape)
@@ -40,8 +64,10 @@ size_t mech_values(const rod_frame *shape)
 int mech_matches(const rod_frame *shape, const rod_frame *f)
 {
     if (!f->base_moving != !shape->base_moving || !f->has_contacts != !shape->has_contacts ||
-        f->nbodies != shape->nbodies || f->ncons != shape->ncons)
+        f->nbodies != shape->nbodies || f->ncons != shape->ncons || f->nrods != shape->nrods)
         return 0;
+    for (int i = 0; i < f->nrods; i++)
+        if (strcmp(f->rods[i].name, shape->rods[i].name)) return 0;
     for (int i = 0; i < f->ncons; i++)
         if (f->cons[i].volume != shape->cons[i].volume || strcmp(f->cons[i].name, shape->cons[i].name)) return 0;
     for (int i = 0; i < f->nbodies; i++)
@@ -80,6 +106,7 @@ void mech_pack(const rod_frame *shape, const rod_frame *f, double *v)
         *v++ = f->contact_s[i];
         v = put(v, f->contact_point + 3 * i, 3);
         v = put(v, f->contact_force + 3 * i, 3);
+        if (shape->nrods) *v++ = f->contact_rod ? f->contact_rod[i] : -1;
     }
 }
 
@@ -96,7 +123,7 @@ static const double *get(const double *v, double *x, int n)
     return v + n;
 }
 
-void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *scratch)
+void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *scratch, int *rod_scratch)
 {
     f->base_moving = shape->base_moving;
     f->ncons = shape->ncons;
@@ -130,5 +157,7 @@ void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *
         f->contact_s[i] = *v++;
         v = get(v, f->contact_point + 3 * i, 3);
         v = get(v, f->contact_force + 3 * i, 3);
+        if (shape->nrods) rod_scratch[i] = (int)*v++;
     }
+    f->contact_rod = shape->nrods ? rod_scratch : NULL;
 }

@@ -74,9 +74,11 @@ void recording_opts_default(recording_opts *o)
     o->ring = 1;
 }
 
-/* The values of a frame's fields (its first slot holds them, then the mechanics' fixed part). */
-static size_t field_values(int points, unsigned fields)
+/* The values of a frame's fields (its first slot holds them, then the mechanics' fixed part);
+ * several rods: each per-point field for every rod, rod after rod. */
+static size_t field_values(const rod_frame *shape, int points, unsigned fields)
 {
+    if (shape) points *= mech_rods(shape);
     size_t n = 1; /* t */
     for (int b = 0; b < FRAME_F_COUNT; b++) {
         const unsigned bit = 1u << b;
@@ -88,7 +90,7 @@ static size_t field_values(int points, unsigned fields)
 
 static size_t record_values(int points, unsigned fields, const rod_frame *shape)
 {
-    return field_values(points, fields) + (shape ? mech_values(shape) : 0);
+    return field_values(shape, points, fields) + (shape ? mech_values(shape) : 0);
 }
 
 size_t recording_frame_bytes(int points, unsigned fields, const rod_frame *shape)
@@ -98,8 +100,13 @@ size_t recording_frame_bytes(int points, unsigned fields, const rod_frame *shape
 
 static uint32_t shape_hash(const rod_frame *sh)
 {
-    if (!mech_any(sh)) return 0;
+    if (!mech_any(sh) && !sh->nrods) return 0;
     uint32_t x = 2166136261u; /* FNV-1a */
+    for (int i = 0; i < sh->nrods; i++) /* the rods' names, in order, each ended by ';' */
+        for (const char *c = sh->rods[i].name;; c++) {
+            x = (x ^ (unsigned char)(*c ? *c : ';')) * 16777619u;
+            if (!*c) break;
+        }
     char text[80];
     const int n[4] = {sh->base_moving, sh->has_contacts, sh->ncons, sh->nbodies};
     for (int i = 0; i < 4 + sh->ncons + sh->nbodies; i++) {
@@ -286,10 +293,10 @@ static void uncharge(recording *r)
 /* Slots of a frame with nc contacts in the layout of header h: its first, and the contacts'
  * values after it. An export passes its own copy of the header: the recording's may be
  * replaced by a new layout meanwhile. */
-static uint64_t slots_for(const header *h, int nc)
+static uint64_t slots_for(const header *h, const rod_frame *shape, int nc)
 {
     const size_t v = h->record_bytes / 8;
-    return 1 + ((size_t)nc * MECH_CONTACT_VALUES + v - 1) / v;
+    return 1 + ((size_t)nc * (size_t)mech_contact_values(shape) + v - 1) / v;
 }
 
 /* The writer's buffer holds at least n slots (mu held). */
@@ -402,7 +409,7 @@ static uint64_t frame_slots(recording *r, const header *h, uint64_t k)
     double n = 0;
     const off_t at = slot_offset(h, k) + (off_t)h->record_bytes - 8; /* the fixed part ends with the count */
     if (read_all(r->fd, &n, sizeof n, at) != 0 || !(n >= 0 && n < 1e9)) return 0;
-    return slots_for(h, (int)n);
+    return slots_for(h, &r->shape, (int)n);
 }
 
 /* Finds last and frames by walking the frames from first; the file is cut after the last
@@ -542,6 +549,12 @@ static void pack(const rod_frame *f, unsigned fields, const rod_frame *shape, do
             v[at++] = f->e_gravity;
         } else if (bit == FRAME_F_VOLUME) {
             v[at++] = f->volume_change;
+        } else if (f->nrods) {
+            for (int r = 0; r < f->nrods; r++) {
+                const size_t n = (size_t)frame_field_width(bit) * (size_t)f->rods[r].n;
+                memcpy(v + at, frame_field_values(&f->rods[r], bit), n * sizeof *v);
+                at += n;
+            }
         } else {
             const size_t n = (size_t)frame_field_width(bit) * (size_t)f->n;
             memcpy(v + at, per_point[b], n * sizeof *v);
@@ -551,14 +564,27 @@ static void pack(const rod_frame *f, unsigned fields, const rod_frame *shape, do
     mech_pack(shape, f, v + at);
 }
 
-/* The frame of the values v into f; its arrays point into v, into tmpl's constraints and
- * bodies (a copy of the shape, overwritten) and into contacts (room for the frame's). */
-static void unpack(const double *v, int n, unsigned fields, const rod_frame *shape, rod_frame *tmpl, double *contacts,
-                   rod_frame *f)
+/* Where f's array of per-point field b (a bit index) goes. */
+static double **field_slot(rod_frame *f, int b)
 {
-    double **per_point[FRAME_F_COUNT] = {&f->s, &f->position, &f->rotation, &f->rho, &f->radius, &f->kappa, &f->nu};
+    double **slot[FRAME_F_COUNT] = {&f->s, &f->position, &f->rotation, &f->rho, &f->radius, &f->kappa, &f->nu};
+    return slot[b];
+}
+
+/* The frame of the values v into f; its arrays point into v, into tmpl's constraints, bodies
+ * and rods (a copy of the shape, overwritten: unborrow before freeing it) and into contacts
+ * and contact_rods (room for the frame's). */
+static void unpack(const double *v, int n, unsigned fields, const rod_frame *shape, rod_frame *tmpl, double *contacts,
+                   int *contact_rods, rod_frame *f)
+{
     memset(f, 0, sizeof *f);
-    f->n = n;
+    f->n = shape->nrods ? 0 : n;
+    f->nrods = shape->nrods;
+    f->rods = tmpl->rods;
+    for (int r = 0; r < f->nrods; r++) {
+        f->rods[r].n = n;
+        f->rods[r].t = v[0];
+    }
     size_t at = 0;
     f->t = v[at++];
     for (int b = 0; b < FRAME_F_COUNT; b++) {
@@ -571,13 +597,15 @@ static void unpack(const double *v, int n, unsigned fields, const rod_frame *sha
         } else if (bit == FRAME_F_VOLUME) {
             f->volume_change = v[at++];
         } else {
-            *per_point[b] = (double *)(v + at); /* borrowed: the frame is only read */
-            at += (size_t)frame_field_width(bit) * (size_t)n;
+            for (int r = 0; r < mech_rods(shape); r++) { /* borrowed: the frame is only read */
+                *field_slot(f->nrods ? &f->rods[r] : f, b) = (double *)(v + at);
+                at += (size_t)frame_field_width(bit) * (size_t)n;
+            }
         }
     }
     f->cons = tmpl->cons;
     f->bodies = tmpl->bodies;
-    mech_unpack(shape, v + at, f, contacts);
+    mech_unpack(shape, v + at, f, contacts, contact_rods);
 }
 
 /* The session went back in time (a reset, or a restore from a checkpoint older than the last
@@ -646,12 +674,12 @@ void recording_add(recording *r, const rod_frame *f)
     header *h = &r->h;
     if (r->frames && f->t < r->last_t) rewind_to(r, f->t);
     /* a frame due on the rate's grid may come a rounding error early */
-    if (r->state != REC_RECORDING || f->n != (int)h->points || !mech_matches(&r->shape, f) ||
+    if (r->state != REC_RECORDING || mech_points(f) != (int)h->points || !mech_matches(&r->shape, f) ||
         f->t < r->next_t - 1e-6 / r->o.rate) {
         pthread_mutex_unlock(&r->mu);
         return;
     }
-    const uint64_t n = slots_for(&r->h, r->shape.has_contacts ? f->ncontacts : 0);
+    const uint64_t n = slots_for(&r->h, &r->shape, r->shape.has_contacts ? f->ncontacts : 0);
     const uint64_t before = r->frames;
     if (make_room(r, n) != 0) {
         pthread_mutex_unlock(&r->mu);
@@ -819,7 +847,7 @@ static int read_frame(recording *r, int fd, const header *h, uint64_t k, double 
             return 0;
         }
         if (pass) break;
-        n = slots_for(h, mech_packed_contacts(&r->shape, *v + field_values((int)h->points, h->fields)));
+        n = slots_for(h, &r->shape, mech_packed_contacts(&r->shape, *v + field_values(&r->shape, (int)h->points, h->fields)));
         if (n > h->capacity) {
             snprintf(err, errlen, "the recording is damaged: a frame of %llu slots", (unsigned long long)n);
             return -1;
@@ -854,6 +882,7 @@ long recording_export(recording *r, export_format fmt, double from, double to, c
     const export_meta meta = {(int)h.points, h.fields, spec_json, &r->shape};
     uint64_t cap = 1;
     double *v = malloc(h.record_bytes), *contacts = NULL;
+    int *contact_rods = NULL;
     size_t contacts_cap = 0;
     rod_frame tmpl;
     const int have_tmpl = mech_shape_copy(&tmpl, &r->shape) == 0;
@@ -874,25 +903,29 @@ long recording_export(recording *r, export_format fmt, double from, double to, c
             break;
         }
         if (got == 0 || v[0] < from || v[0] > to) continue; /* the ring passed it, or out of range */
-        const int nc = mech_packed_contacts(&r->shape, v + field_values((int)h.points, h.fields));
+        const int nc = mech_packed_contacts(&r->shape, v + field_values(&r->shape, (int)h.points, h.fields));
         if ((size_t)nc > contacts_cap) {
-            double *grown = realloc(contacts, (size_t)nc * MECH_CONTACT_VALUES * sizeof *grown);
-            if (!grown) {
+            double *grown = realloc(contacts, (size_t)nc * (size_t)mech_contact_values(&r->shape) * sizeof *grown);
+            if (grown) contacts = grown;
+            int *grown_rods = grown ? realloc(contact_rods, (size_t)nc * sizeof *grown_rods) : NULL;
+            if (grown_rods) contact_rods = grown_rods;
+            if (!grown || !grown_rods) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;
                 break;
             }
-            contacts = grown;
             contacts_cap = (size_t)nc;
         }
         rod_frame f;
-        unpack(v, (int)h.points, h.fields, &r->shape, &tmpl, contacts, &f);
+        unpack(v, (int)h.points, h.fields, &r->shape, &tmpl, contacts, contact_rods, &f);
         if (export_frame(w, &f, err, errlen) != 0) rc = -1;
         else n++;
     }
     close(fd);
     free(v);
     free(contacts);
+    free(contact_rods);
+    for (int i = 0; i < tmpl.nrods; i++) memset(&tmpl.rods[i], 0, sizeof tmpl.rods[i]); /* their arrays were v's */
     rod_frame_free(&tmpl);
     if (rc != 0) {
         export_abort(w);

@@ -1,14 +1,21 @@
 /* The stream protocol's messages: see stream_codec.h. */
 #include "stream_codec.h"
 
+#include "frame_fields.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const field_names[] = {"s", "position", "rotation", "rho", "radius", "kappa", "nu",
-                                          "energy", "volume_change"};
+
+static cJSON *field_name_array(void)
+{
+    const char *names[FRAME_F_COUNT];
+    for (int i = 0; i < FRAME_F_COUNT; i++) names[i] = frame_field_name(i);
+    return cJSON_CreateStringArray(names, FRAME_F_COUNT);
+}
 
 static char *json_text(cJSON *o)
 {
@@ -38,7 +45,7 @@ char *stream_description_msg(session *s, const stream_subscription *c, double ma
     snprintf(url, sizeof url, "/v1/sessions/%s/stream", session_id(s));
     cJSON_AddStringToObject(d, "stream_path", url);
     cJSON_AddItemToObject(o, "session", d);
-    cJSON_AddItemToObject(o, "fields", cJSON_CreateStringArray(field_names, 9));
+    cJSON_AddItemToObject(o, "fields", field_name_array());
     const char *formats[] = {"json", "binary"};
     cJSON_AddItemToObject(o, "formats", cJSON_CreateStringArray(formats, 2));
     cJSON *sub = cJSON_AddObjectToObject(o, "subscription");
@@ -51,6 +58,10 @@ char *stream_description_msg(session *s, const stream_subscription *c, double ma
     cJSON_AddStringToObject(b, "body", "float32 arrays in field order for the bits set: s[n], position[3n], "
                                        "rotation[9n], rho[n], radius[n], kappa[3n], nu[3n], energy[3] "
                                        "(kinetic, elastic, gravity), volume_change[1]");
+    cJSON_AddStringToObject(b, "rods", "a model of several rods sends version 2: the header's u32 counts rods; "
+                                       "per rod u32 points n, u32 name bytes k, the name padded with NULs to a "
+                                       "multiple of 4, its per-point arrays as above; then energy[3] and "
+                                       "volume_change[1] once");
     return json_text(o);
 }
 
@@ -76,151 +87,35 @@ char *stream_state_msg(const session_view *v)
 
 /* ---- frames ---- */
 
-static int bput(stream_buf *b, const void *p, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 8192;
-        while (cap < b->len + n) cap *= 2;
-        char *nb = realloc(b->b, cap);
-        if (!nb) return -1;
-        b->b = nb;
-        b->cap = cap;
-    }
-    memcpy(b->b + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-static void bstr(stream_buf *b, const char *s)
-{
-    bput(b, s, strlen(s));
-}
-
-static void bnum(stream_buf *b, double v)
-{
-    char t[32];
-    int n = isfinite(v) ? snprintf(t, sizeof t, "%.7g", v) : snprintf(t, sizeof t, "null");
-    bput(b, t, (size_t)n);
-}
-
-static void barr(stream_buf *b, const char *key, const double *v, int n, int w)
-{
-    bstr(b, ",\"");
-    bstr(b, key);
-    bstr(b, "\":[");
-    for (int i = 0; i < n; i++) {
-        if (i) bstr(b, ",");
-        if (w > 1) bstr(b, "[");
-        for (int k = 0; k < w; k++) {
-            if (k) bstr(b, ",");
-            bnum(b, v[(size_t)w * i + k]);
-        }
-        if (w > 1) bstr(b, "]");
-    }
-    bstr(b, "]");
-}
-
+/* The subscription's fields with the stream's header members; the mechanics (a moving base,
+ * bodies, constraints, contacts) come with the whole FRAME only. */
 int stream_frame_payload(const stream_subscription *c, const published_frame *pf, stream_buf *out,
                          size_t headroom)
 {
     out->len = 0;
+    out->oom = 0;
     static const char zeros[64];
     for (size_t left = headroom; left > 0;) {
         const size_t n = left < sizeof zeros ? left : sizeof zeros;
-        bput(out, zeros, n);
+        codec_put(out, zeros, n);
         left -= n;
     }
-    const rod_frame *f = &pf->f;
     if (!c->binary && c->fields == F_ALL) {
         /* the published FRAME as is, with the op in front */
         size_t jl = 0;
         const char *json = frame_json(pf, &jl);
         if (!json) return -1;
-        bstr(out, "{\"op\":\"frame\",");
-        return bput(out, json + 1, jl - 1);
+        codec_str(out, "{\"op\":\"frame\",");
+        codec_put(out, json + 1, jl - 1);
+        return out->oom ? -1 : 0;
     }
     if (!c->binary) {
         char head[128];
-        snprintf(head, sizeof head, "{\"op\":\"frame\",\"seq\":%llu,\"published\":%.6f,\"t\":",
+        snprintf(head, sizeof head, "\"op\":\"frame\",\"seq\":%llu,\"published\":%.6f,",
                  (unsigned long long)pf->seq, pf->published);
-        bstr(out, head);
-        bnum(out, f->t);
-        if (c->fields & F_S) barr(out, "s", f->s, f->n, 1);
-        if (c->fields & F_POSITION) barr(out, "position", f->position, f->n, 3);
-        if (c->fields & F_ROTATION) barr(out, "rotation", f->rotation, f->n, 9);
-        if (c->fields & F_RHO) barr(out, "rho", f->rho, f->n, 1);
-        if (c->fields & F_RADIUS) barr(out, "radius", f->radius, f->n, 1);
-        if (c->fields & F_KAPPA) barr(out, "kappa", f->kappa, f->n, 3);
-        if (c->fields & F_NU) barr(out, "nu", f->nu, f->n, 3);
-        if (c->fields & F_ENERGY) {
-            bstr(out, ",\"energy\":{\"kinetic\":");
-            bnum(out, f->e_kinetic);
-            bstr(out, ",\"elastic\":");
-            bnum(out, f->e_elastic);
-            bstr(out, ",\"gravity\":");
-            bnum(out, f->e_gravity);
-            bstr(out, "}");
-        }
-        if (c->fields & F_VOLUME) {
-            bstr(out, ",\"volume_change\":");
-            bnum(out, f->volume_change);
-        }
-        bstr(out, "}");
-        return out->b ? 0 : -1;
+        return frame_codec_json(out, &pf->f, c->fields, 0, head);
     }
-    /* binary: fixed little-endian header, then float32 arrays (x86 and ARM are little-endian;
-     * the bytes are written one by one anyway) */
-    unsigned char h[32] = {'R', 'O', 'D', 'F', 1, 0, 32, 0};
-    uint64_t seq = pf->seq;
-    for (int i = 0; i < 8; i++) h[8 + i] = (unsigned char)(seq >> (8 * i));
-    uint64_t tb;
-    memcpy(&tb, &f->t, 8);
-    for (int i = 0; i < 8; i++) h[16 + i] = (unsigned char)(tb >> (8 * i));
-    uint32_t n = (uint32_t)f->n, mask = c->fields;
-    for (int i = 0; i < 4; i++) {
-        h[24 + i] = (unsigned char)(n >> (8 * i));
-        h[28 + i] = (unsigned char)(mask >> (8 * i));
-    }
-    bput(out, h, 32);
-    const struct {
-        unsigned bit;
-        const double *v;
-        size_t count;
-    } parts[] = {{F_S, f->s, (size_t)n},           {F_POSITION, f->position, 3u * n},
-                 {F_ROTATION, f->rotation, 9u * n}, {F_RHO, f->rho, (size_t)n},
-                 {F_RADIUS, f->radius, (size_t)n},  {F_KAPPA, f->kappa, 3u * n},
-                 {F_NU, f->nu, 3u * n}};
-    for (size_t p = 0; p < sizeof parts / sizeof *parts; p++) {
-        if (!(mask & parts[p].bit)) continue;
-        for (size_t i = 0; i < parts[p].count; i++) {
-            float x = (float)parts[p].v[i];
-            unsigned char xb[4];
-            uint32_t u;
-            memcpy(&u, &x, 4);
-            for (int k = 0; k < 4; k++) xb[k] = (unsigned char)(u >> (8 * k));
-            bput(out, xb, 4);
-        }
-    }
-    if (mask & F_ENERGY) {
-        const double e[3] = {f->e_kinetic, f->e_elastic, f->e_gravity};
-        for (int j = 0; j < 3; j++) {
-            float x = (float)e[j];
-            uint32_t u;
-            memcpy(&u, &x, 4);
-            unsigned char xb[4] = {(unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
-                                   (unsigned char)(u >> 24)};
-            bput(out, xb, 4);
-        }
-    }
-    if (mask & F_VOLUME) {
-        float x = (float)f->volume_change;
-        uint32_t u;
-        memcpy(&u, &x, 4);
-        unsigned char xb[4] = {(unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
-                               (unsigned char)(u >> 24)};
-        bput(out, xb, 4);
-    }
-    return out->b ? 0 : -1;
+    return frame_codec_binary(out, &pf->f, c->fields, pf->seq);
 }
 
 /* ---- client messages ---- */
@@ -251,13 +146,11 @@ char *stream_handle_message(const char *text, size_t len, stream_subscription *c
             if (!cJSON_IsArray(fields)) snprintf(problem, sizeof problem, "fields must be an array of names");
             mask = 0;
             for (const cJSON *e = fields ? fields->child : NULL; e && !problem[0]; e = e->next) {
-                int bit = -1;
-                for (int i = 0; i < 9 && cJSON_IsString(e); i++)
-                    if (strcmp(field_names[i], e->valuestring) == 0) bit = i;
-                if (bit < 0)
+                const unsigned bit = cJSON_IsString(e) ? frame_field_bit(e->valuestring) : 0;
+                if (!bit)
                     snprintf(problem, sizeof problem, "unknown field %s", cJSON_IsString(e) ? e->valuestring : "?");
                 else
-                    mask |= 1u << bit;
+                    mask |= bit;
             }
             if (!problem[0] && !mask) mask = F_ALL;
         }
@@ -278,8 +171,8 @@ char *stream_handle_message(const char *text, size_t len, stream_subscription *c
             cJSON_AddNumberToObject(a, "rate", r);
             cJSON_AddStringToObject(a, "format", binary ? "binary" : "json");
             cJSON *fl = cJSON_AddArrayToObject(a, "fields");
-            for (int i = 0; i < 9; i++)
-                if (mask & (1u << i)) cJSON_AddItemToArray(fl, cJSON_CreateString(field_names[i]));
+            for (int i = 0; i < FRAME_F_COUNT; i++)
+                if (mask & (1u << i)) cJSON_AddItemToArray(fl, cJSON_CreateString(frame_field_name(i)));
             reply = json_text(a);
             /* send the latest frame in the new form right away, even from an idle session */
             act->send_frame = 1;

@@ -4,30 +4,27 @@
 #ifndef RODD_STREAM_CODEC_H
 #define RODD_STREAM_CODEC_H
 
+#include "frame_codec.h"
+#include "frame_fields.h"
 #include "session.h"
 
 #include <stddef.h>
 
 #define STREAM_PROTOCOL_VERSION 1
 
-enum {
-    F_S = 1 << 0, F_POSITION = 1 << 1, F_ROTATION = 1 << 2, F_RHO = 1 << 3, F_RADIUS = 1 << 4,
-    F_KAPPA = 1 << 5, F_NU = 1 << 6, F_ENERGY = 1 << 7, F_VOLUME = 1 << 8, F_ALL = (1 << 9) - 1
-};
+/* every field (frame_fields.h) */
+#define F_ALL FRAME_F_ALL
 
 /* What a client receives. */
 typedef struct {
     double rate;     /* frames per second at most */
-    unsigned fields; /* F_* bits */
+    unsigned fields; /* FRAME_F_* bits */
     int binary;
     int subscribed;  /* frames flow (on by default, off after unsubscribe) */
 } stream_subscription;
 
-/* A growable byte buffer. */
-typedef struct {
-    char *b;
-    size_t len, cap;
-} stream_buf;
+/* A growable byte buffer (frame_codec.h's). */
+typedef codec_buf stream_buf;
 
 /* Messages from the server (malloc'd JSON text, NULL on no memory). */
 char *stream_hello_msg(void);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { streamUrlForPage } from "../../web/src/api.js";
 import { ColorRange, viridis } from "../../web/src/colormap.js";
-import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, tipPosition } from "../../web/src/frame.js";
+import { armLength, decodeBinaryFrame, decodeJsonFrame, fieldValues, rodNames, selectRod, tipPosition, withSelectedRod } from "../../web/src/frame.js";
 import { fmtClock } from "../../web/src/dom.js";
 import { History } from "../../web/src/history.js";
 import { tickLabels, yRange } from "../../web/src/plot.js";
@@ -246,4 +246,66 @@ test("the clock shows the session's error estimate after the time when it has on
   assert.equal(fmtClock(0.5, 0.019), "0.50 s · tip error ≈ 1.9 cm");
   assert.equal(fmtClock(0.5, 3.2e-4), "0.50 s · tip error ≈ 0.32 mm");
   assert.equal(fmtClock(0.5, NaN), "0.50 s");
+});
+
+/** A frame of several rods in the binary layout's version 2 (server/io/frame_codec.c): rods [{name, m}]. */
+function binaryRods(rods, t = 0.5) {
+  const parts = [];
+  const mask = 0x7f | (1 << 7);
+  for (const { name, m } of rods) {
+    const bytes = new TextEncoder().encode(name);
+    const head = new ArrayBuffer(8 + 4 * Math.ceil(bytes.length / 4));
+    const dv = new DataView(head);
+    dv.setUint32(0, m.s.length, true);
+    dv.setUint32(4, bytes.length, true);
+    new Uint8Array(head, 8).set(bytes);
+    parts.push(head);
+    const arrays = [m.s, m.position.flat(), m.rotation.flat(), m.rho, m.radius, m.kappa.flat(), m.nu.flat()];
+    parts.push(Float32Array.from(arrays.flat()).buffer);
+  }
+  parts.push(Float32Array.from([1, 2, 3]).buffer);
+  const header = new ArrayBuffer(32);
+  const dv = new DataView(header);
+  dv.setUint32(0, 0x46444f52, true);
+  dv.setUint16(4, 2, true);
+  dv.setUint16(6, 32, true);
+  dv.setBigUint64(8, 7n, true);
+  dv.setFloat64(16, t, true);
+  dv.setUint32(24, rods.length, true);
+  dv.setUint32(28, mask, true);
+  const all = [header, ...parts];
+  const out = new Uint8Array(all.reduce((k, b) => k + b.byteLength, 0));
+  let at = 0;
+  for (const b of all) {
+    out.set(new Uint8Array(b), at);
+    at += b.byteLength;
+  }
+  return out.buffer;
+}
+
+test("frames of several rods: every rod kept, the selected rod's fields on the frame, binary and JSON alike", () => {
+  const a = jsonFrame({ n: 3, L: 0.3 });
+  const b = jsonFrame({ n: 5, L: 0.5, e: 0.1 });
+  const strip = ({ op, seq, t, energy, volume_change, ...rest }) => rest;
+  const json = { op: "frame", seq: 7, t: 0.5, rods: [{ name: "arm1", ...strip(a) }, { name: "arm2", ...strip(b) }], energy: { kinetic: 1, elastic: 2, gravity: 3 } };
+  try {
+    for (const f of [decodeJsonFrame(json), decodeBinaryFrame(binaryRods([{ name: "arm1", m: a }, { name: "arm2", m: b }]))]) {
+      assert.deepEqual(rodNames(f), ["arm1", "arm2"]);
+      assert.equal(f.rod, "arm1", "the first rod by default");
+      assert.equal(f.n, 3);
+      assert.ok(Math.abs(tipPosition(f)[2] - 0.3) < 1e-6);
+      assert.equal(f.rods[1].n, 5);
+      assert.equal(f.energy.gravity, 3);
+      selectRod("arm2");
+      withSelectedRod(f);
+      assert.equal(f.rod, "arm2");
+      assert.equal(f.n, 5);
+      assert.ok(Math.abs(tipPosition(f)[2] - 0.55) < 1e-6);
+      selectRod(null);
+    }
+    assert.throws(() => decodeBinaryFrame(binaryRods([{ name: "arm1", m: a }]).slice(0, 60)), /shorter/);
+    assert.deepEqual(rodNames(decodeJsonFrame(jsonFrame())), [], "one rod: no rods");
+  } finally {
+    selectRod(null);
+  }
 });

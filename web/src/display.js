@@ -5,12 +5,16 @@
 
 import { ColorRange, viridisGradient } from "./colormap.js";
 import { el, fmt } from "./dom.js";
-import { COLOR_FIELDS, fieldValues } from "./frame.js";
+import { COLOR_FIELDS, fieldValues, rodNames, selectRod, withSelectedRod } from "./frame.js";
 
 const PLOT_MS = 66; // plots redraw at most ~15 times a second; the 3D view takes every frame
 
 export class FrameDisplay {
-  /** rodView, plots; ui: { field (the colour select), legend: { bar, lo, hi, label, gravity } }. */
+  /**
+   * rodView, plots; ui: { field (the colour select), rod (a model of several rods: the select of
+   * the rod coloured and plotted, in a label hidden otherwise; optional), legend: { bar, lo, hi,
+   * label, gravity } }.
+   */
   constructor({ rodView, plots, ui }) {
     this.rodView = rodView;
     this.plots = plots;
@@ -34,6 +38,33 @@ export class FrameDisplay {
       if (this.frames) this.include(this.frames);
       if (this.shown) this.show(this.shown, this.history, this.cursor);
     });
+    ui.rod?.addEventListener("change", () => {
+      selectRod(ui.rod.value);
+      this.range.reset(COLOR_FIELDS[this.field].minSpan);
+      // the plots start over from the kept frames, now the picked rod's
+      const h = this.history;
+      const kept = h?.frames ? [...h.frames] : [];
+      h?.clear?.();
+      for (const f of kept) h.push(withSelectedRod(f));
+      if (this.frames) {
+        this.frames.forEach(withSelectedRod);
+        this.include(this.frames);
+      }
+      if (this.shown) this.show(withSelectedRod(this.shown), this.history, this.cursor);
+    });
+  }
+
+  /** The rod select's options: the frame's rods (hidden for one rod). */
+  #rodChoices(f) {
+    const select = this.ui.rod;
+    if (!select) return;
+    const names = rodNames(f);
+    const label = select.closest("label") || select;
+    label.hidden = names.length === 0;
+    if (names.join("\n") !== [...select.options].map((o) => o.value).join("\n")) {
+      select.replaceChildren(...names.map((n) => el("option", { value: n }, n)));
+    }
+    if (f.rod && select.value !== f.rod) select.value = f.rod;
   }
 
   /**
@@ -72,6 +103,7 @@ export class FrameDisplay {
     this.shown = f;
     this.history = history;
     this.cursor = cursor;
+    this.#rodChoices(f);
     if (this.values.length < f.n) this.values = new Float32Array(f.n);
     fieldValues(f, this.field, this.values);
     this.range.include(this.values, f.n);

@@ -68,7 +68,7 @@ const plots = new Plots($("#plots"));
 const display = new FrameDisplay({
   rodView,
   plots,
-  ui: { field: $("#field"), legend: { bar: $("#legend-bar"), lo: $("#legend-lo"), hi: $("#legend-hi"), label: $("#legend-label"), gravity: $("#legend-gravity") } },
+  ui: { field: $("#field"), rod: $("#rod"), legend: { bar: $("#legend-bar"), lo: $("#legend-lo"), hi: $("#legend-hi"), label: $("#legend-label"), gravity: $("#legend-gravity") } },
 });
 
 const view = new SessionView(
@@ -381,6 +381,12 @@ window.__roddViewer = {
     if (!f) return null;
     const i = 3 * (f.n - 1);
     return { t: f.t, n: f.n, tip: [f.position[i], f.position[i + 1], f.position[i + 2]] };
+  },
+  /** A model of several rods: the rod coloured and plotted, the others drawn (grey) and the menu's rods. */
+  get rods() {
+    const f = rodView.lastFrame;
+    const menu = [...document.querySelectorAll("#rod option")].map((o) => o.value);
+    return { selected: f?.rod ?? null, others: rodView.otherRods ?? 0, menu, menuHidden: document.getElementById("rod-pick").hidden };
   },
   /** What the view draws besides the rod: attached bodies and constraint targets (with arrows). */
   get attached() {

@@ -68,6 +68,8 @@ export class RodView {
     this.scene.add(this.contacts);
     this.plate = null;
     this.tube = null; // the mesh, made on the first frame of a given point count
+    this.others = new Group(); // a model of several rods: the rods not selected, in grey
+    this.scene.add(this.others);
     this.directors = null;
     this.showDirectors = false;
     this.length = 0.5;
@@ -221,10 +223,12 @@ export class RodView {
     const f = this.lastFrame;
     const lo = new Vector3(0, 0, 0);
     const hi = new Vector3(0, 0, f ? 0 : L);
-    for (let i = 0; f && i < f.n; i++) {
-      const p = new Vector3(f.position[3 * i], f.position[3 * i + 1], f.position[3 * i + 2]);
-      lo.min(p);
-      hi.max(p);
+    for (const r of f?.rods?.length ? f.rods : f ? [f] : []) { // every rod of the model
+      for (let i = 0; r.position && i < r.n; i++) {
+        const p = new Vector3(r.position[3 * i], r.position[3 * i + 1], r.position[3 * i + 2]);
+        lo.min(p);
+        hi.max(p);
+      }
     }
     const follow = this.preset === "tip";
     const center = follow ? this.#tip() : lo.clone().add(hi).multiplyScalar(0.5);
@@ -268,6 +272,7 @@ export class RodView {
     const { position, normal, color } = geo.attributes;
     writeTube(f, this.rgb, position.array, normal.array, color.array);
     position.needsUpdate = normal.needsUpdate = color.needsUpdate = true;
+    this.#writeOtherRods(f);
     if (this.showDirectors) this.#writeDirectors(f);
     this.#writeAttached(f);
     this.#writeContacts(f);
@@ -299,6 +304,42 @@ export class RodView {
       arrow.setDirection(F.normalize());
       arrow.setLength(Math.max((L * mag) / (7 * fmax), 0.02 * L), 0.02 * L, 0.01 * L);
     }
+  }
+
+  /**
+   * Every rod of a model of several rods but the selected one (which the coloured tube shows),
+   * as a grey tube each: a mesh per rod, remade when its point count changes.
+   */
+  #writeOtherRods(f) {
+    const rods = (f.rods || []).filter((r) => r.name !== f.rod && r.position && r.rotation && r.radius);
+    const kids = this.others.children;
+    if (kids.length !== rods.length || rods.some((r, k) => kids[k].userData.n !== r.n)) {
+      this.#clearGroup(this.others);
+      for (const r of rods) {
+        const geo = new BufferGeometry();
+        for (const name of ["position", "normal", "color"]) {
+          const attr = new BufferAttribute(new Float32Array(3 * vertexCount(r.n)), 3);
+          attr.setUsage(DynamicDrawUsage);
+          geo.setAttribute(name, attr);
+        }
+        geo.setIndex(new BufferAttribute(tubeIndex(r.n), 1));
+        const mesh = new Mesh(geo, new MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.05, side: DoubleSide }));
+        mesh.frustumCulled = false; // the rods move
+        mesh.userData.n = r.n;
+        this.others.add(mesh);
+      }
+    }
+    rods.forEach((r, k) => {
+      const rgb = new Float32Array(3 * r.n).fill(0.45);
+      const { position, normal, color } = kids[k].geometry.attributes;
+      writeTube(r, rgb, position.array, normal.array, color.array);
+      position.needsUpdate = normal.needsUpdate = color.needsUpdate = true;
+    });
+  }
+
+  /** Rods drawn besides the selected one (the tests read it). */
+  get otherRods() {
+    return this.others.children.length;
   }
 
   /** Contact arrows shown now (the tests read it). */
@@ -367,6 +408,7 @@ export class RodView {
   /** Forgets the rod (another session is about to show). */
   clear() {
     if (this.tube) this.tube.visible = false;
+    this.#clearGroup(this.others);
     this.#clearAttached();
     this.#clearGroup(this.contacts);
     this.#clearGroup(this.obstacles);

@@ -103,6 +103,7 @@ function test_rodd(url, idle_url)
   end
 
   transports(url, idle_url, spec);
+  several_rods(c, fullfile(here, '..', '..', '..', 'tests', 'cli', 'rods.json'));
 
   % the worked example: a PI controller holds the tip at 10 mm
   h = pi_tip_control(url, 0.01, 1.5);
@@ -144,6 +145,21 @@ function transports(url, idle_url, spec)
   catch e
     check(strcmp(e.identifier, 'rodd:connection'), 'no daemon: rodd:connection');
   end
+end
+
+% a model of two rods (tests/cli/rods.json): f.rods, one struct per rod with its own arrays
+function several_rods(c, path)
+  s = rodd_create(c, 'spec', fileread(path), 'points', 4);
+  s = rodd_advance(c, s.id, 0.01);
+  f = rodd_frame(c, s.id);
+  check(numel(f.rods) == 2 && strcmp(f.rods(1).name, 'upper') && strcmp(f.rods(2).name, 'lower'), ...
+        'a frame of several rods has f.rods by name');
+  check(isequal(size(f.rods(2).position), [4 3]) && isequal(size(f.rods(2).rotation), [4 3 3]), ...
+        'each rod''s arrays are points x 3 (x 3)');
+  check(max(abs(f.rods(1).position(end, :) - f.rods(2).position(1, :))) < 1e-6, ...
+        'the fixed joint: the lower rod starts at the upper one''s tip');
+  check(~isfield(f, 'position'), 'no per-point arrays of the model''s own');
+  rodd_delete(c, s.id);
 end
 
 function ok = near(a, b)

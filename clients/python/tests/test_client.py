@@ -193,8 +193,8 @@ class AgainstTheDaemon(DaemonTestCase):
         with s.stream(binary=False, fields=["position"]) as st:
             j = next(iter(st))
         self.assertIsNone(j.rotation)
-        # a JSON frame with chosen fields carries 7 significant digits (the full FRAME 10)
-        np.testing.assert_allclose(j.position, want.position, rtol=5e-7, atol=1e-300)
+        # a JSON frame with chosen fields carries 10 significant digits, as the full FRAME does
+        np.testing.assert_allclose(j.position, want.position, rtol=5e-10, atol=1e-300)
         s.delete()
 
     def test_websocket_client_is_the_default_where_installed(self):

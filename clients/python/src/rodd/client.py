@@ -354,7 +354,11 @@ class Recording:
     "violation" (frames,)}} for a pose, {name: {"pressure", "violation"}} for a volume;
     ``contacts`` a table of every frame's contacts, one row each: {"count" (frames,), "frame"
     (rows,) the row of ``t`` each belongs to, "s" (rows,), "point", "force" (rows, 3)}.
-    ``contacts_at(k)`` gives frame k's rows."""
+    ``contacts_at(k)`` gives frame k's rows.
+
+    A model of several rods has ``rods`` {name: Recording} in the spec's order, each with its
+    own per-point arrays and ``t`` (``recording.rod(NAME)``), and no per-point arrays of its
+    own; its contacts add "rod" (rows,): the rod's name (NDJSON) or index in ``rods`` (HDF5)."""
 
     def __init__(self) -> None:
         import numpy as np
@@ -368,9 +372,17 @@ class Recording:
         self.contacts: Optional[Dict[str, Any]] = None
         self.spec: Optional[Dict[str, Any]] = None
         self.units: Dict[str, str] = {}
+        self.rods: Optional[Dict[str, "Recording"]] = None
 
     def __len__(self) -> int:
         return len(self.t)
+
+    def rod(self, name: str) -> "Recording":
+        """The rod called ``name`` of a recording of several rods."""
+        if not self.rods or name not in self.rods:
+            known = ", ".join(self.rods or ())
+            raise KeyError(f"no rod {name!r} in this recording" + (f" (its rods: {known})" if known else ""))
+        return self.rods[name]
 
     def contacts_at(self, k: int) -> Dict[str, Any]:
         """Frame k's contacts: {"s" (n,), "point", "force" (n, 3)}; n may be 0."""
@@ -404,6 +416,17 @@ class Recording:
             for name in ("base", "bodies", "constraints", "contacts"):
                 if name in h:
                     setattr(r, name, group(h[name]))
+            if "rods" in h:  # several rods: rods/NAME/FIELD, in the spec's order (its "order" attribute)
+                order = h["rods"].attrs.get("order", ",".join(h["rods"]))
+                order = (order.decode() if isinstance(order, bytes) else str(order)).split(",")
+                r.rods = {}
+                for name in order:
+                    rr = cls()
+                    rr.t = r.t
+                    for k, v in h["rods"][name].items():
+                        setattr(rr, k, np.asarray(v[...]))
+                        r.units[f"rods/{name}/{k}"] = v.attrs["units"]
+                    r.rods[name] = rr
             if "spec" in h.attrs:
                 r.spec = json.loads(h.attrs["spec"])
         return r
@@ -424,6 +447,15 @@ class Recording:
             r.energy = {k: np.array([f.energy[k] for f in frames]) for k in ("kinetic", "elastic", "gravity")}
         if frames[0].volume_change is not None:
             r.volume_change = np.array([f.volume_change for f in frames])
+        if frames[0].rods is not None:
+            r.rods = {}
+            for i, first_rod in enumerate(frames[0].rods):
+                rr = cls()
+                rr.t = r.t
+                for name in ("s", "position", "rotation", "rho", "radius", "kappa", "nu"):
+                    if getattr(first_rod, name) is not None:
+                        setattr(rr, name, np.stack([getattr(f.rods[i], name) for f in frames]))
+                r.rods[first_rod.name] = rr
         first = lines[0]
         if "base" in first:
             r.base = {"position": np.array([d["base"]["position"] for d in lines], dtype=float),
@@ -441,4 +473,6 @@ class Recording:
                           "s": np.array([c["s"] for _, c in flat], dtype=float),
                           "point": np.array([c["point"] for _, c in flat], dtype=float).reshape(-1, 3),
                           "force": np.array([c["force"] for _, c in flat], dtype=float).reshape(-1, 3)}
+            if flat and "rod" in flat[0][1]:
+                r.contacts["rod"] = np.array([c["rod"] for _, c in flat])
         return r

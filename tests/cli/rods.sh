@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A model of several rods (issue 29) through the command line's outputs: rodd run's NDJSON
+# ("rods" per FRAME, the joint's reaction), CSV (a rod column, the same numbers), HDF5 (a group
+# per rod, read back by the Python client beside the NDJSON), MCAP (a scene and a tip channel
+# per rod), rodd solve's FRAME, rodd sweep (no single tip) and rodd optimize (refused, exit 2).
+set -uo pipefail
+# shellcheck source=tests/cli/lib.sh
+source "$(dirname "$0")/lib.sh"
+spec=$here/rods.json
+py=/usr/bin/python3
+run=(run "$spec" --until 0.02 --every 0.005 --points 6)
+
+expect "run: NDJSON of two rods" 0 "$rodd" "${run[@]}"
+cp "$tmp/out" "$tmp/a.ndjson"
+"$py" - "$tmp/a.ndjson" <<'PY' && pass "each FRAME holds both rods by name, the joint's reaction, the child's base at the parent's tip" || fail "NDJSON rods"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 5, len(lines)
+for d in lines:
+    assert "s" not in d and "position" not in d, sorted(d)
+    assert [r["name"] for r in d["rods"]] == ["upper", "lower"]
+    for r in d["rods"]:
+        for k in ("s", "position", "rotation", "rho", "radius", "kappa", "nu"):
+            assert len(r[k]) == 6, (r["name"], k)
+    up, lo = d["rods"]
+    # a fixed joint: the lower rod starts where the upper one ends (multipliers, 10 digits)
+    assert all(abs(a - b) < 1e-6 for a, b in zip(up["position"][-1], lo["position"][0])), (up["position"][-1], lo["position"][0])
+    assert "lower.base" in d["constraints"], d.get("constraints")
+    assert set(d["energy"]) == {"kinetic", "elastic", "gravity"}
+PY
+
+expect "run: CSV of two rods" 0 "$rodd" "${run[@]}" --format csv
+"$py" - "$tmp/out" "$tmp/a.ndjson" <<'PY' && pass "CSV: a rod column, rows rod by rod, the NDJSON's numbers" || fail "CSV rods"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+frames = [json.loads(l) for l in open(sys.argv[2])]
+assert list(rows[0])[:3] == ["t", "rod", "point"], list(rows[0])[:3]
+assert len(rows) == 5 * 2 * 6, len(rows)
+k = 0
+for d in frames:
+    for r in d["rods"]:
+        for i in range(6):
+            row = rows[k]; k += 1
+            assert row["rod"] == r["name"] and int(row["point"]) == i, (row["rod"], row["point"])
+            assert [float(row[c]) for c in "xyz"] == r["position"][i], (row, r["position"][i])
+            assert float(row["constraints.lower.base.force_z"]) == d["constraints"]["lower.base"]["force"][2]
+PY
+
+expect "run: HDF5 of two rods" 0 "$rodd" "${run[@]}" --format hdf5 --out "$tmp/a.h5"
+PYTHONPATH=$top/clients/python/src "$py" - "$tmp/a.h5" "$tmp/a.ndjson" <<'PY' && pass "HDF5: rods/upper and rods/lower, the NDJSON's values (Recording.rods)" || fail "HDF5 rods"
+import sys
+import numpy as np
+import rodd
+h = rodd.Recording.from_hdf5(open(sys.argv[1], "rb").read())
+j = rodd.Recording.from_ndjson(open(sys.argv[2], "rb").read())
+assert list(h.rods) == ["upper", "lower"] == list(j.rods), (list(h.rods), list(j.rods))
+assert h.position is None
+for name in h.rods:
+    for k in ("s", "position", "rotation", "rho", "radius", "kappa", "nu"):
+        a, b = getattr(h.rod(name), k), getattr(j.rod(name), k)
+        assert a.shape == b.shape, (name, k, a.shape, b.shape)
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+assert h.units["rods/lower/position"] == "m"
+np.testing.assert_allclose(h.constraints["lower.base"]["force"], j.constraints["lower.base"]["force"], rtol=1e-9, atol=1e-12)
+PY
+
+expect "run: MCAP of two rods" 0 "$rodd" "${run[@]}" --format mcap --out "$tmp/a.mcap"
+topics=$(grep -a -o '/rods\?/[a-z_]*\(/[a-z]*\)\?' "$tmp/a.mcap" | sort -u | tr '\n' ' ')
+[ "$topics" = "/rod/energy /rod/volume_change /rods/lower/scene /rods/lower/tip /rods/upper/scene /rods/upper/tip " ] \
+  && pass "MCAP: a scene and a tip channel per rod, the model's energy" || fail "MCAP topics: $topics"
+
+expect "solve: two rods" 0 "$rodd" solve "$spec" --points 5
+"$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["frame"]; assert [r["name"] for r in d["rods"]] == ["upper","lower"] and len(d["rods"][1]["s"]) == 5' "$tmp/out" \
+  && pass "solve's FRAME holds the rods" || fail "solve rods: $(head -c 300 "$tmp/out")"
+
+expect "sweep: two rods" 0 "$rodd" sweep "$spec" --grid 'rods.0.rod.youngs_modulus=1e6,2e6' --out "$tmp/sw"
+grep -q '"tip_x":null' "$tmp/sw/point-00001.json" && pass "sweep: no single tip for several rods" || fail "sweep tip"
+
+expect "optimize refuses several rods" 2 "$rodd" optimize "$spec" --vary 'rods.0.rod.youngs_modulus=1e5:1e7' --minimize tip_z
+grep -q "rods: rodd optimize handles one rod" "$tmp/err" && pass "optimize says why" || fail "optimize message: $(cat "$tmp/err")"
+
+[ "$fails" -eq 0 ] || { echo "$fails failed" >&2; exit 1; }
