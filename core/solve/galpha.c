@@ -1,6 +1,7 @@
 #include "galpha.h"
 
 #include "base.h"
+#include "constraints.h"
 #include "contact.h"
 #include "dense.h"
 #include "dynamics.h"
@@ -21,6 +22,10 @@ enum { SLOW_NEWTON_ELASTIC = 3, SLOW_NEWTON_DIFFERENCE = 5 };
  * doubled again (up to solver.step): starting every step at the full length again failed
  * Newton on about every other step of a soft rod that needs half steps. */
 enum { REGROW_AFTER = 20 };
+/* With solver.jacobian "contact" the step is cut where a contact switches (first touch, stick
+ * to slip) and is wanted back as soon as the switch is past: doubled again after this many
+ * successful steps. */
+enum { REGROW_AFTER_CONTACT = 2 };
 
 struct galpha {
     int n;
@@ -125,6 +130,9 @@ static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn
     /* solver.jacobian "contact": minus the contacts' dQ/dq and dQ/dq_dot at (qn, vn), whose
      * kinematics the last f left in st */
     if (m->spec->jacobian_contact) contact_jacobian(m, st, g->qn, st->eta, tn, -cq, S, -cv, S, n);
+    /* the penalty constraints' k A^T A and d A^T A, as CVODE's elastic Jacobian has them: a
+     * stiff penalty left out makes Newton crawl or fail at any step that resolves it poorly */
+    constraints_penalty_add(m, st, cq, S, cv, S, n);
     const double *L = st->Mxi;
     for (int j = 0; j < nx; j++)
         for (int i = j; i < nx; i++) {
@@ -200,6 +208,14 @@ static void times_mass(const rod_model *m, const rod_state *st, double *r)
     }
 }
 
+/* The Newton matrix holds the contacts' part (solver.jacobian "contact" on a rod with contact
+ * points). */
+static int contact_matrix(const galpha *g, const rod_model *m)
+{
+    (void)g;
+    return m->spec->jacobian_contact && m->ncontact > 0;
+}
+
 /* One step of length h from (t, q, v, x, a) into (qn, vn, xn, an); 0 when Newton converged,
  * 1 when it did not, 2 when it did not with a Jacobian formed at an earlier step (worth
  * trying again at the same step with a new one), -1 on a failed evaluation. */
@@ -218,12 +234,20 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             g->vn[i] = g->v[i] + h * ((1 - ga) * g->a[i] + ga * g->an[i]);
         }
         if (interrupted(st)) return -1;
-        if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1;
+        if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) {
+            /* a Newton iterate far from the solution (a rod pushed deep into a wall by a too
+             * long step) can make the forces fail: a shorter step, as for no convergence */
+            g->stale = 1;
+            return 1;
+        }
         g->rhs++;
         g->newton++;
         for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
         const int elastic = m->spec->jacobian_elastic;
-        if (it == 0 && (g->stale || g->S_h != h)) {
+        /* with the contacts in it, the matrix is formed at every correction: a contact's
+         * stiffness and the friction's slope switch within the step, and one formed before
+         * the switch sends Newton away (its cost is one factorization, no evaluation) */
+        if ((it == 0 && (g->stale || g->S_h != h)) || (it > 0 && contact_matrix(g, m))) {
             /* the matrix is kept across steps while Newton converges quickly with it; a new
              * step length alone forms it again from the kept difference Jacobians */
             const double cq = be * cx * h * h, cv = ga * cx * h;
@@ -241,7 +265,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
                 g->stale = 1;
                 return 1;
             }
-            g->fresh = g->stale;
+            g->fresh = g->stale || it > 0; /* formed again in this step: no retry with a new one */
             g->stale = 0;
             g->S_h = h;
         }
@@ -305,7 +329,7 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
         if (halvings) {
             g->h_cur = h;
             g->since_cut = 0;
-        } else if (h < g->h && ++g->since_cut >= REGROW_AFTER) {
+        } else if (h < g->h && ++g->since_cut >= (contact_matrix(g, m) ? REGROW_AFTER_CONTACT : REGROW_AFTER)) {
             g->h_cur = fmin(2 * h, g->h);
             g->since_cut = 0;
         }

@@ -596,6 +596,27 @@ void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, 
     }
 }
 
+void constraints_penalty_add(const rod_model *m, const rod_state *st, double wk, double *K,
+                             double wc, double *C, int ld)
+{
+    if (!m->con || m->con->nmult == m->con->nrows) return;
+    const struct con_layout *L = m->con;
+    const int n = m->n;
+    for (int r = 0; r < L->nrows; r++) {
+        if (L->rows[r].mult >= 0) continue;
+        const spec_constraint *k = &m->spec->cons[L->rows[r].con];
+        const double *Ar = st->con->A + (size_t)r * n, a = wk * k->stiffness, b = wc * k->damping;
+        for (int j = 0; j < n; j++) {
+            if (Ar[j] == 0) continue;
+            double *Kj = K + (size_t)ld * j, *Cj = C + (size_t)ld * j;
+            for (int i = 0; i < n; i++) {
+                Kj[i] += a * Ar[j] * Ar[i];
+                Cj[i] += b * Ar[j] * Ar[i];
+            }
+        }
+    }
+}
+
 void constraints_project_column(const rod_model *m, rod_state *st, double *v)
 {
     if (!m->con || !m->con->nmult) return;

@@ -52,6 +52,10 @@ void constraints_force(const rod_model *m, const rod_state *st, double *Q);
 /* v (n) -= the penalty rows' k A^T A e_j (rate 0) or d A^T A e_j (rate 1) at the last
  * constraints_accel: the penalties' part of the stiff Jacobian (before M^{-1}). */
 void constraints_penalty_column(const rod_model *m, const rod_state *st, int j, int rate, double *v);
+/* K (n x n, column-major, leading dimension ld) += wk times the penalty rows' k A^T A and
+ * C += wc times their d A^T A, at the last constraints_accel (C may be K). */
+void constraints_penalty_add(const rod_model *m, const rod_state *st, double wk, double *K,
+                             double wc, double *C, int ld);
 /* v (n) <- (I - M^{-1} A^T S^{-1} A) v with S = A M^{-1} A^T at the last constraints_accel:
  * an acceleration with the multipliers' response taken out, for the Jacobian of the stiff
  * part (a column of -M^{-1} K becomes what the constrained system does). */

@@ -360,20 +360,52 @@ static void point_jacobians(const rod_model *m, const rod_state *st, const cpoin
     }
 }
 
-/* A += w U^T B V for 3 x nx row-major U, V and a 3x3 row-major B (A column-major, ld). */
-static void add_sandwich(int nx, double w, const double *U, const double B[9], const double *V,
-                         double *A, int ld)
+/* BV += w B V for a 3 x nx row-major V and a 3x3 row-major B */
+static void add_BV(int nx, double w, const double B[9], const double *V, double *BV)
 {
-    double BV[3 * MODEL_MAX_XI];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < nx; j++)
-            BV[i * nx + j] = w * (B[3 * i] * V[j] + B[3 * i + 1] * V[nx + j] + B[3 * i + 2] * V[2 * nx + j]);
+            BV[i * nx + j] += w * (B[3 * i] * V[j] + B[3 * i + 1] * V[nx + j] + B[3 * i + 2] * V[2 * nx + j]);
+}
+
+/* A += U^T BV for 3 x nx row-major U and BV (A column-major, ld) */
+static void add_UtBV(int nx, const double *U, const double *BV, double *A, int ld)
+{
     for (int j = 0; j < nx; j++) {
         const double b0 = BV[j], b1 = BV[nx + j], b2 = BV[2 * nx + j];
         double *col = A + (size_t)ld * j;
         if (b0 == 0 && b1 == 0 && b2 == 0) continue;
         for (int r = 0; r < nx; r++) col[r] += U[r] * b0 + U[nx + r] * b1 + U[2 * nx + r] * b2;
     }
+}
+
+/* The friction past v_eps with its coefficients fixed at the share of the static one the slip
+ * v (normal n) has now: for the Newton matrix. The share's fall with the slip (mu_s to mu_k
+ * within a few v_eps) is a negative slope, a negative damping of up to fn (mu_s - mu_k) / v_eps
+ * that makes the matrix indefinite just past the stick-slip switch, where Newton then heads
+ * away; left out, Newton converges on the friction's positive part and the fall is a
+ * perturbation. The force is the same at v itself. */
+static void hold_static_share(spec_friction *f, const double v[3], const double n[3])
+{
+    const double vn = vec3_dot(v, n), ve = f->threshold_velocity;
+    double vt[3];
+    for (int i = 0; i < 3; i++) vt[i] = v[i] - vn * n[i];
+    const double u = sqrt(vec3_dot(vt, vt));
+    if (!(u > ve)) return;
+    const double stat = exp(-(u - ve) / ve);
+    for (int d = 0; d < 3; d++) {
+        const double mu = f->mu_kinetic[d] + (f->mu_static[d] - f->mu_kinetic[d]) * stat;
+        f->mu_static[d] = f->mu_kinetic[d] = mu;
+    }
+}
+
+/* A += w U^T B V for 3 x nx row-major U, V and a 3x3 row-major B (A column-major, ld). */
+static void add_sandwich(int nx, double w, const double *U, const double B[9], const double *V,
+                         double *A, int ld)
+{
+    double BV[3 * MODEL_MAX_XI] = {0};
+    add_BV(nx, w, B, V, BV);
+    add_UtBV(nx, U, BV, A, ld);
 }
 
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
@@ -413,13 +445,15 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
                 for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * sp_;
             }
             /* dF/dv by forward differences of the point's law (a 3x3, cheap), at a step well
-             * inside the friction's linear creep range */
+             * inside the friction's linear creep range, with the static share held */
             const double h = fric ? 1e-3 * ob->friction.threshold_velocity : 1e-6;
+            spec_obstacle held = *ob;
+            if (fric) hold_static_share(&held.friction, v, n);
             double dFv[9], dFx[9];
             for (int a = 0; a < 3; a++) {
                 double vp[3] = {v[0], v[1], v[2]}, Fp[3] = {0, 0, 0};
                 vp[a] += h;
-                wall_force(ob, p.t, n, eps, vp, fric, Fp);
+                wall_force(&held, p.t, n, eps, vp, fric, Fp);
                 for (int i = 0; i < 3; i++) dFv[3 * i + a] = (Fp[i] - F[i]) / h;
             }
             /* dF/dx: the penetration falls along n, and F (normal and friction alike) is
@@ -430,8 +464,15 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
             /* the generalized force is ds Jv^T F (the moment about the tangent is its
              * rolling part), so dQ/dq_dot = ds Jv^T dF/dv Jv, dQ/dq ~ ds Jv^T dF/dx R J_lin
              * (the frames' turning with q left out) */
-            add_sandwich(nx, wc * ds, Jv, dFv, Jv, Cc, ld);
-            add_sandwich(nx, wk * ds, Jv, dFx, Jl, Kc, ld);
+            if (Kc == Cc) { /* one matrix (a Newton matrix): both terms in one pass over it */
+                double BV[3 * MODEL_MAX_XI] = {0};
+                add_BV(nx, wc * ds, dFv, Jv, BV);
+                add_BV(nx, wk * ds, dFx, Jl, BV);
+                add_UtBV(nx, Jv, BV, Kc, ld);
+            } else {
+                add_sandwich(nx, wc * ds, Jv, dFv, Jv, Cc, ld);
+                add_sandwich(nx, wk * ds, Jv, dFx, Jl, Kc, ld);
+            }
         }
     }
     if (!sp->self_contact) return;
@@ -473,8 +514,13 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
                     Bc[3 * i + l] = -sp->sc_damping * n[i] * n[l];
                 }
             const double ds2 = pi->w * pj->w;
-            add_sandwich(nx, wc * ds2, Jd, Bc, Jd, Cc, ld);
-            add_sandwich(nx, wk * ds2, Jd, Bk, Jd, Kc, ld);
+            if (Kc == Cc) { /* one matrix: both terms in one pass over it */
+                for (int i = 0; i < 9; i++) Bk[i] = wk * Bk[i] + wc * Bc[i];
+                add_sandwich(nx, ds2, Jd, Bk, Jd, Kc, ld);
+            } else {
+                add_sandwich(nx, wc * ds2, Jd, Bc, Jd, Cc, ld);
+                add_sandwich(nx, wk * ds2, Jd, Bk, Jd, Kc, ld);
+            }
         }
     }
 }

@@ -19,17 +19,19 @@ done
 "$build/bench_dynamics" tests/bench/specs/cantilever-mode1.json 2.2604 0.005 "${DYN_REPEATS:-5}" --release f --period 0.282552
 "$build/bench_dynamics" tests/bench/specs/cantilever-mode1-shear.json 2.2604 0.005 "${DYN_REPEATS:-5}" --release f \
   --period 0.282552 --tight-set solver.integrator=generalized-alpha --tight-set solver.step=0.000176563
-# contact: the arm curled around a pole, then pulled off it (CVODE BDF at the default tolerances)
+# contact: the arm curled around a pole, then pulled off it (generalized-alpha at 10 ms with the
+# contact Jacobian, as the example)
 "$build/bench_dynamics" api/examples/octopus-grasp.json 2 0.01 "${DYN_REPEATS:-3}"
-# seed 002 on a free rod, contact with friction (CVODE BDF at the examples' tolerances; the
-# tight run of the snake takes about 75 s): the rod rolling down an incline (Fig. 17a) and the
-# snake's first two periods (Fig. 10)
+# seed 002 on a free rod, contact with friction (the examples' integrators: BDF for the rolling
+# rod, generalized-alpha at 4 ms with the contact Jacobian for the snake; the snake's tight run,
+# BDF at rtol 1e-9, takes about 75 s): the rod rolling down an incline (Fig. 17a) and the snake's
+# first two periods (Fig. 10)
 "$build/bench_dynamics" api/examples/rod-rolling-incline.json 0.7 0.01 "${DYN_REPEATS:-3}"
 "$build/bench_dynamics" api/examples/snake-lateral-undulation.json 2 0.01 "${DYN_REPEATS:-3}"
 # the plectoneme (Fig. 9b, self-contact): timings only, its tight run (BDF at rtol 1e-9 with the
 # Gauss points doubled) takes over 10 CPU minutes; test_self_contact.c checks its accuracy
 "$build/bench_dynamics" api/examples/plectoneme.json 15 0.05 "${DYN_REPEATS:-1}" --no-tight
-# the solenoid (Fig. 9c): generalized-alpha at its fixed 1 ms step, timings only likewise
+# the solenoid (Fig. 9c): generalized-alpha at its 2 ms step with the contact Jacobian, timings only likewise
 "$build/bench_dynamics" api/examples/solenoid.json 20 0.25 "${DYN_REPEATS:-1}" --no-tight
 # whole processes: what a script calling rodd in a loop pays per call, start-up included
 python3 tests/bench/startup.py "$build" "${STARTUP_REPEATS:-21}"

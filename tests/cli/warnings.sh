@@ -24,6 +24,20 @@ expect "a long fixed step is valid" 0 "$rodd" check "$ex" --set solver.integrato
 grep -q "warning: /solver/step: .*cannot resolve the contact" "$tmp/err" && pass "check names /solver/step" \
   || fail "no step warning"
 
+# a damped wall in the Newton matrix needs no resolving step (the snake: critical damping, 4 ms)
+snake=$top/api/examples/snake-lateral-undulation.json
+gs=(--set solver.integrator=generalized-alpha --set solver.step=0.004)
+expect "the snake at 4 ms with the contact Jacobian" 0 "$rodd" check "$snake" "${gs[@]}" --set solver.jacobian=contact
+grep -q "warning: /solver/step" "$tmp/err" && fail "step warned on a critically damped wall in the Newton matrix" \
+  || pass "no step warning with the damped wall in the Newton matrix"
+expect "the snake at 4 ms with the elastic Jacobian" 0 "$rodd" check "$snake" "${gs[@]}" --set solver.jacobian=elastic
+grep -q "warning: /solver/step: .*cannot resolve the contact" "$tmp/err" && pass "step warned without the wall in the matrix" \
+  || fail "no step warning with the elastic Jacobian"
+expect "the snake at 4 ms on a wall damped below half critical" 0 "$rodd" check "$snake" "${gs[@]}" \
+  --set solver.jacobian=contact --set environment.obstacles.0.damping=1300
+grep -q "warning: /solver/step: .*cannot resolve the contact" "$tmp/err" && pass "step warned on a lightly damped wall" \
+  || fail "no step warning below half critical damping"
+
 expect "classic near 0.5" 0 "$rodd" check "$top/api/examples/octopus-reaching-classic.json"
 grep -q "warning: /rod/poisson_ratio" "$tmp/err" && pass "check names /rod/poisson_ratio" || fail "no Poisson warning"
 
