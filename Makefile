@@ -124,7 +124,7 @@ UNIT_SERVER_OBJ = $(addprefix $(BUILD)/server/,stream/splice.o stream/ws_frame_g
                   util/clock.o daemon/config.o util/textfile.o io/disk_budget.o http/accept.o \
                   io/export.o io/export_text.o io/frame_codec.o io/frame_fields.o io/frame_mech.o io/recording.o util/log.o front/export_hdf5_absent.o \
                   io/mcap_writer.o stream/stream_foxglove.o io/foxglove_channels.o io/export_mcap.o \
-                  cli/optim_cmaes.o cli/optim_nlopt.o)
+                  cli/optim_cmaes.o cli/optim_nlopt.o cli/optim_http.o)
 $(BUILD)/tests/unit_tests: $(UNIT_OBJ) $(TEST_SUPPORT_OBJ) $(UNIT_SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(ZSTD_LIBS) $(LDLIBS)
 

@@ -128,6 +128,7 @@ static int advance(const char *url, const char *token, const char *id, double t_
     char path[200], body[64];
     snprintf(path, sizeof path, "/v1/sessions/%s:advance", id);
     snprintf(body, sizeof body, "{\"until\":%.17g}", t_end);
+    double t_before = -1;
     for (int i = 0; i < MAX_ADVANCES; i++) {
         cJSON *s = NULL;
         if (call(url, token, "POST", path, body, 200, &s, msg, len) != 0) return -1;
@@ -143,6 +144,11 @@ static int advance(const char *url, const char *token, const char *id, double t_
             rc = -1;
         } else if (t->valuedouble >= t_end) {
             rc = 0;
+        } else if (!(t->valuedouble > t_before)) { /* the daemon's answer says it did not move */
+            snprintf(msg, len, "daemon %s: the session stays at t = %.17g short of %.17g", url, t->valuedouble, t_end);
+            rc = -1;
+        } else {
+            t_before = t->valuedouble;
         }
         cJSON_Delete(s);
         if (rc != 2) return rc;

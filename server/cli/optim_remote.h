@@ -2,8 +2,10 @@
  * POST /v1/solve, dynamics as a session created, advanced to --until and deleted. The daemon
  * integrates; its answers' coordinates (printed to 17 digits) come back into a local state of
  * the same model, which gives the quantities with optim_problem.c's own code, so a daemon's
- * objective is the in-process one (to rounding, when the daemon checkpoints nothing on the
- * way: RODD_CHECKPOINT_PERIOD=0, since a checkpoint restarts its integrator). */
+ * objective is the in-process one: bit for bit when the daemon keeps no state directory (it
+ * checkpoints each :advance's answer there, which restarts its integrator) and the model's
+ * integration does not depend on where output times fall (the daemon stops every 10 ms);
+ * otherwise to the solver's tolerance. */
 #ifndef RODD_OPTIM_REMOTE_H
 #define RODD_OPTIM_REMOTE_H
 

@@ -1,0 +1,115 @@
+/* server/cli/optim_http.c against a one-shot server on a loopback port: the request line and
+ * headers it sends (the bearer token, the body's length), and the answers it reads: a
+ * Content-Length body, a chunked one, an error status; a URL it cannot use is named. */
+#include <criterion/criterion.h>
+
+#include "optim_http.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct {
+    int fd;
+    const char *answer;
+    char request[4096];
+} server;
+
+/* Accepts one connection, keeps what it was sent up to the blank line and the body, answers. */
+static void *serve_once(void *arg)
+{
+    server *s = arg;
+    int c = accept(s->fd, NULL, NULL);
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = recv(c, s->request + n, sizeof s->request - 1 - n, 0);
+        if (r <= 0) break;
+        n += (size_t)r;
+        s->request[n] = '\0';
+        char *end = strstr(s->request, "\r\n\r\n");
+        const char *cl = strstr(s->request, "Content-Length: ");
+        if (end && cl && n >= (size_t)(end + 4 - s->request) + (size_t)atoi(cl + 16)) break;
+    }
+    send(c, s->answer, strlen(s->answer), 0);
+    close(c);
+    return NULL;
+}
+
+static int start(server *s, const char *answer, pthread_t *th)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    s->fd = socket(AF_INET, SOCK_STREAM, 0);
+    s->answer = answer;
+    cr_assert_eq(bind(s->fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(s->fd, 1), 0);
+    getsockname(s->fd, (struct sockaddr *)&a, &len);
+    pthread_create(th, NULL, serve_once, s);
+    return ntohs(a.sin_port);
+}
+
+Test(optim_http, a_post_with_a_token_and_a_content_length_answer)
+{
+    server s;
+    pthread_t th;
+    int port = start(&s, "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"id\":\"x\"}\n", &th);
+    char url[64], err[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    optim_http_reply r;
+    cr_assert_eq(optim_http_request(url, "POST", "/v1/sessions", "{\"a\":1}", "secret-token", 5, &r, err, sizeof err), 0,
+                 "%s", err);
+    pthread_join(th, NULL);
+    close(s.fd);
+    cr_expect_eq(r.status, 201);
+    cr_expect_str_eq(r.body, "{\"id\":\"x\"}\n");
+    cr_expect(strncmp(s.request, "POST /v1/sessions HTTP/1.1\r\n", 28) == 0, "%s", s.request);
+    cr_expect(strstr(s.request, "Authorization: Bearer secret-token\r\n") != NULL, "%s", s.request);
+    cr_expect(strstr(s.request, "Content-Length: 7\r\n\r\n{\"a\":1}") != NULL, "%s", s.request);
+    optim_http_free(&r);
+}
+
+Test(optim_http, a_chunked_error_answer_and_a_url_prefix)
+{
+    server s;
+    pthread_t th;
+    int port = start(&s, "HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "5\r\n{\"a\":\r\n3\r\n42}\r\n0\r\n\r\n", &th);
+    char url[64], err[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/pod-1", port);
+    optim_http_reply r;
+    cr_assert_eq(optim_http_request(url, "GET", "/readyz", NULL, NULL, 5, &r, err, sizeof err), 0, "%s", err);
+    pthread_join(th, NULL);
+    close(s.fd);
+    cr_expect_eq(r.status, 503);
+    cr_expect_str_eq(r.body, "{\"a\":42}");
+    cr_expect(strncmp(s.request, "GET /pod-1/readyz HTTP/1.1\r\n", 28) == 0, "%s", s.request);
+    cr_expect(strstr(s.request, "Authorization") == NULL);
+    optim_http_free(&r);
+}
+
+Test(optim_http, urls_it_cannot_use_and_a_closed_port_are_named)
+{
+    char err[200];
+    cr_expect_eq(optim_http_check_url("https://example.org", err, sizeof err), -1);
+    cr_expect(strstr(err, "only http://") != NULL, "%s", err);
+    cr_expect_eq(optim_http_check_url("http://host:80x", err, sizeof err), -1);
+    cr_expect(strstr(err, "port is not a number") != NULL, "%s", err);
+    cr_expect_eq(optim_http_check_url("http://host:8080/prefix/", err, sizeof err), 0);
+    /* a port nobody listens on: a socket bound, never listening */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    bind(fd, (struct sockaddr *)&a, sizeof a);
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(a.sin_port));
+    optim_http_reply r;
+    cr_expect_eq(optim_http_request(url, "GET", "/readyz", NULL, NULL, 5, &r, err, sizeof err), -1);
+    cr_expect(strstr(err, "cannot connect") != NULL, "%s", err);
+    close(fd);
+}
