@@ -25,17 +25,31 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
               double *qdd, double alpha)
 {
     const assembly *a = m->as;
+    for (int i = 0; i < a->nrods; i++)
+        if (asm_accel_rod(m, st, i, t, q, qd, qdd)) return -1;
+    return asm_join(m, st, q, qd, qdd, alpha);
+}
+
+int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const double *q, const double *qd,
+                  double *qdd)
+{
+    const assembly *a = m->as;
     asm_state *as = st->as;
-    for (int i = 0; i < a->nrods; i++) {
-        if (!a->rod[i]->n) {
-            dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
-            continue;
-        }
-        if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
-            asm_error_from(st, i);
-            return -1;
-        }
+    if (!a->rod[i]->n) {
+        dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
+        return 0;
     }
+    if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
+        asm_error_from(st, i);
+        return -1;
+    }
+    return 0;
+}
+
+int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
     const int nr = a->nrows, n = a->n;
     if (!nr) return 0;
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
