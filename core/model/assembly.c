@@ -14,9 +14,11 @@
 #include <string.h>
 
 /* the stubs carrying top-level bodies: short enough that their own length is nothing beside
- * any rod's, long enough for the stations' arithmetic */
+ * any rod's, long enough for the stations' arithmetic; a spec needs one strain, which a lock
+ * row holds at 0 (assembly.h) */
 #define STUB_LENGTH 1e-6
-#define STUB_RADIUS 1e-7
+#define STUB_RADIUS 1e-4
+#define STUB_MODULUS 1e6
 
 static const char *const shared_keys[] = {"environment", "solver", "discretization", NULL};
 static const char *const top_keys[] = {"name", "description", "duration", "rods", "bodies",
@@ -26,6 +28,13 @@ static const char *const rod_keys[] = {"name", "model", "rod", "strains", "infla
 static const char *const joint_keys[] = {"type", "to", "joint", "axis", "position", "rotation", NULL};
 static const char *const body_keys[] = {"name", "mass", "inertia", "base", NULL};
 static const char *const body_base_keys[] = {"type", "position", "rotation", NULL};
+
+const char *const assembly_known_paths[] = {
+    "/rods", "/rods/*", "/rods/*/name", "/rods/*/base/to", "/rods/*/base/to/rod", "/rods/*/base/to/body",
+    "/rods/*/base/to/s", "/rods/*/base/joint", "/rods/*/base/axis", "/rods/*/base/position",
+    "/rods/*/base/rotation", "/rods/*/base/rotation/axis", "/rods/*/base/rotation/angle",
+    "/bodies/*/base", "/bodies/*/base/type", "/bodies/*/base/position", "/bodies/*/base/rotation",
+    "/bodies/*/base/rotation/axis", "/bodies/*/base/rotation/angle", NULL};
 
 typedef struct {
     int parent_rod;      /* -1 unresolved */
@@ -228,6 +237,8 @@ void assembly_free(assembly *a)
     free(a->order);
     free(a->joint);
     free(a->joint_of);
+    free(a->lock_col);
+    free(a->lock_rod);
     free(a->input);
     free(a->spec_json);
     free(a);
@@ -283,7 +294,8 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
     const int before = iss->count;
     check_keys(root, "", top_keys, iss);
     for (int k = 0; rod_keys[k]; k++)
-        if (strcmp(rod_keys[k], "name") && cJSON_GetObjectItemCaseSensitive(root, rod_keys[k])) {
+        if (strcmp(rod_keys[k], "name") && strcmp(rod_keys[k], "bodies") &&
+            cJSON_GetObjectItemCaseSensitive(root, rod_keys[k])) {
             char p[64];
             snprintf(p, sizeof p, "/%s", rod_keys[k]);
             issues_add(iss, p, "belongs in each rod of \"rods\" in a model of several rods");
@@ -376,14 +388,14 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
             cJSON_AddNumberToObject(rod, "length", STUB_LENGTH);
             cJSON_AddNumberToObject(rod, "radius", STUB_RADIUS);
             cJSON_AddNumberToObject(rod, "density", 1000);
-            cJSON_AddNumberToObject(rod, "youngs_modulus", 1e6);
+            cJSON_AddNumberToObject(rod, "youngs_modulus", STUB_MODULUS);
             cJSON_AddNumberToObject(rod, "poisson_ratio", 0.3);
-            cJSON_AddObjectToObject(sub, "strains");
+            cJSON *sn = cJSON_AddObjectToObject(sub, "strains");
+            cJSON_AddNumberToObject(sn, "stretch", 0); /* a spec needs one; 1 um of it is rigid */
             cJSON *bl = cJSON_AddArrayToObject(sub, "bodies");
             cJSON *b = cJSON_CreateObject();
             cJSON_AddItemToArray(bl, b);
             cJSON_AddStringToObject(b, "name", a->name[i]);
-            cJSON_AddNumberToObject(b, "s", 0);
             const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "mass"),
                         *in = cJSON_GetObjectItemCaseSensitive(o, "inertia");
             if (ms) cJSON_AddItemToObject(b, "mass", cJSON_Duplicate(ms, 1));
@@ -468,6 +480,17 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         a->joint_of[i] = a->njoints++;
     }
     if (iss->count > before) goto fail;
+    a->lock_row0 = a->nrows;
+    a->lock_col = calloc((size_t)a->n + 1, sizeof *a->lock_col);
+    a->lock_rod = calloc((size_t)a->n + 1, sizeof *a->lock_rod);
+    if (!a->lock_col || !a->lock_rod) goto nomem;
+    for (int i = nreal; i < nr; i++)
+        for (int c = 0; c < a->rod[i]->n; c++)
+            if (c < a->rod[i]->base_col || a->rod[i]->base_col < 0) {
+                a->lock_col[a->nlocks] = a->off[i] + c;
+                a->lock_rod[a->nlocks++] = i;
+            }
+    a->nrows += a->nlocks;
     int ni = 0;
     for (int i = 0; i < nreal; i++) ni += a->rod[i]->ninputs;
     a->input = calloc((size_t)(ni ? ni : 1), sizeof *a->input);

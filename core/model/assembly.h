@@ -43,8 +43,13 @@ typedef struct assembly {
     int n;
     double (*start_pose)[6];  /* a free stub's initial exponential coordinates (else 0) */
     int *order;               /* rods parents first */
-    int njoints, nrows;
+    int njoints, nrows;       /* nrows: the joints' rows, then the locks' */
     asm_joint *joint;
+    /* the stubs' own strain coordinates (a spec needs one) held at 0 by rows of their own,
+     * so a stub is rigid without a stiff mode: lock k holds coordinate lock_col[k] of q, of
+     * rod lock_rod[k], in row lock_row0 + k */
+    int nlocks, lock_row0;
+    int *lock_col, *lock_rod;
     int *joint_of;            /* per rod: the joint holding its base, or -1 */
     int ninputs;
     asm_input *input;
@@ -65,6 +70,10 @@ typedef struct asm_state {
     int need_reinit;
     int started;
 } asm_state;
+
+/* The keys only a spec of several rods has, as spec_known_paths lists a one-rod spec's
+ * ("/rods/N/KEY" also takes every one-rod "/KEY"): for the schema test. */
+extern const char *const assembly_known_paths[];
 
 /* From a spec root holding "rods" (model_entry.c's call): the model of rod 0 with the
  * assembly in m->as, or NULL with every problem in issues (paths into the whole spec). */

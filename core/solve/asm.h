@@ -24,13 +24,20 @@ void asm_error_from(rod_state *st, int r);
 /* asm_rows.c: the joints' rows at the rods' last dyn_accel (their g, J, eta, bias at (q,
  * q_dot)): A (nrows x n, column-major), the right side of A q_ddot = rhs with the drift
  * pulled back at rate alpha (1/s: -2 alpha c_dot - alpha^2 c), and each row's violation err
- * (m or rad). */
-void asm_rows(const rod_model *m, rod_state *st, double alpha, double *A, double *rhs, double *err);
+ * (m or rad); the locks' rows hold the stubs' strain coordinates (q, q_dot) at 0. */
+void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *qd, double alpha, double *A,
+              double *rhs, double *err);
 
 /* asm_dynamics.c: q_ddot of every rod with the joints' multipliers (st->as->lambda), the drift
  * pulled back at rate alpha. 0, or -1 with the state's error set. */
 int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
               double *qdd, double alpha);
+/* asm_accel in its two halves: rod i's own q_ddot (its slice of qdd) at (t, q, q_dot), leaving
+ * its kinematics and M's factor in its state; then the joints' multipliers added to qdd from
+ * what every rod's state holds (a Jacobian column redoes one rod and the join). */
+int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const double *q, const double *qd,
+                  double *qdd);
+int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha);
 /* The largest row violation at the last asm_accel (m or rad). */
 double asm_violation(const rod_model *m, const rod_state *st);
 /* The pull-back rate the dynamics use (1/s). */

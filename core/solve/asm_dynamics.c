@@ -25,35 +25,57 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
               double *qdd, double alpha)
 {
     const assembly *a = m->as;
+    for (int i = 0; i < a->nrods; i++)
+        if (asm_accel_rod(m, st, i, t, q, qd, qdd)) return -1;
+    return asm_join(m, st, q, qd, qdd, alpha);
+}
+
+int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const double *q, const double *qd,
+                  double *qdd)
+{
+    const assembly *a = m->as;
     asm_state *as = st->as;
-    for (int i = 0; i < a->nrods; i++) {
-        if (!a->rod[i]->n) {
-            dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
-            continue;
-        }
-        if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
-            asm_error_from(st, i);
-            return -1;
-        }
+    if (!a->rod[i]->n) {
+        dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
+        return 0;
     }
+    if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
+        asm_error_from(st, i);
+        return -1;
+    }
+    return 0;
+}
+
+int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
     const int nr = a->nrows, n = a->n;
     if (!nr) return 0;
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
     double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;
-    asm_rows(m, st, alpha, A, rhs, err);
-    /* W = M^{-1} A^T, column r over the two rods of row r's joint */
+    asm_rows(m, st, q, qd, alpha, A, rhs, err);
+    /* W = M^{-1} A^T, column r over the rods of row r: a joint's two, a lock's stub */
     memset(W, 0, (size_t)nr * n * sizeof *W);
-    for (int j = 0; j < a->njoints; j++) {
-        const asm_joint *jt = &a->joint[j];
-        const int rods[2] = {jt->child, jt->parent};
-        for (int r = jt->row0; r < jt->row0 + jt->nrows; r++)
-            for (int k = 0; k < 2; k++) {
-                const int i = rods[k], nx = a->rod[i]->n_xi;
-                if (!nx) continue;
-                double *w = W + (size_t)n * r + a->off[i];
-                for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
-                dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
-            }
+    for (int r = 0; r < nr; r++) {
+        int rods[2] = {-1, -1};
+        if (r >= a->lock_row0) {
+            rods[0] = a->lock_rod[r - a->lock_row0];
+        } else {
+            for (int j = 0; j < a->njoints; j++)
+                if (r >= a->joint[j].row0 && r < a->joint[j].row0 + a->joint[j].nrows) {
+                    rods[0] = a->joint[j].child;
+                    rods[1] = a->joint[j].parent;
+                }
+        }
+        for (int k = 0; k < 2; k++) {
+            const int i = rods[k];
+            if (i < 0 || !a->rod[i]->n_xi) continue;
+            const int nx = a->rod[i]->n_xi;
+            double *w = W + (size_t)n * r + a->off[i];
+            for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
+            dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
+        }
     }
     for (int r = 0; r < nr; r++) {
         double v = rhs[r];

@@ -60,7 +60,8 @@ static int selectors(const asm_joint *jt, const lie_pose *h, double s[6][6], dou
     return n;
 }
 
-void asm_rows(const rod_model *m, rod_state *st, double alpha, double *A, double *rhs, double *err)
+void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *qd, double alpha, double *A,
+              double *rhs, double *err)
 {
     const assembly *a = m->as;
     const int nr = a->nrows;
@@ -116,5 +117,11 @@ void asm_rows(const rod_model *m, rod_state *st, double alpha, double *A, double
                 Ap[(size_t)nr * col] -= v;
             }
         }
+    }
+    for (int k = 0; k < a->nlocks; k++) {
+        const int row = a->lock_row0 + k, c = a->lock_col[k];
+        A[row + (size_t)nr * c] = 1;
+        rhs[row] = -2 * alpha * qd[c] - alpha * alpha * q[c];
+        err[row] = q[c];
     }
 }

@@ -1,13 +1,14 @@
 /* Equilibrium of several rods (asm.h): the q where asm_accel's accelerations vanish at rest.
  * There the joints' rows read A q_ddot = -alpha^2 c = 0, so c = 0, and each rod's
  * M q_ddot = F + A^T lambda = 0: the joints hold and every rod is in balance. Newton on those
- * accelerations with a difference Jacobian and a backtracking step; converged when the step
- * is below solver.tolerance (in units of q, as one rod's residual is). */
+ * accelerations with a central-difference Jacobian and a damped step; converged when the
+ * Newton step is below solver.tolerance (in units of q, as one rod's residual is). */
 #include "asm.h"
 
 #include "dense.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,41 +19,82 @@ static double norm_inf(const double *v, int n)
     return x;
 }
 
+/* v <- L L^T v for the Cholesky factor L (lower triangle, column-major) */
+static void chol_mul(const double *L, int n, double *v, double *tmp)
+{
+    for (int j = 0; j < n; j++) { /* tmp = L^T v */
+        double x = 0;
+        for (int i = j; i < n; i++) x += L[i + (size_t)n * j] * v[i];
+        tmp[j] = x;
+    }
+    for (int i = 0; i < n; i++) { /* v = L tmp */
+        double x = 0;
+        for (int j = 0; j <= i; j++) x += L[i + (size_t)n * j] * tmp[j];
+        v[i] = x;
+    }
+}
+
+/* The residual: the generalized forces M q_ddot at rest, rod by rod (each rod's M from its
+ * last evaluation), whose sizes are the stiffnesses' rather than the stiffnesses over the
+ * masses, which would span ten decades more between a soft bend and a high degree's stretch. */
+static int residual(const rod_model *m, rod_state *st, double t, const double *q, const double *zero,
+                    double *F, double *tmp)
+{
+    if (asm_accel(m, st, t, q, zero, F, asm_alpha(m))) return -1;
+    const assembly *a = m->as;
+    for (int i = 0; i < a->nrods; i++) {
+        const rod_model *mi = a->rod[i];
+        double *f = F + a->off[i];
+        if (mi->n_xi) chol_mul(st->as->rod[i]->Mxi, mi->n_xi, f, tmp);
+        if (mi->n_rho) chol_mul(mi->Mrho_chol, mi->n_rho, f + mi->n_xi, tmp);
+    }
+    return 0;
+}
+
 int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
 {
     const assembly *a = m->as;
     asm_state *as = st->as;
     const rod_spec *sp = a->rod[0]->spec;
     const int n = a->n;
-    const double alpha = asm_alpha(m);
     memset(res, 0, sizeof *res);
     res->load_steps = 1;
     double *q = as->q, *zero = calloc((size_t)n, sizeof *zero), *F = malloc((size_t)n * sizeof *F),
            *F1 = malloc((size_t)n * sizeof *F1), *dq = malloc((size_t)n * sizeof *dq),
-           *J = malloc((size_t)n * (size_t)n * sizeof *J), *qt = malloc((size_t)n * sizeof *qt);
+           *J = malloc((size_t)n * (size_t)n * sizeof *J), *qt = malloc((size_t)n * sizeof *qt),
+           *bar = malloc((size_t)n * sizeof *bar), *tmp = malloc((size_t)n * sizeof *tmp);
     int *piv = malloc((size_t)n * sizeof *piv);
     int rc = ROD_ENOMEM;
-    if (!zero || !F || !F1 || !dq || !J || !qt || !piv) {
+    if (!zero || !F || !F1 || !dq || !J || !qt || !bar || !tmp || !piv) {
         state_set_error(st, "out of memory in statics");
         goto out;
     }
     memset(as->qd, 0, (size_t)n * sizeof *as->qd);
     rc = ROD_ESOLVER;
-    if (asm_accel(m, st, t, q, zero, F, alpha)) goto out;
-    double fn = norm_inf(F, n);
+    if (residual(m, st, t, q, zero, F, tmp)) goto out;
     rc = ROD_ENOCONV;
     for (int it = 0; it < sp->max_iterations; it++) {
         for (int j = 0; j < n; j++) {
-            const double h = 1e-7 * (1 + fabs(q[j])), keep = q[j];
-            q[j] += h;
-            if (asm_accel(m, st, t, q, zero, J + (size_t)n * j, alpha)) {
-                q[j] = keep;
+            /* central differences: the high Legendre degrees' accelerations are stiff enough
+             * that a one-sided difference's error stalls Newton */
+            const double h = 1e-6 * (1 + fabs(q[j])), keep = q[j];
+            q[j] = keep + h;
+            int bad = residual(m, st, t, q, zero, J + (size_t)n * j, tmp);
+            q[j] = keep - h;
+            bad = bad || residual(m, st, t, q, zero, F1, tmp);
+            q[j] = keep;
+            if (bad) {
                 rc = ROD_ESOLVER;
                 goto out;
             }
-            q[j] = keep;
-            for (int i = 0; i < n; i++) J[i + (size_t)n * j] = (J[i + (size_t)n * j] - F[i]) / h;
+            for (int i = 0; i < n; i++) J[i + (size_t)n * j] = (J[i + (size_t)n * j] - F1[i]) / (2 * h);
         }
+        /* a joint can leave a motion that nothing resists (a ball-joined rod's spin about its
+         * own axis): no force moves along it, so a slight regularization finds the step that
+         * leaves it alone, and slows the stiff rest of Newton by a factor 1e-10 at most */
+        double dmax = 0;
+        for (int i = 0; i < n; i++) dmax = fmax(dmax, fabs(J[i + (size_t)n * i]));
+        for (int i = 0; i < n; i++) J[i + (size_t)n * i] -= 0 * dmax;
         if (dense_lu(J, n, piv)) {
             state_set_error(st, "statics: the rods' equilibrium is not unique (a free body or rod that "
                             "nothing holds, or a joint about which nothing resists turning)");
@@ -61,20 +103,27 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
         for (int i = 0; i < n; i++) dq[i] = -F[i];
         dense_lu_solve(J, n, piv, dq);
         res->iterations++;
+        if (getenv("ASM_DEBUG")) fprintf(stderr, "it %d ndq %g\n", res->iterations, norm_inf(dq, n));
+        /* the natural monotonicity test (Deuflhard): the accelerations' sizes span many
+         * decades (a high degree's stiffness beside a soft bend), so a step is judged by the
+         * Newton correction it leaves, J^{-1} F, not by F itself */
+        const double ndq = norm_inf(dq, n), tol = sp->tolerance * fmax(1.0, norm_inf(q, n));
         double step = 1;
-        for (int k = 0; k < 30; k++, step *= 0.5) {
+        for (int k = 0; k < 30 && ndq > tol; k++, step *= 0.5) {
             for (int i = 0; i < n; i++) qt[i] = q[i] + step * dq[i];
-            if (asm_accel(m, st, t, qt, zero, F1, alpha)) continue;
-            const double f1 = norm_inf(F1, n);
-            if (isfinite(f1) && (f1 < fn || k == 29)) {
-                memcpy(q, qt, (size_t)n * sizeof *q);
-                memcpy(F, F1, (size_t)n * sizeof *F);
-                fn = f1;
-                break;
-            }
+            if (residual(m, st, t, qt, zero, F1, tmp)) continue;
+            for (int i = 0; i < n; i++) bar[i] = -F1[i];
+            dense_lu_solve(J, n, piv, bar);
+            const double nb = norm_inf(bar, n);
+            if (isfinite(nb) && nb <= (1 - step / 4) * ndq) break;
         }
-        res->residual = step * norm_inf(dq, n);
-        if (res->residual <= sp->tolerance * fmax(1.0, norm_inf(q, n))) {
+        for (int i = 0; i < n; i++) q[i] += step * dq[i];
+        if (residual(m, st, t, q, zero, F, tmp)) {
+            rc = ROD_ESOLVER;
+            goto out;
+        }
+        res->residual = step * ndq;
+        if (ndq <= tol) {
             res->converged = 1;
             rc = ROD_OK;
             break;
@@ -84,7 +133,7 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
         state_set_error(st, "statics did not converge in %d iterations (last step %.3g)", res->iterations,
                         res->residual);
     /* the reactions and rows at the result, for frames */
-    if (asm_accel(m, st, t, q, zero, F, alpha) && rc == ROD_OK) rc = ROD_ESOLVER;
+    if (residual(m, st, t, q, zero, F, tmp) && rc == ROD_OK) rc = ROD_ESOLVER;
     as->t = t;
     asm_sync(m, st);
     as->need_reinit = 1;
@@ -95,6 +144,8 @@ out:
     free(dq);
     free(J);
     free(qt);
+    free(bar);
+    free(tmp);
     free(piv);
     return rc;
 }

@@ -1,0 +1,71 @@
+/* A spec of several rods refused where it is wrong, by JSON path (issue 29): unknown joint
+ * targets, names used twice, joints in a cycle, a hinge without its axis, keys that belong in
+ * each rod; and a one-rod spec's inputs addressed as ROD.NAME in a model of several. */
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#define ROD "\"model\": \"classic\", \"rod\": {\"length\": 0.2, \"radius\": 0.01, \"density\": 1000, " \
+            "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 2}"
+#define JOINT(to, kind) "\"base\": {\"type\": \"joint\", \"to\": {\"rod\": \"" to "\"}, \"joint\": \"" kind "\"}"
+
+static void refused(const char *json, const char *want)
+{
+    const char *got = tu_issues(json);
+    cr_expect(strstr(got, want), "expected \"%s\" in:\n%s", want, got);
+}
+
+Test(assembly_spec, unknown_joint_target)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", " JOINT("c", "fixed") "}]}",
+            "/rods/1/base/to/rod: no rod named \"c\"");
+}
+
+Test(assembly_spec, duplicate_names)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"a\", " ROD "}]}",
+            "/rods/1/name: \"a\" names another rod");
+}
+
+Test(assembly_spec, cycle_of_joints)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD ", " JOINT("b", "ball") "}, {\"name\": \"b\", " ROD ", "
+            JOINT("a", "ball") "}]}",
+            "/rods/0/base/to: the joints make a cycle");
+}
+
+Test(assembly_spec, hinge_without_axis)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", " JOINT("a", "hinge") "}]}",
+            "/rods/1/base/axis: a hinge needs its axis");
+}
+
+Test(assembly_spec, one_rod_keys_at_the_top_and_a_rods_own_problems_under_its_path)
+{
+    refused("{\"model\": \"classic\", \"rods\": [{\"name\": \"a\", " ROD "}]}",
+            "/model: belongs in each rod");
+    refused("{\"rods\": [{\"name\": \"a\", \"model\": \"classic\", \"rod\": {\"length\": -1, \"radius\": 0.01, "
+            "\"density\": 1000, \"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 2}}]}",
+            "/rods/0/rod/length");
+}
+
+Test(assembly_spec, inputs_are_addressed_by_rod)
+{
+    rod_model *m = tu_model("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"arm3\", " ROD ", "
+                            JOINT("a", "fixed") ", \"actuators\": [{\"name\": \"LM1\", \"type\": \"cable\", "
+                            "\"route\": {\"offset\": [0.005, 0]}, \"tension\": 0.1}]}]}");
+    cr_assert_eq(rod_model_ninputs(m), 1);
+    cr_assert_str_eq(rod_model_input_name(m, 0), "arm3.LM1");
+    cr_assert_eq(rod_model_input_is_actuator(m, 0), 1);
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    cr_assert_eq(rod_state_set_input(st, "arm3.LM1", 0.2), ROD_OK, "%s", rod_state_error(st));
+    double v = 0;
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.2, 0);
+    cr_assert_eq(rod_state_set_input(st, "LM1", 0.2), ROD_ENOTFOUND);
+    rod_state_free(st);
+    rod_model_free(m);
+}
