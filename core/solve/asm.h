@@ -52,6 +52,10 @@ int asm_stats(const rod_state *st, rod_dynamics_stats *out);
 /* asm_statics.c */
 int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res);
 
+/* asm_checkpoint.c: rod_state_save / _load of several rods */
+char *asm_save(const rod_model *m, rod_state *st);
+int asm_load(const rod_model *m, rod_state *st, const char *json, size_t len);
+
 /* asm_frame.c */
 int asm_frame(const rod_model *m, const rod_state *st, int n, rod_frame *out);
 

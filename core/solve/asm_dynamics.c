@@ -55,10 +55,12 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
     double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;
     asm_rows(m, st, q, qd, alpha, A, rhs, err);
-    /* W = M^{-1} A^T, column r over the rods of row r: a joint's two, a lock's stub */
-    memset(W, 0, (size_t)nr * n * sizeof *W);
+    /* W = M^{-1} A^T, column r over the rods of row r (a joint's two, a lock's stub): A and W
+     * are zero elsewhere, so every product below runs over those rods' columns only */
+    int *rr = as->row_rods;
     for (int r = 0; r < nr; r++) {
-        int rods[2] = {-1, -1};
+        int *rods = rr + 2 * r;
+        rods[0] = rods[1] = -1;
         if (r >= a->lock_row0) {
             rods[0] = a->lock_rod[r - a->lock_row0];
         } else {
@@ -70,21 +72,31 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
         }
         for (int k = 0; k < 2; k++) {
             const int i = rods[k];
-            if (i < 0 || !a->rod[i]->n_xi) continue;
+            if (i < 0) continue;
             const int nx = a->rod[i]->n_xi;
             double *w = W + (size_t)n * r + a->off[i];
+            memset(w, 0, (size_t)a->rod[i]->n * sizeof *w);
+            if (!nx) continue;
             for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
             dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
         }
     }
     for (int r = 0; r < nr; r++) {
         double v = rhs[r];
-        for (int c = 0; c < n; c++) v -= A[r + (size_t)nr * c] * qdd[c];
+        for (int k = 0; k < 2; k++) {
+            const int i = rr[2 * r + k];
+            if (i < 0) continue;
+            for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) v -= A[r + (size_t)nr * c] * qdd[c];
+        }
         res[r] = v;
         for (int r2 = 0; r2 <= r; r2++) {
             double sv = 0;
             const double *w = W + (size_t)n * r2;
-            for (int c = 0; c < n; c++) sv += A[r + (size_t)nr * c] * w[c];
+            for (int k = 0; k < 2; k++) {
+                const int i = rr[2 * r + k];
+                if (i < 0 || (i != rr[2 * r2] && i != rr[2 * r2 + 1])) continue;
+                for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) sv += A[r + (size_t)nr * c] * w[c];
+            }
             S[r + (size_t)nr * r2] = sv;
         }
     }
@@ -97,7 +109,11 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
     for (int r = 0; r < nr; r++) {
         as->lambda[r] = res[r];
         const double *w = W + (size_t)n * r;
-        for (int c = 0; c < n; c++) qdd[c] += w[c] * res[r];
+        for (int k = 0; k < 2; k++) {
+            const int i = rr[2 * r + k];
+            if (i < 0) continue;
+            for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) qdd[c] += w[c] * res[r];
+        }
     }
     return 0;
 }

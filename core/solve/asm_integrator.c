@@ -5,6 +5,7 @@
 #include "asm.h"
 
 #include "base.h"
+#include "linsol_reduced.h"
 #include "one_rod.h"
 
 #include <cvode/cvode.h>
@@ -140,7 +141,8 @@ static int restart(const rod_model *m, rod_state *st)
         if (SUNContext_Create(NULL, &as->dyn->ctx) != 0) goto nomem;
         as->dyn->y = N_VNew_Serial(2 * n, as->dyn->ctx);
         as->dyn->A = as->dyn->y ? SUNDenseMatrix(2 * n, 2 * n, as->dyn->ctx) : NULL;
-        as->dyn->LS = as->dyn->A ? SUNLinSol_Dense(as->dyn->y, as->dyn->A, as->dyn->ctx) : NULL;
+        /* the Newton matrix [[I, -gamma I], [BL, BR]] solved as its n x n Schur complement */
+        as->dyn->LS = as->dyn->A ? linsol_reduced_create(n, as->dyn->ctx) : NULL;
         if (!as->dyn->LS) goto nomem;
     }
     struct asm_solver *d = as->dyn;

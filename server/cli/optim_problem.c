@@ -112,6 +112,10 @@ int optim_problem_check_paths(optim_problem *o)
         return EXIT_BAD_SPEC;
     }
     rod_issues_free(&iss);
+    if (cli_several_rods(m, "optimize")) {
+        rod_model_free(m);
+        return EXIT_FAILURE_OTHER;
+    }
     cJSON *spec = cJSON_Parse(rod_model_spec_json(m));
     int rc = EXIT_OK;
     if (cJSON_GetObjectItemCaseSensitive(spec, "rods")) {
