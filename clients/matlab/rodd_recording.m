@@ -9,7 +9,8 @@ function r = rodd_recording(c, id, t_from, t_to, file)
 %   table of every frame's contacts, a row each: .count (F x 1), .frame (M x 1, the row of t
 %   counted from 0: frame k's rows are r.contacts.frame == k - 1), .s (M x 1), .point,
 %   .force (M x 3). Names that are not MATLAB identifiers are changed as makeValidName does
-%   ('tip-hold' -> tip_hold). Optional t_from, t_to (simulated seconds) limit the time
+%   ('tip-hold' -> tip_hold). A model of several rods has r.rods.NAME.position and each
+%   rod's other per-point fields instead of r's own. Optional t_from, t_to (simulated seconds) limit the time
 %   range; file keeps the downloaded .h5. MATLAB reads it with h5read, Octave with
 %   load('-hdf5').
   q = '?format=hdf5';

@@ -319,6 +319,8 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
     assembly *a = calloc(1, sizeof *a);
     const int nr = nreal + nb;
     joint_spec *js = calloc((size_t)nr, sizeof *js);
+    double *at_s = NULL;
+    int *at_parent = NULL;
     int *parent = malloc((size_t)nr * sizeof *parent);
     if (!a || !js || !parent) goto nomem;
     a->nrods = nr;
@@ -361,6 +363,28 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
     }
     if (iss->count > before) goto fail;
 
+    /* a joint at a point s inside its parent: the parent gets a station there, through a
+     * point force of zero named "joint.CHILD" (not an input of the assembly) */
+    at_s = calloc((size_t)nr, sizeof *at_s);
+    at_parent = malloc((size_t)nr * sizeof *at_parent);
+    if (!at_s || !at_parent) goto nomem;
+    for (int i = 0; i < nreal; i++) {
+        at_parent[i] = -1;
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rods, i), "base");
+        const cJSON *to = cJSON_GetObjectItemCaseSensitive(b, "to");
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(to, "rod"), *sv = cJSON_GetObjectItemCaseSensitive(to, "s");
+        if (!cJSON_IsString(r) || !cJSON_IsNumber(sv) || !(sv->valuedouble > 0)) continue;
+        for (int k = 0; k < nreal; k++)
+            if (!strcmp(a->name[k], r->valuestring)) {
+                const cJSON *len = cJSON_GetObjectItemCaseSensitive(
+                    cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rods, k), "rod"), "length");
+                if (cJSON_IsNumber(len) && sv->valuedouble < len->valuedouble * (1 - 1e-12)) {
+                    at_parent[i] = k;
+                    at_s[i] = sv->valuedouble;
+                }
+            }
+    }
+
     for (int i = 0; i < nr; i++) {
         const int isb = i >= nreal;
         const cJSON *o = isb ? cJSON_GetArrayItem(bodies, i - nreal) : cJSON_GetArrayItem(rods, i);
@@ -381,6 +405,21 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
                 if (strcmp(c->string, "name") && !(joined && !strcmp(c->string, "base")))
                     cJSON_AddItemToObject(sub, c->string, cJSON_Duplicate(c, 1));
             copy_shared(root, sub, 0);
+            for (int c = 0; c < nreal; c++) {
+                if (at_parent[c] != i) continue;
+                cJSON *loads = cJSON_GetObjectItemCaseSensitive(sub, "loads");
+                if (!loads) loads = cJSON_AddArrayToObject(sub, "loads");
+                cJSON *l = cJSON_CreateObject();
+                char nm[80];
+                snprintf(nm, sizeof nm, "joint.%s", a->name[c]);
+                cJSON_AddStringToObject(l, "name", nm);
+                cJSON_AddStringToObject(l, "type", "point_force");
+                const double zero[3] = {0, 0, 0};
+                cJSON_AddItemToObject(l, "force", cJSON_CreateDoubleArray(zero, 3));
+                cJSON_AddNumberToObject(l, "s", at_s[c]);
+                if (cJSON_IsArray(loads)) cJSON_AddItemToArray(loads, l);
+                else cJSON_Delete(l);
+            }
         } else {
             check_keys(o, p, body_keys, iss);
             cJSON_AddStringToObject(sub, "model", "classic");
@@ -463,11 +502,15 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         jt->child = i;
         jt->parent = parent[i];
         jt->station = pm->ns - 1;
-        if (!js[i].tip && fabs(js[i].s - pm->L) > 1e-9 * pm->L) {
+        if (i < nreal && at_parent[i] >= 0)
+            for (int k = 0; k < pm->spec->nloads; k++)
+                if (!strncmp(pm->spec->loads[k].name, "joint.", 6) && !strcmp(pm->spec->loads[k].name + 6, a->name[i]))
+                    jt->station = pm->load_station[k];
+        if (!js[i].tip && !(i < nreal && at_parent[i] >= 0) && fabs(js[i].s - pm->L) > 1e-9 * pm->L) {
             char tp[80];
             snprintf(tp, sizeof tp, "/rods/%d/base/to/s", i);
-            issues_add(iss, tp, "joins at s = %g m of \"%s\", which is %g m long: only its tip (\"tip\") "
-                       "is supported yet", js[i].s, a->name[parent[i]], pm->L);
+            issues_add(iss, tp, "joins at s = %g m of \"%s\", which is %g m long", js[i].s,
+                       a->name[parent[i]], pm->L);
             continue;
         }
         jt->type = js[i].type;
@@ -497,6 +540,8 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
     if (!a->input) goto nomem;
     for (int i = 0; i < nreal; i++)
         for (int k = 0; k < a->rod[i]->ninputs; k++) {
+            const model_input *mi = &a->rod[i]->inputs[k];
+            if (mi->kind == INPUT_LOAD && !strncmp(mi->name, "joint.", 6)) continue; /* a joint's station */
             asm_input *in = &a->input[a->ninputs++];
             const size_t l = strlen(a->name[i]) + strlen(a->rod[i]->inputs[k].name) + 2;
             in->name = malloc(l);
@@ -507,6 +552,8 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         }
     a->spec_json = cJSON_PrintUnformatted(root);
     if (!a->spec_json) goto nomem;
+    free(at_s);
+    free(at_parent);
     free(js);
     free(parent);
     rod_model *top = a->rod[0];
@@ -515,6 +562,8 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
 fail:
+    free(at_s);
+    free(at_parent);
     if (a && a->rod) model_free_one(a->rod[0]);
     assembly_free(a);
     free(js);

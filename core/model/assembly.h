@@ -66,6 +66,7 @@ typedef struct asm_state {
     double *q, *qd;           /* n each */
     double *lambda;           /* nrows: the joints' reactions on the child, its base frame */
     double *scratch;          /* the solve layer's working arrays */
+    int *row_rods;            /* 2 nrows: the rods each row touches (-1: none) */
     struct asm_solver *dyn;   /* the integrator (asm_integrator.c) */
     int need_reinit;
     int started;

@@ -32,6 +32,12 @@ void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *
  * pulled back at rate alpha. 0, or -1 with the state's error set. */
 int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
               double *qdd, double alpha);
+/* asm_accel in its two halves: rod i's own q_ddot (its slice of qdd) at (t, q, q_dot), leaving
+ * its kinematics and M's factor in its state; then the joints' multipliers added to qdd from
+ * what every rod's state holds (a Jacobian column redoes one rod and the join). */
+int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const double *q, const double *qd,
+                  double *qdd);
+int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha);
 /* The largest row violation at the last asm_accel (m or rad). */
 double asm_violation(const rod_model *m, const rod_state *st);
 /* The pull-back rate the dynamics use (1/s). */
@@ -45,6 +51,10 @@ int asm_stats(const rod_state *st, rod_dynamics_stats *out);
 
 /* asm_statics.c */
 int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res);
+
+/* asm_checkpoint.c: rod_state_save / _load of several rods */
+char *asm_save(const rod_model *m, rod_state *st);
+int asm_load(const rod_model *m, rod_state *st, const char *json, size_t len);
 
 /* asm_frame.c */
 int asm_frame(const rod_model *m, const rod_state *st, int n, rod_frame *out);

@@ -25,26 +25,42 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
               double *qdd, double alpha)
 {
     const assembly *a = m->as;
+    for (int i = 0; i < a->nrods; i++)
+        if (asm_accel_rod(m, st, i, t, q, qd, qdd)) return -1;
+    return asm_join(m, st, q, qd, qdd, alpha);
+}
+
+int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const double *q, const double *qd,
+                  double *qdd)
+{
+    const assembly *a = m->as;
     asm_state *as = st->as;
-    for (int i = 0; i < a->nrods; i++) {
-        if (!a->rod[i]->n) {
-            dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
-            continue;
-        }
-        if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
-            asm_error_from(st, i);
-            return -1;
-        }
+    if (!a->rod[i]->n) {
+        dyn_pose(a->rod[i], as->rod[i], t, q + a->off[i], 1);
+        return 0;
     }
+    if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
+        asm_error_from(st, i);
+        return -1;
+    }
+    return 0;
+}
+
+int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
     const int nr = a->nrows, n = a->n;
     if (!nr) return 0;
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
     double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;
     asm_rows(m, st, q, qd, alpha, A, rhs, err);
-    /* W = M^{-1} A^T, column r over the rods of row r: a joint's two, a lock's stub */
-    memset(W, 0, (size_t)nr * n * sizeof *W);
+    /* W = M^{-1} A^T, column r over the rods of row r (a joint's two, a lock's stub): A and W
+     * are zero elsewhere, so every product below runs over those rods' columns only */
+    int *rr = as->row_rods;
     for (int r = 0; r < nr; r++) {
-        int rods[2] = {-1, -1};
+        int *rods = rr + 2 * r;
+        rods[0] = rods[1] = -1;
         if (r >= a->lock_row0) {
             rods[0] = a->lock_rod[r - a->lock_row0];
         } else {
@@ -56,21 +72,31 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
         }
         for (int k = 0; k < 2; k++) {
             const int i = rods[k];
-            if (i < 0 || !a->rod[i]->n_xi) continue;
+            if (i < 0) continue;
             const int nx = a->rod[i]->n_xi;
             double *w = W + (size_t)n * r + a->off[i];
+            memset(w, 0, (size_t)a->rod[i]->n * sizeof *w);
+            if (!nx) continue;
             for (int c = 0; c < nx; c++) w[c] = A[r + (size_t)nr * (a->off[i] + c)];
             dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
         }
     }
     for (int r = 0; r < nr; r++) {
         double v = rhs[r];
-        for (int c = 0; c < n; c++) v -= A[r + (size_t)nr * c] * qdd[c];
+        for (int k = 0; k < 2; k++) {
+            const int i = rr[2 * r + k];
+            if (i < 0) continue;
+            for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) v -= A[r + (size_t)nr * c] * qdd[c];
+        }
         res[r] = v;
         for (int r2 = 0; r2 <= r; r2++) {
             double sv = 0;
             const double *w = W + (size_t)n * r2;
-            for (int c = 0; c < n; c++) sv += A[r + (size_t)nr * c] * w[c];
+            for (int k = 0; k < 2; k++) {
+                const int i = rr[2 * r + k];
+                if (i < 0 || (i != rr[2 * r2] && i != rr[2 * r2 + 1])) continue;
+                for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) sv += A[r + (size_t)nr * c] * w[c];
+            }
             S[r + (size_t)nr * r2] = sv;
         }
     }
@@ -83,7 +109,11 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
     for (int r = 0; r < nr; r++) {
         as->lambda[r] = res[r];
         const double *w = W + (size_t)n * r;
-        for (int c = 0; c < n; c++) qdd[c] += w[c] * res[r];
+        for (int k = 0; k < 2; k++) {
+            const int i = rr[2 * r + k];
+            if (i < 0) continue;
+            for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) qdd[c] += w[c] * res[r];
+        }
     }
     return 0;
 }

@@ -1,10 +1,11 @@
 /* Several rods in time (asm.h): CVODE's BDF on y = [q; q_dot] of all of them with
- * asm_accel's constrained accelerations, a dense difference-quotient Jacobian, the joints'
+ * asm_accel's constrained accelerations, a dense difference Jacobian taken rod by rod, the joints'
  * drift pulled back by asm_accel's Baumgarte terms. The state's q, q_dot and t are the
  * assembly's (st->as); each rod's own state serves as its scratch and holds its inputs. */
 #include "asm.h"
 
 #include "base.h"
+#include "linsol_reduced.h"
 #include "one_rod.h"
 
 #include <cvode/cvode.h>
@@ -54,6 +55,55 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector yd, void *data)
     return 0;
 }
 
+/* The Jacobian of [q_dot; q_ddot] by differences, rod by rod: a column perturbs one rod's q
+ * or q_dot, so only that rod's own accelerations are evaluated again (the others' stay in
+ * their states) before the joints' multipliers are solved anew: about a rod's evaluation per
+ * column instead of the whole model's. */
+static int jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix Jm, void *data, N_Vector t1,
+                    N_Vector t2, N_Vector t3)
+{
+    (void)fy, (void)t3;
+    rod_state *st = data;
+    const rod_model *m = st->m;
+    const assembly *a = m->as;
+    const int n = a->n;
+    double *yv = N_VGetArrayPointer(y), *U0 = N_VGetArrayPointer(t1), *U = N_VGetArrayPointer(t2);
+    double *q = yv, *qd = yv + n;
+    const double alpha = asm_alpha(m);
+    for (int i = 0; i < a->nrods; i++)
+        if (asm_accel_rod(m, st, i, t, q, qd, U0)) return -1;
+    double *a0 = malloc((size_t)n * sizeof *a0);
+    if (!a0) return -1;
+    memcpy(a0, U0, (size_t)n * sizeof *a0);
+    if (asm_join(m, st, q, qd, a0, alpha)) {
+        free(a0);
+        return -1;
+    }
+    for (int j = 0; j < n; j++) { /* d q_dot / d q_dot = I */
+        double *col = SUNDenseMatrix_Column(Jm, n + j);
+        memset(col, 0, (size_t)n * sizeof *col);
+        col[j] = 1;
+        memset(SUNDenseMatrix_Column(Jm, j), 0, (size_t)n * sizeof(double));
+    }
+    int rc = 0;
+    for (int i = 0; i < a->nrods && !rc; i++) {
+        const int o = a->off[i], ni = a->rod[i]->n;
+        for (int c = 0; c < 2 * ni && !rc; c++) {
+            double *v = c < ni ? q + o + c : qd + o + c - ni;
+            const double keep = *v, h = 1e-7 * fmax(1.0, fabs(keep));
+            *v = keep + h;
+            memcpy(U, U0, (size_t)n * sizeof *U);
+            rc = asm_accel_rod(m, st, i, t, q, qd, U) || asm_join(m, st, q, qd, U, alpha);
+            *v = keep;
+            double *col = SUNDenseMatrix_Column(Jm, c < ni ? o + c : n + o + c - ni) + n;
+            for (int k = 0; k < n; k++) col[k] = (U[k] - a0[k]) / h;
+        }
+        if (!rc) rc = asm_accel_rod(m, st, i, t, q, qd, U); /* the rod's state back at y */
+    }
+    free(a0);
+    return rc ? -1 : 0;
+}
+
 static void cv_error(int code, const char *module, const char *function, char *msg, void *data)
 {
     (void)code, (void)module;
@@ -91,7 +141,8 @@ static int restart(const rod_model *m, rod_state *st)
         if (SUNContext_Create(NULL, &as->dyn->ctx) != 0) goto nomem;
         as->dyn->y = N_VNew_Serial(2 * n, as->dyn->ctx);
         as->dyn->A = as->dyn->y ? SUNDenseMatrix(2 * n, 2 * n, as->dyn->ctx) : NULL;
-        as->dyn->LS = as->dyn->A ? SUNLinSol_Dense(as->dyn->y, as->dyn->A, as->dyn->ctx) : NULL;
+        /* the Newton matrix [[I, -gamma I], [BL, BR]] solved as its n x n Schur complement */
+        as->dyn->LS = as->dyn->A ? linsol_reduced_create(n, as->dyn->ctx) : NULL;
         if (!as->dyn->LS) goto nomem;
     }
     struct asm_solver *d = as->dyn;
@@ -116,6 +167,7 @@ static int restart(const rod_model *m, rod_state *st)
             N_VDestroy(av);
         }
         if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(d->mem, d->LS, d->A);
+        if (flag == CV_SUCCESS) flag = CVodeSetJacFn(d->mem, jacobian);
         if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(d->mem, STEPS_PER_CALL);
         if (flag == CV_SUCCESS) flag = CVodeSetStabLimDet(d->mem, SUNTRUE);
     } else {

@@ -125,16 +125,12 @@ int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_r
 
 char *rod_state_save(const rod_model *m, rod_state *st)
 {
-    if (!m->as) return checkpoint_save_one(m, st);
-    snprintf(st->err, sizeof st->err, "checkpoints of a model of several rods are not supported yet");
-    return NULL;
+    return m->as ? asm_save(m, st) : checkpoint_save_one(m, st);
 }
 
 int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t len)
 {
-    if (!m->as) return checkpoint_load_one(m, st, json, len);
-    snprintf(st->err, sizeof st->err, "checkpoints of a model of several rods are not supported yet");
-    return ROD_EINVAL;
+    return m->as ? asm_load(m, st, json, len) : checkpoint_load_one(m, st, json, len);
 }
 
 int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total)

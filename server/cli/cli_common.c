@@ -120,3 +120,13 @@ double cli_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
+
+int cli_several_rods(const rod_model *m, const char *command)
+{
+    rod_frame f;
+    if (rod_frame_shape(m, &f) != ROD_OK) return 0;
+    const int several = f.nrods > 0;
+    rod_frame_free(&f);
+    if (several) fprintf(stderr, "rodd %s: a model of several rods is not supported yet (rodd solve and rodd run are)\n", command);
+    return several;
+}

@@ -215,6 +215,10 @@ static int run_level(const cli_common *o, const conv_opts *co, int level, int nt
                 iss.items[i].path[0] ? ": " : "", iss.items[i].message);
     rod_issues_free(&iss);
     if (!m) return level == 0 ? EXIT_BAD_SPEC : EXIT_FAILURE_OTHER;
+    if (cli_several_rods(m, "converge")) {
+        rod_model_free(m);
+        return EXIT_FAILURE_OTHER;
+    }
     if (level == 0) {
         base_disc(m, &r->d);
         if (base_guess(m, r) != 0) {

@@ -149,6 +149,12 @@ static cJSON *run_point(const sweep *sw, long index)
         return o;
     }
     rod_issues_free(&iss);
+    if (cli_several_rods(m, "sweep")) {
+        cJSON_AddStringToObject(o, "status", "failed");
+        cJSON_AddStringToObject(o, "message", "a model of several rods is not supported yet");
+        rod_model_free(m);
+        return o;
+    }
     char err[256];
     rod_state *st = rod_state_create(m, err, sizeof err);
     if (!st) {

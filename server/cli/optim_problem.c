@@ -112,14 +112,12 @@ int optim_problem_check_paths(optim_problem *o)
         return EXIT_BAD_SPEC;
     }
     rod_issues_free(&iss);
+    if (cli_several_rods(m, "optimize")) { /* tip_*, com_*, effort are one rod's: a spec it cannot run */
+        rod_model_free(m);
+        return EXIT_BAD_SPEC;
+    }
     cJSON *spec = cJSON_Parse(rod_model_spec_json(m));
     int rc = EXIT_OK;
-    if (cJSON_GetObjectItemCaseSensitive(spec, "rods")) {
-        /* tip_*, com_*, effort are one rod's: which rod's tip of an octopus is not said yet */
-        fprintf(stderr, "%s: rods: rodd optimize handles one rod for now (its tip_*, com_* and effort are a "
-                        "single rod's); this spec holds several\n", o->spec_path);
-        rc = EXIT_BAD_SPEC;
-    }
     for (int i = 0; i < o->n && rc == EXIT_OK; i++)
         for (int j = 0; j < o->v[i].npaths; j++) {
             const cJSON *v = at_path(spec, o->v[i].paths[j]);

@@ -161,18 +161,18 @@ static void cylinders(FILE *o, const rod_frame *f)
     }
 }
 
-static void scene(FILE *o, const rod_frame *f, unsigned fields)
+/* One rod's entity (id: "rod", or the rod's name in a model of several) at time ns. */
+static void entity(FILE *o, const rod_frame *f, const char *id, unsigned long long ns, unsigned fields)
 {
-    const unsigned long long ns = fox_time_ns(f->t);
     double length = 0;
     for (int i = 0; i + 1 < f->n; i++) {
         const double *a = f->position + 3 * i;
         length += sqrt(pow(a[3] - a[0], 2) + pow(a[4] - a[1], 2) + pow(a[5] - a[2], 2));
     }
-    fprintf(o, "{\"deletions\":[],\"entities\":[{\"timestamp\":{\"sec\":%llu,\"nsec\":%llu},"
-            "\"frame_id\":\"world\",\"id\":\"rod\",\"lifetime\":{\"sec\":0,\"nsec\":0},\"frame_locked\":false,"
+    fprintf(o, "{\"timestamp\":{\"sec\":%llu,\"nsec\":%llu},"
+            "\"frame_id\":\"world\",\"id\":\"%s\",\"lifetime\":{\"sec\":0,\"nsec\":0},\"frame_locked\":false,"
             "\"metadata\":[],\"arrows\":[],\"cubes\":[],\"spheres\":[],\"cylinders\":[",
-            ns / 1000000000ull, ns % 1000000000ull);
+            ns / 1000000000ull, ns % 1000000000ull, id);
     if (fields & FRAME_F_RADIUS) cylinders(o, f);
     /* the centreline, thin beside the rod (1/200 of its length) so it shows inside the
      * translucent cylinders */
@@ -184,7 +184,19 @@ static void scene(FILE *o, const rod_frame *f, unsigned fields)
         xyz(o, f->position + 3 * i);
     }
     fputs("],\"color\":{\"r\":0.1,\"g\":0.1,\"b\":0.1,\"a\":1},\"colors\":[],\"indices\":[]}],"
-          "\"triangles\":[],\"texts\":[],\"models\":[]}]}", o);
+          "\"triangles\":[],\"texts\":[],\"models\":[]}", o);
+}
+
+/* The scene: the rod, or an entity per rod of a model of several, named as the rod. */
+static void scene(FILE *o, const rod_frame *f, unsigned fields)
+{
+    const unsigned long long ns = fox_time_ns(f->t);
+    fputs("{\"deletions\":[],\"entities\":[", o);
+    for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
+        if (r) fputc(',', o);
+        entity(o, f->nrods ? &f->rods[r] : f, f->nrods ? f->rods[r].name : "rod", ns, fields);
+    }
+    fputs("]}", o);
 }
 
 char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
@@ -198,8 +210,9 @@ char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
     } else {
         fputs("{\"t\":", o);
         num(o, f->t);
-        if (i == FOX_TIP) {
-            const double *tip = f->position + 3 * (f->n - 1);
+        if (i == FOX_TIP) { /* several rods: the first rod's (the MCAP export has a tip per rod) */
+            const rod_frame *rod = f->nrods ? &f->rods[0] : f;
+            const double *tip = rod->position + 3 * (rod->n - 1);
             key_num(o, "x", tip[0]);
             key_num(o, "y", tip[1]);
             key_num(o, "z", tip[2]);

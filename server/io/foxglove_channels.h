@@ -9,7 +9,9 @@
  *   /rod/energy         rodd.Energy: t, kinetic, elastic, gravity, total (J)
  *   /rod/volume_change  rodd.VolumeChange: t, volume_change (m^3, Sec. 5.2's Delta V)
  *
- * A channel is there when the frames carry what it needs (fox_channel_present). Prefix fox_. */
+ * A channel is there when the frames carry what it needs (fox_channel_present). A model of
+ * several rods has an entity per rod in /rod/scene (its id the rod's name) and the first rod's
+ * tip on /rod/tip. Prefix fox_. */
 #ifndef RODD_FOXGLOVE_CHANNELS_H
 #define RODD_FOXGLOVE_CHANNELS_H
 

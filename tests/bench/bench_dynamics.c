@@ -72,7 +72,8 @@ static int run_once(const rod_model *m, const bench_args *a, int frames, double 
         }
         rod_frame f;
         if (rod_frame_compute(m, st, 51, &f) == ROD_OK) {
-            if (tips) memcpy(tips + 3 * k, f.position + 3 * (f.n - 1), 3 * sizeof *tips);
+            const rod_frame *tf = f.nrods ? &f.rods[0] : &f; /* several rods: the first's tip */
+            if (tips) memcpy(tips + 3 * k, tf->position + 3 * (tf->n - 1), 3 * sizeof *tips);
             rod_frame_free(&f);
         }
     }

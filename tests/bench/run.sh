@@ -33,6 +33,8 @@ done
 "$build/bench_dynamics" api/examples/plectoneme.json 15 0.05 "${DYN_REPEATS:-1}" --no-tight
 # the solenoid (Fig. 9c): generalized-alpha at its 2 ms step with the contact Jacobian, timings only likewise
 "$build/bench_dynamics" api/examples/solenoid.json 20 0.25 "${DYN_REPEATS:-1}" --no-tight
+# several rods (issue 29): eight extended arms, 40 inputs, on a free body in water; timings only
+"$build/bench_dynamics" api/examples/octopus-eight-arms.json 3 0.05 "${DYN_REPEATS:-1}" --no-tight
 # whole processes: what a script calling rodd in a loop pays per call, start-up included
 python3 tests/bench/startup.py "$build" "${STARTUP_REPEATS:-21}"
 # the same cases in PyElastica when PYELASTICA names a checkout of it (skipped otherwise)

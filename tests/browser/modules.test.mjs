@@ -309,3 +309,32 @@ test("frames of several rods: every rod kept, the selected rod's fields on the f
     selectRod(null);
   }
 });
+
+test("an HDF5 recording of several rods (rodd run of two-rods-joined): rods/NAME read, the first rod shown", async (t) => {
+  const { spawnSync } = await import("node:child_process");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const top = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+  const rodd = path.resolve(top, process.env.RODD || "build/rodd");
+  if (!fs.existsSync(rodd)) return t.skip(`${rodd} is not built`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rodd-rods-"));
+  try {
+    const out = path.join(dir, "two.h5");
+    const run = (fmt, file) => spawnSync(rodd, ["run", path.join(top, "api/examples/two-rods-joined.json"), "--until", "0.01", "--every", "0.005", "--points", "5", "--format", fmt, ...(file ? ["--out", file] : [])], { encoding: fmt === "hdf5" ? undefined : "utf8" });
+    assert.equal(run("hdf5", out).status, 0);
+    const nd = parseNdjson(run("ndjson").stdout).frames;
+    const buf = fs.readFileSync(out);
+    const { frames } = readRecording(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
+    assert.equal(frames.length, 3);
+    const [h, j] = [frames[2], nd[2]];
+    assert.deepEqual(rodNames(h), rodNames(j));
+    assert.equal(h.rod, rodNames(j)[0]);
+    for (let r = 0; r < 2; r++) {
+      for (let i = 0; i < 15; i++) assert.ok(Math.abs(h.rods[r].position[i] - j.rods[r].position[i]) < 1e-6, `rod ${r} position ${i}`);
+    }
+    assert.ok(h.constraints && Object.keys(h.constraints).length >= 1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

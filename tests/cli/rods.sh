@@ -2,7 +2,7 @@
 # A model of several rods (issue 29) through the command line's outputs: rodd run's NDJSON
 # ("rods" per FRAME, the joint's reaction), CSV (a rod column, the same numbers), HDF5 (a group
 # per rod, read back by the Python client beside the NDJSON), MCAP (a scene and a tip channel
-# per rod), rodd solve's FRAME, rodd sweep (no single tip) and rodd optimize (refused, exit 2).
+# per rod), rodd solve's FRAME, rodd sweep (each point refused) and rodd optimize (refused, exit 2).
 set -uo pipefail
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -73,10 +73,10 @@ expect "solve: two rods" 0 "$rodd" solve "$spec" --points 5
 "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["frame"]; assert [r["name"] for r in d["rods"]] == ["upper","lower"] and len(d["rods"][1]["s"]) == 5' "$tmp/out" \
   && pass "solve's FRAME holds the rods" || fail "solve rods: $(head -c 300 "$tmp/out")"
 
-expect "sweep: two rods" 0 "$rodd" sweep "$spec" --grid 'rods.0.rod.youngs_modulus=1e6,2e6' --out "$tmp/sw"
-grep -q '"tip_x":null' "$tmp/sw/point-00001.json" && pass "sweep: no single tip for several rods" || fail "sweep tip"
+expect "sweep: each point of two rods fails, saying why" 1 "$rodd" sweep "$spec" --grid 'rods.0.rod.youngs_modulus=1e6,2e6' --out "$tmp/sw"
+grep -q 'several rods is not supported' "$tmp/sw/point-00001.json" && pass "sweep: the point's message" || fail "sweep message"
 
 expect "optimize refuses several rods" 2 "$rodd" optimize "$spec" --vary 'rods.0.rod.youngs_modulus=1e5:1e7' --minimize tip_z
-grep -q "rods: rodd optimize handles one rod" "$tmp/err" && pass "optimize says why" || fail "optimize message: $(cat "$tmp/err")"
+grep -q "rodd optimize: a model of several rods is not supported" "$tmp/err" && pass "optimize says why" || fail "optimize message: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] || { echo "$fails failed" >&2; exit 1; }

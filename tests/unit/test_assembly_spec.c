@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ROD "\"model\": \"classic\", \"rod\": {\"length\": 0.2, \"radius\": 0.01, \"density\": 1000, " \
@@ -66,6 +67,32 @@ Test(assembly_spec, inputs_are_addressed_by_rod)
     cr_assert(rod_state_input_constant(st, 0, &v));
     cr_assert_float_eq(v, 0.2, 0);
     cr_assert_eq(rod_state_set_input(st, "LM1", 0.2), ROD_ENOTFOUND);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(assembly_spec, a_checkpoint_continues_as_the_state_it_came_from, .timeout = 60)
+{
+    rod_model *m = tu_model("{\"environment\": {\"gravity\": [0, 0, -9.81]}, \"rods\": [{\"name\": \"a\", " ROD
+                            "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", \"to\": {\"rod\": \"a\"}, "
+                            "\"joint\": \"ball\", \"rotation\": {\"axis\": [0, 1, 0], \"angle\": 0.5}}}]}");
+    rod_state *st = tu_started(m);
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.02), ROD_OK, "%s", rod_state_error(st));
+    cr_assert_eq(rod_state_set_input(st, "x", 1), ROD_ENOTFOUND);
+    char *cp = rod_state_save(m, st);
+    cr_assert_not_null(cp, "%s", rod_state_error(st));
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.04), ROD_OK, "%s", rod_state_error(st));
+    char err[256];
+    rod_state *s2 = rod_state_create(m, err, sizeof err);
+    cr_assert_eq(rod_dynamics_start_for_load(m, s2), ROD_OK);
+    cr_assert_eq(rod_state_load(m, s2, cp, strlen(cp)), ROD_OK, "%s", rod_state_error(s2));
+    cr_assert_eq(rod_dynamics_advance(m, s2, 0.04), ROD_OK, "%s", rod_state_error(s2));
+    const int n = rod_model_ndof(m);
+    cr_assert_eq(memcmp(rod_state_q(st), rod_state_q(s2), (size_t)n * sizeof(double)), 0,
+                 "the restored state goes on bit for bit");
+    cr_assert_eq(rod_state_load(m, s2, "{\"t\": 0}", 8), ROD_EINVAL);
+    free(cp);
+    rod_state_free(s2);
     rod_state_free(st);
     rod_model_free(m);
 }

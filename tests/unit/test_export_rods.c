@@ -4,6 +4,7 @@
  * MCAP has a scene and a tip channel per rod. HDF5's rods/NAME groups are checked end to end
  * (clients/python/tests), unit tests link no HDF5. */
 #include "export.h"
+#include "foxglove_channels.h"
 #include "frame_codec.h"
 #include "frame_fields.h"
 #include "recording.h"
@@ -144,4 +145,27 @@ Test(export_rods, a_recording_keeps_every_rod_and_the_contacts_rods)
     unlink(path);
     recording_close(r, 1);
     rod_frame_free(&shape);
+}
+
+/* The live Foxglove stream's messages of a frame of several rods: an entity per rod in the
+ * scene, the first rod's tip (it read past an empty position array before). */
+Test(export_rods, foxglove_messages_of_several_rods)
+{
+    rod_frame f = rf_build(0.5, 2, NAMES, POINTS, 0);
+    size_t len;
+    char *scene = fox_message(FOX_SCENE, &f, FRAME_F_ALL, &len);
+    cJSON *o = cJSON_Parse(scene);
+    cr_assert_not_null(o, "%s", scene);
+    const cJSON *ents = cJSON_GetObjectItem(o, "entities");
+    cr_assert_eq(cJSON_GetArraySize(ents), 2);
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(ents, 1), "id")->valuestring, "arm2");
+    const cJSON *line = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(ents, 1), "lines"), 0);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(line, "points")), 3);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(ents, 0), "cylinders")), 2);
+    char *tip = fox_message(FOX_TIP, &f, FRAME_F_ALL, &len);
+    cr_assert_str_eq(tip, "{\"t\":0.5,\"x\":0,\"y\":2,\"z\":0.25}");
+    free(tip);
+    cJSON_Delete(o);
+    free(scene);
+    rod_frame_free(&f);
 }

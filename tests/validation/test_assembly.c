@@ -334,3 +334,48 @@ Test(assembly, free_assembly_keeps_zero_momentum, .timeout = 120)
     rod_state_free(st);
     rod_model_free(m);
 }
+
+Test(assembly, a_branch_at_mid_rod_loads_it_as_its_reaction_would, .timeout = 60)
+{
+    /* a branch joined (fixed) 1 cm off the axis at the middle of a cantilever, both in gravity:
+     * the cantilever bends as it does alone under the joint's reaction applied there as dead
+     * point loads (the force, and the moment about its axis point) */
+    char js[2048], t[400], b[400];
+    snprintf(t, sizeof t, MAT, 0.3, 6, 6, 2, 2);
+    snprintf(b, sizeof b, MAT, 0.1, 4, 4, 1, 1);
+    snprintf(js, sizeof js,
+             "{\"environment\": {\"gravity\": [0, -2, -9.81]}, \"rods\": [{\"name\": \"trunk\", %s}, {\"name\": "
+             "\"branch\", %s, \"base\": {\"type\": \"joint\", \"to\": {\"rod\": \"trunk\", \"s\": 0.15}, \"joint\": "
+             "\"fixed\", \"position\": [0.01, 0, 0], \"rotation\": {\"axis\": [0, 1, 0], \"angle\": 1.2}}}]}",
+             t, b);
+    rod_model *m = tu_model(js);
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 3);
+    const rod_frame_constraint *c = &f.cons[0];
+    const double *pt = f.rods[0].position + 3; /* 3 points: s = 0, 0.15, 0.3 m */
+    double d[3];
+    for (int i = 0; i < 3; i++) d[i] = c->point[i] - pt[i];
+    cr_assert_lt(fabs(sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - 0.01), 1e-6, "the branch sits 1 cm off");
+    const double F[3] = {-c->force[0], -c->force[1], -c->force[2]};
+    const double M[3] = {-c->moment[0] + d[1] * F[2] - d[2] * F[1], -c->moment[1] + d[2] * F[0] - d[0] * F[2],
+                         -c->moment[2] + d[0] * F[1] - d[1] * F[0]};
+    char one[1024];
+    snprintf(one, sizeof one,
+             "{" MAT ", \"environment\": {\"gravity\": [0, -2, -9.81]}, \"loads\": [{\"name\": \"F\", \"type\": "
+             "\"point_force\", \"s\": 0.15, \"force\": [%.17g, %.17g, %.17g]}, {\"name\": \"M\", \"type\": "
+             "\"point_moment\", \"s\": 0.15, \"moment\": [%.17g, %.17g, %.17g]}]}",
+             0.3, 6, 6, 2, 2, F[0], F[1], F[2], M[0], M[1], M[2]);
+    rod_model *m1 = tu_model(one);
+    rod_state *s1 = tu_solve(m1);
+    rod_frame f1 = tu_frame(m1, s1, 3);
+    const double dt = dist3(f.rods[0].position + 6, f1.position + 6);
+    cr_log_info("branch at mid-rod: the trunk's tip %.3e m from the trunk alone under the joint's reaction "
+                "(%.4f %.4f %.4f N, %.5f %.5f %.5f N m about its axis)", dt, F[0], F[1], F[2], M[0], M[1], M[2]);
+    cr_assert_lt(dt, 1e-9);
+    rod_frame_free(&f1);
+    rod_state_free(s1);
+    rod_model_free(m1);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}

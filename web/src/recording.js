@@ -4,7 +4,7 @@
 // what is wrong and where (the line, the dataset), never half shown.
 
 import * as hdf5 from "jsfive";
-import { decodeJsonFrame } from "./frame.js";
+import { decodeJsonFrame, withSelectedRod } from "./frame.js";
 
 export class RecordingError extends Error {}
 
@@ -61,7 +61,11 @@ export function parseNdjson(text) {
     if (!m || typeof m !== "object" || Array.isArray(m) || typeof m.t !== "number" || !Number.isFinite(m.t)) {
       throw new RecordingError(`${where} is not a FRAME: it needs a number "t"`);
     }
-    if (!Array.isArray(m.position) || m.position.length < 2 || !m.position.every((p) => Array.isArray(p) && p.length === 3)) {
+    const positions = (p) => Array.isArray(p) && p.length >= 2 && p.every((x) => Array.isArray(x) && x.length === 3);
+    if (Array.isArray(m.rods) && m.rods.length) { // several rods: each rod's points
+      const bad = m.rods.find((r) => !positions(r?.position));
+      if (bad) throw new RecordingError(`${where} is not a FRAME: rod ${JSON.stringify(bad?.name ?? null)}'s "position" must be two or more [x, y, z]`);
+    } else if (!positions(m.position)) {
       throw new RecordingError(`${where} is not a FRAME: "position" must be two or more [x, y, z]`);
     }
     const f = complete(decodeJsonFrame(m), where);
@@ -103,12 +107,19 @@ export function parseHdf5(buffer) {
   const F = t.length;
   const n = Number(file.attrs.points);
   if (!F) throw new RecordingError("the file has no frames");
-  const per = {};
-  for (const [k, w] of Object.entries(PER_POINT)) {
-    if (!has(k)) continue;
-    per[k] = read(k);
-    if (per[k].length !== F * n * w) throw new RecordingError(`${k} holds ${per[k].length} numbers, not frames x points x ${w} = ${F * n * w}`);
-  }
+  const perPoint = (prefix) => {
+    const out = {};
+    for (const [k, w] of Object.entries(PER_POINT)) {
+      if (!has(prefix + k)) continue;
+      out[k] = read(prefix + k);
+      if (out[k].length !== F * n * w) throw new RecordingError(`${prefix + k} holds ${out[k].length} numbers, not frames x points x ${w} = ${F * n * w}`);
+    }
+    return out;
+  };
+  const per = perPoint("");
+  // several rods: rods/NAME/FIELD, in the spec's order (the group's "order" attribute)
+  const rodNames = has("rods") ? String(file.get("rods").attrs.order ?? file.get("rods").keys.join(",")).split(",") : [];
+  const rods = rodNames.map((name) => [name, perPoint(`rods/${name}/`)]);
   const scalar = (path) => (has(path) ? read(path) : null);
   const energy = ["kinetic", "elastic", "gravity"].map((e) => scalar(`energy/${e}`));
   const volume = scalar("volume_change");
@@ -126,6 +137,14 @@ export function parseHdf5(buffer) {
   for (let k = 0; k < F; k++) {
     const f = { seq: k + 1, t: t[k], n };
     for (const [name, v] of Object.entries(per)) f[name] = v.subarray(PER_POINT[name] * n * k, PER_POINT[name] * n * (k + 1));
+    if (rods.length) {
+      f.rods = rods.map(([name, fields]) => {
+        const r = { name, n };
+        for (const [key, v] of Object.entries(fields)) r[key] = v.subarray(PER_POINT[key] * n * k, PER_POINT[key] * n * (k + 1));
+        return r;
+      });
+      withSelectedRod(f);
+    }
     if (energy.some(Boolean)) f.energy = { kinetic: energy[0]?.[k] ?? NaN, elastic: energy[1]?.[k] ?? NaN, gravity: energy[2]?.[k] ?? NaN };
     if (volume) f.volume_change = volume[k];
     if (base) f.base = { position: vec(base.position, k, 3), rotation: vec(base.rotation, k, 9) };

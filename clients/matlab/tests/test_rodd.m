@@ -149,7 +149,7 @@ end
 
 % a model of two rods (tests/cli/rods.json): f.rods, one struct per rod with its own arrays
 function several_rods(c, path)
-  s = rodd_create(c, 'spec', fileread(path), 'points', 4);
+  s = rodd_create(c, 'spec', fileread(path), 'points', 4, 'recording', struct('rate', 200));
   s = rodd_advance(c, s.id, 0.01);
   f = rodd_frame(c, s.id);
   check(numel(f.rods) == 2 && strcmp(f.rods(1).name, 'upper') && strcmp(f.rods(2).name, 'lower'), ...
@@ -159,6 +159,11 @@ function several_rods(c, path)
   check(max(abs(f.rods(1).position(end, :) - f.rods(2).position(1, :))) < 1e-6, ...
         'the fixed joint: the lower rod starts at the upper one''s tip');
   check(~isfield(f, 'position'), 'no per-point arrays of the model''s own');
+  rec = rodd_recording(c, s.id);
+  check(numel(rec.t) == 3 && isequal(size(rec.rods.lower.position), [3 4 3]), ...
+        'the recording has rods.NAME, frames x points x 3');
+  last = squeeze(rec.rods.lower.position(end, :, :));
+  check(max(abs(last(:) - f.rods(2).position(:))) < 1e-9, 'the last recorded frame of a rod is the published one');
   rodd_delete(c, s.id);
 end
 

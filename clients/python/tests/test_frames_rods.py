@@ -13,6 +13,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 import rodd  # noqa: E402
 from rodd.frames import Frame, FrameFormatError, decode_binary  # noqa: E402
+from daemon import DaemonTestCase  # noqa: E402
+
+TWO_RODS = json.load(open(os.path.join(HERE, "..", "..", "..", "tests", "cli", "rods.json")))
+TWO_RODS.pop("duration")
 
 
 def rod_json(name, i, n, t):
@@ -105,6 +109,27 @@ class FramesOfSeveralRods(unittest.TestCase):
         np.testing.assert_array_equal(r.constraints["arm2.base"]["force"][:, 0], [3, 3, 3])
         with self.assertRaises(KeyError):
             r.rod("arm9")
+
+
+class SeveralRodsAgainstTheDaemon(DaemonTestCase):
+    def test_rest_json_and_binary_stream_frames_hold_the_rods(self):
+        s = self.c.create(spec=TWO_RODS, points=5)
+        s.advance(by=0.01)
+        want = s.frame()
+        self.assertEqual([r.name for r in want.rods], ["upper", "lower"])
+        np.testing.assert_allclose(want.rod("upper").tip, want.rod("lower").position[0], atol=1e-6)
+        self.assertIn("lower.base", want.extra["constraints"])
+        with s.stream(binary=True) as st:
+            got = next(iter(st))
+        self.assertEqual([r.name for r in got.rods], ["upper", "lower"])
+        for name in ("upper", "lower"):
+            a, b = got.rod(name).position, want.rod(name).position
+            np.testing.assert_allclose(a, b, rtol=0, atol=2 ** -24 * max(1e-30, np.abs(b).max()) * 1.01)
+        with s.stream(binary=False, fields=["rho"]) as st:
+            j = next(iter(st))
+        self.assertIsNone(j.rod("lower").position)
+        self.assertEqual(len(j.rod("lower").rho), 5)
+        s.delete()
 
 
 if __name__ == "__main__":
