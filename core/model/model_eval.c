@@ -172,13 +172,11 @@ const char *rod_model_input_name(const rod_model *m, int i)
     return i >= 0 && i < m->ninputs ? m->inputs[i].name : NULL;
 }
 
-const char *rod_model_input_type(const rod_model *m, int i)
+/* one rod's (rod 0 of several holds the assembly itself: no dispatch here) */
+static const char *input_type_one(const rod_model *m, int i)
 {
     static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment",
                                         "distributed_force", "distributed_moment"};
-    if (m->as)
-        return i >= 0 && i < m->as->ninputs
-                   ? rod_model_input_type(m->as->rod[m->as->input[i].rod], m->as->input[i].index) : NULL;
     if (i < 0 || i >= m->ninputs) return NULL;
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
@@ -187,11 +185,22 @@ const char *rod_model_input_type(const rod_model *m, int i)
     return acts[m->spec->acts[in->index].type];
 }
 
-int rod_model_input_is_actuator(const rod_model *m, int i)
+const char *rod_model_input_type(const rod_model *m, int i)
 {
     if (m->as)
-        return i >= 0 && i < m->as->ninputs &&
-               rod_model_input_is_actuator(m->as->rod[m->as->input[i].rod], m->as->input[i].index);
+        return i >= 0 && i < m->as->ninputs
+                   ? input_type_one(m->as->rod[m->as->input[i].rod], m->as->input[i].index) : NULL;
+    return input_type_one(m, i);
+}
+
+int rod_model_input_is_actuator(const rod_model *m, int i)
+{
+    if (m->as) {
+        if (i < 0 || i >= m->as->ninputs) return 0;
+        const rod_model *r = m->as->rod[m->as->input[i].rod];
+        const int k = m->as->input[i].index;
+        return r->inputs[k].kind == INPUT_ACTUATOR || r->inputs[k].kind == INPUT_MUSCLE_BETA;
+    }
     return i >= 0 && i < m->ninputs &&
            (m->inputs[i].kind == INPUT_ACTUATOR || m->inputs[i].kind == INPUT_MUSCLE_BETA);
 }

@@ -74,10 +74,14 @@ double state_actuator_value(double v)
 
 int rod_state_input_constant(const rod_state *st, int i, double *v)
 {
-    if (st->as) {
+    if (st->as) { /* rod 0's state is this one: read the rod's own inputs, no dispatch */
         const assembly *a = st->m->as;
-        return i >= 0 && i < a->ninputs &&
-               rod_state_input_constant(st->as->rod[a->input[i].rod], a->input[i].index, v);
+        if (i < 0 || i >= a->ninputs) return 0;
+        const rod_state *r = st->as->rod[a->input[i].rod];
+        const int k = a->input[i].index;
+        if (r->input[k].kind != PROFILE_CONST) return 0;
+        *v = r->input[k].v.value;
+        return 1;
     }
     if (i < 0 || i >= st->m->ninputs || st->input[i].kind != PROFILE_CONST) return 0;
     *v = st->input[i].v.value;

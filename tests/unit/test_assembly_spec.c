@@ -53,19 +53,28 @@ Test(assembly_spec, one_rod_keys_at_the_top_and_a_rods_own_problems_under_its_pa
 
 Test(assembly_spec, inputs_are_addressed_by_rod)
 {
-    rod_model *m = tu_model("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"arm3\", " ROD ", "
+    rod_model *m = tu_model("{\"rods\": [{\"name\": \"a\", " ROD ", \"loads\": [{\"name\": \"F\", \"type\": "
+                            "\"tip_force\", \"force\": [0, 0.01, 0]}]}, {\"name\": \"arm3\", " ROD ", "
                             JOINT("a", "fixed") ", \"actuators\": [{\"name\": \"LM1\", \"type\": \"cable\", "
                             "\"route\": {\"offset\": [0.005, 0]}, \"tension\": 0.1}]}]}");
-    cr_assert_eq(rod_model_ninputs(m), 1);
-    cr_assert_str_eq(rod_model_input_name(m, 0), "arm3.LM1");
-    cr_assert_eq(rod_model_input_is_actuator(m, 0), 1);
+    cr_assert_eq(rod_model_ninputs(m), 2);
+    cr_assert_str_eq(rod_model_input_name(m, 0), "a.F"); /* rod 0's, whose model holds the rest */
+    cr_assert_str_eq(rod_model_input_type(m, 0), "tip_force");
+    cr_assert_eq(rod_model_input_is_actuator(m, 0), 0);
+    cr_assert_str_eq(rod_model_input_name(m, 1), "arm3.LM1");
+    cr_assert_str_eq(rod_model_input_type(m, 1), "cable");
+    cr_assert_eq(rod_model_input_is_actuator(m, 1), 1);
     char err[256];
     rod_state *st = rod_state_create(m, err, sizeof err);
     cr_assert_not_null(st, "%s", err);
     cr_assert_eq(rod_state_set_input(st, "arm3.LM1", 0.2), ROD_OK, "%s", rod_state_error(st));
+    cr_assert_eq(rod_state_set_input(st, "a.F", 0.5), ROD_OK, "%s", rod_state_error(st));
     double v = 0;
-    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert(rod_state_input_constant(st, 1, &v));
     cr_assert_float_eq(v, 0.2, 0);
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.5, 0);
+    cr_assert_float_eq(rod_state_input_value(st, 0, 1.0), 0.5, 0);
     cr_assert_eq(rod_state_set_input(st, "LM1", 0.2), ROD_ENOTFOUND);
     rod_state_free(st);
     rod_model_free(m);
