@@ -102,7 +102,7 @@ $(BUILD)/librodcore.a: $(CORE_OBJ)
 # command users call, links the engine's libraries and the offline commands; it exec's rodd-full
 # (all of server/, with the daemon's and HDF5's libraries) for serve, probe and run --format
 # hdf5, found beside it or in PREFIX/lib/rodd (server/front/delegate.h). server/process/main.c
-# is compiled for each.
+# is compiled for each. rodd loads muparser at its first expression (server/front/muparser_lazy.c).
 FRONT_OBJ = $(patsubst %.c,$(BUILD)/%.o,$(wildcard server/front/*.c) $(wildcard server/cli/*.c) \
               server/io/export.c server/io/export_text.c server/io/export_mcap.c server/io/mcap_writer.c \
               server/io/foxglove_channels.c $(wildcard server/io/frame*.c) \
@@ -115,7 +115,7 @@ $(BUILD)/server/front/%.o: server/front/%.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) $(SERVER_INC) $(CFLAGS) -MMD -MP -c $< -o $@
 # rodd-full comes with rodd: the tests that start build/rodd serve reach it through rodd
 $(BUILD)/rodd: $(FRONT_OBJ) $(BUILD)/librodcore.a | $(BUILD)/rodd-full
-	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(ZSTD_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(BUILD)/librodcore.a $(ZSTD_LIBS) $(filter-out -lmuparser,$(LDLIBS))
 $(BUILD)/rodd-full: $(SERVER_OBJ) $(BUILD)/librodcore.a
 	$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(BUILD)/librodcore.a $(SERVER_LIBS) $(LDLIBS)
 

@@ -609,6 +609,11 @@ void constraints_penalty_add(const rod_model *m, const rod_state *st, double wk,
         for (int j = 0; j < n; j++) {
             if (Ar[j] == 0) continue;
             double *Kj = K + (size_t)ld * j, *Cj = C + (size_t)ld * j;
+            if (K == C) { /* one matrix (a Newton matrix): one pass */
+                const double ab = (a + b) * Ar[j];
+                for (int i = 0; i < n; i++) Kj[i] += ab * Ar[i];
+                continue;
+            }
             for (int i = 0; i < n; i++) {
                 Kj[i] += a * Ar[j] * Ar[i];
                 Cj[i] += b * Ar[j] * Ar[i];

@@ -3,7 +3,8 @@
 
 A script that calls `rodd solve` in a loop pays the dynamic loader every time: rodd links the
 engine's libraries only and hands serve, probe and run --format hdf5 to rodd-full, which links
-the daemon's and HDF5's too (server/front/delegate.h). Each command runs REPEATS times; the
+the daemon's and HDF5's too (server/front/delegate.h), and loads muparser at the first
+expression (server/front/muparser_lazy.c: a spec without any skips it). Each command runs REPEATS times; the
 medians of CPU (user + sys, from the kernel's accounting of the finished child) and wall are
 printed for rodd and, beside it, for rodd-full running the same command (what every command
 cost before the split).
@@ -40,6 +41,7 @@ def main():
     cases = [
         ("version", ["version"]),
         ("check octopus-reaching", ["check", reaching]),
+        ("check stiffness-tuning", ["check", "api/examples/stiffness-tuning.json"]),
         ("solve stiffness-tuning", ["solve", "api/examples/stiffness-tuning.json"]),
         ("run octopus-reaching 3.5 s", ["run", reaching, "--until", "3.5", "--every", "0.01"]),
     ]

@@ -15,6 +15,18 @@ fi
 grep -q 'libmicrohttpd' <<<"$(readelf -d "$full")" && pass "rodd-full links the daemon's libraries" ||
   fail "rodd-full does not link libmicrohttpd"
 
+# muparser (with libstdc++ and libgomp) loads at the first expression, not at start-up
+if grep -q 'muparser' <<<"$needed"; then
+  fail "rodd links libmuparser: $(tr '\n' ' ' <<<"$needed")"
+else
+  pass "rodd does not link libmuparser"
+fi
+expect "rodd checks a spec with expressions" 0 "$rodd" check "$top/api/examples/octopus-reaching.json"
+expect "rodd reports an expression's error" 2 "$rodd" check "$top/api/examples/octopus-reaching.json" \
+  --set 'actuators.0.tension.wave.mu=min(t'
+grep -q "/actuators/0/tension/wave/mu" "$tmp/err" && pass "the error names the expression's path" \
+  || fail "expression error: $(cat "$tmp/err")"
+
 # the image installs exactly the packages of both binaries' libraries (a sanitizer's runtime aside)
 if grep -Eq 'libasan|libtsan|libubsan' <<<"$needed"; then
   pass "check-runtime-libs left out: a sanitizer build"
