@@ -58,6 +58,13 @@ typedef struct assembly {
     int initial_static;
 } assembly;
 
+/* a contact between two rods, on one of them (frames) */
+#define ASM_MAX_CONTACTS 512
+typedef struct {
+    int rod;
+    double s, point[3], force[3];
+} asm_contact_report;
+
 /* A state of the assembly: each rod's own state (scratch, inputs, and its q, q_dot copied in
  * from the assembly's), the assembly's q and q_dot, the last multipliers. */
 typedef struct asm_state {
@@ -67,6 +74,9 @@ typedef struct asm_state {
     double *lambda;           /* nrows: the joints' reactions on the child, its base frame */
     double *scratch;          /* the solve layer's working arrays */
     int *row_rods;            /* 2 nrows: the rods each row touches (-1: none) */
+    double *cq;               /* n: contact's generalized forces, then accelerations */
+    int ncontacts;            /* the rods' contacts with each other at the last evaluation */
+    asm_contact_report contact[ASM_MAX_CONTACTS];
     struct asm_solver *dyn;   /* the integrator (asm_integrator.c) */
     int need_reinit;
     int started;

@@ -38,6 +38,9 @@ int asm_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const double *q, const double *qd,
                   double *qdd);
 int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha);
+/* asm_contact.c: the rods' contacts with each other (environment.self_contact), added to qdd
+ * (q_dot NULL: at rest, no damping); Q: n of scratch. Reports in st->as->contact. */
+int asm_contact(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double *Q);
 /* The largest row violation at the last asm_accel (m or rad). */
 double asm_violation(const rod_model *m, const rod_state *st);
 /* The pull-back rate the dynamics use (1/s). */

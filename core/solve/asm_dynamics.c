@@ -51,6 +51,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
     const assembly *a = m->as;
     asm_state *as = st->as;
     const int nr = a->nrows, n = a->n;
+    asm_contact(m, st, q, qd, qdd, as->cq);
     if (!nr) return 0;
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
     double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;

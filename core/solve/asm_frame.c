@@ -37,6 +37,9 @@ int asm_frame(const rod_model *m, const rod_state *cst, int n, rod_frame *out)
         out->volume_change += fr[i].volume_change;
     }
     out->t = as ? as->t : 0;
+    /* the rods' contacts with each other, from the last evaluation (asm_contact.c) */
+    if (a->rod[0]->spec->self_contact) out->has_contacts = 1;
+    if (as) nc += as->ncontacts;
     out->nrods = a->nreal;
     out->rods = calloc((size_t)a->nreal, sizeof *out->rods);
     out->bodies = nb ? calloc((size_t)nb, sizeof *out->bodies) : NULL;
@@ -65,6 +68,14 @@ int asm_frame(const rod_model *m, const rod_state *cst, int n, rod_frame *out)
             memcpy(out->contact_force + 3 * k, f->contact_force + 3 * c, 3 * sizeof(double));
             out->contact_rod[k] = i;
         }
+    }
+    for (int k = 0; as && k < as->ncontacts && rc == ROD_OK; k++) {
+        const asm_contact_report *c = &as->contact[k];
+        const int o = out->ncontacts++;
+        out->contact_s[o] = c->s;
+        memcpy(out->contact_point + 3 * o, c->point, sizeof c->point);
+        memcpy(out->contact_force + 3 * o, c->force, sizeof c->force);
+        out->contact_rod[o] = c->rod;
     }
     const int nr = a->nrows;
     const double *err = as ? as->scratch + 2 * (size_t)nr * a->n + (size_t)nr * nr + nr : NULL;

@@ -23,7 +23,8 @@ int asm_state_attach(const rod_model *m, rod_state *st, char *err, size_t errlen
     /* A and W (r x n each), S (r x r), rhs, err, res (r each) */
     as->scratch = calloc(2 * r * n + r * r + 3 * r, sizeof *as->scratch);
     as->row_rods = malloc(2 * r * sizeof *as->row_rods);
-    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods) goto nomem;
+    as->cq = calloc(n, sizeof *as->cq);
+    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->cq) goto nomem;
     as->rod[0] = st;
     for (int i = 1; i < a->nrods; i++) {
         as->rod[i] = state_create_one(a->rod[i], err, errlen);
@@ -52,6 +53,7 @@ void asm_state_detach(rod_state *st)
     free(as->lambda);
     free(as->scratch);
     free(as->row_rods);
+    free(as->cq);
     free(as);
     st->as = NULL;
 }

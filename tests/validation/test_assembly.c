@@ -379,3 +379,61 @@ Test(assembly, a_branch_at_mid_rod_loads_it_as_its_reaction_would, .timeout = 60
     rod_state_free(st);
     rod_model_free(m);
 }
+
+Test(assembly, rods_pressed_together_balance_their_contact, .timeout = 120)
+{
+    /* two upright cantilevers 3 cm apart (radius 1 cm), the second on a fixed body, its tip
+     * pushed toward the first: their contact (the self-contact law between rods) holds both;
+     * the pushed rod's forces balance, and the first bends as it does alone under the contact
+     * forces reported on it, applied as point forces where they act */
+    char js[3000], a[400], b[400];
+    snprintf(a, sizeof a, MAT, 0.3, 6, 6, 2, 2);
+    snprintf(b, sizeof b, MAT, 0.3, 6, 6, 2, 2);
+    snprintf(js, sizeof js,
+             "{\"environment\": {\"gravity\": [0, 0, 0], \"self_contact\": {\"stiffness\": 1e6, \"damping\": 0}}, "
+             "\"bodies\": [{\"name\": \"post\", \"mass\": 1, \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\", "
+             "\"position\": [0.03, 0, 0]}}], \"rods\": [{\"name\": \"a\", %s}, {\"name\": \"b\", %s, \"base\": "
+             "{\"type\": \"joint\", \"to\": {\"body\": \"post\"}, \"joint\": \"fixed\"}, \"loads\": [{\"name\": "
+             "\"push\", \"type\": \"tip_force\", \"force\": [-0.05, 0, 0]}]}]}",
+             a, b);
+    rod_model *m = tu_model(js);
+    rod_state *st = tu_solve(m);
+    rod_frame f = tu_frame(m, st, 3);
+    double onb[3] = {0, 0, 0}, total = 0;
+    char loads[2048] = "";
+    size_t used = 0;
+    int na = 0;
+    for (int k = 0; k < f.ncontacts; k++) {
+        const double *F = f.contact_force + 3 * k;
+        if (f.contact_rod[k] == 1) {
+            for (int l = 0; l < 3; l++) onb[l] += F[l];
+            continue;
+        }
+        total += F[0];
+        used += (size_t)snprintf(loads + used, sizeof loads - used,
+                                 "%s{\"name\": \"c%d\", \"type\": \"point_force\", \"s\": %.17g, \"force\": [%.17g, "
+                                 "%.17g, %.17g]}", na ? ", " : "", na, f.contact_s[k], F[0], F[1], F[2]);
+        na++;
+    }
+    cr_assert_gt(na, 0, "they touch");
+    const double *R = f.cons[0].force;
+    const double bal[3] = {-0.05 + onb[0] + R[0], onb[1] + R[1], onb[2] + R[2]};
+    char one[3000];
+    snprintf(one, sizeof one, "{" MAT ", \"environment\": {\"gravity\": [0, 0, 0]}, \"loads\": [%s]}", 0.3, 6, 6, 2,
+             2, loads);
+    rod_model *m1 = tu_model(one);
+    rod_state *s1 = tu_solve(m1);
+    rod_frame f1 = tu_frame(m1, s1, 3);
+    const double dt = dist3(f.rods[0].position + 6, f1.position + 6);
+    cr_log_info("rods pressed together: %d contact points on the first, %.5f N on it in x; the pushed rod's "
+                "forces sum to %.1e N; the first's tip %.2e m from it alone under those forces",
+                na, total, sqrt(bal[0] * bal[0] + bal[1] * bal[1] + bal[2] * bal[2]), dt);
+    cr_assert_lt(fabs(bal[0]) + fabs(bal[1]) + fabs(bal[2]), 1e-9);
+    cr_assert_lt(dt, 1e-9);
+    rod_frame_free(&f1);
+    rod_state_free(s1);
+    rod_model_free(m1);
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
