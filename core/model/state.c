@@ -76,8 +76,10 @@ int rod_state_input_constant(const rod_state *st, int i, double *v)
 {
     if (st->as) {
         const assembly *a = st->m->as;
-        return i >= 0 && i < a->ninputs &&
-               rod_state_input_constant(st->as->rod[a->input[i].rod], a->input[i].index, v);
+        if (i < 0 || i >= a->ninputs) return 0;
+        /* the rod's own input, not a call back here: rod 0's state is st itself */
+        st = st->as->rod[a->input[i].rod];
+        i = a->input[i].index;
     }
     if (i < 0 || i >= st->m->ninputs || st->input[i].kind != PROFILE_CONST) return 0;
     *v = st->input[i].v.value;

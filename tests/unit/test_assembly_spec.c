@@ -69,3 +69,31 @@ Test(assembly_spec, inputs_are_addressed_by_rod)
     rod_state_free(st);
     rod_model_free(m);
 }
+
+/* The first rod's inputs (its state is the model's own) and one name in two rods: the daemon
+ * asked rod_state_input_constant of a rod-0 input at every publish and recursed until the stack
+ * ran out (a POST of such a spec killed it). */
+Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
+{
+#define LIFT(v) "\"actuators\": [{\"name\": \"lift\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, " \
+                "\"tension\": " v "}]"
+    rod_model *m = tu_model("{\"rods\": [{\"name\": \"a\", " ROD ", " LIFT("0.1") "}, {\"name\": \"b\", " ROD ", "
+                            JOINT("a", "fixed") ", " LIFT("\"0.3*t\"") "}]}");
+#undef LIFT
+    cr_assert_eq(rod_model_ninputs(m), 2);
+    cr_assert_str_eq(rod_model_input_name(m, 0), "a.lift");
+    cr_assert_str_eq(rod_model_input_name(m, 1), "b.lift");
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    double v = 0;
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.1, 0);
+    cr_assert_not(rod_state_input_constant(st, 1, &v), "b.lift is a profile in t");
+    cr_assert_eq(rod_state_set_input(st, "a.lift", 0.2), ROD_OK, "%s", rod_state_error(st));
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.2, 0);
+    cr_assert_not(rod_state_input_constant(st, 2, &v));
+    rod_state_free(st);
+    rod_model_free(m);
+}
