@@ -176,9 +176,13 @@ const char *rod_model_input_type(const rod_model *m, int i)
 {
     static const char *const loads[] = {"tip_force", "tip_moment", "point_force", "point_moment",
                                         "distributed_force", "distributed_moment"};
-    if (m->as)
-        return i >= 0 && i < m->as->ninputs
-                   ? rod_model_input_type(m->as->rod[m->as->input[i].rod], m->as->input[i].index) : NULL;
+    if (m->as) {
+        /* the rod's own input, not a call back here: rod 0's model is m itself */
+        if (i < 0 || i >= m->as->ninputs) return NULL;
+        const asm_input *a = &m->as->input[i];
+        m = m->as->rod[a->rod];
+        i = a->index;
+    }
     if (i < 0 || i >= m->ninputs) return NULL;
     const model_input *in = &m->inputs[i];
     if (in->kind == INPUT_LOAD) return loads[m->spec->loads[in->index].type];
@@ -189,9 +193,12 @@ const char *rod_model_input_type(const rod_model *m, int i)
 
 int rod_model_input_is_actuator(const rod_model *m, int i)
 {
-    if (m->as)
-        return i >= 0 && i < m->as->ninputs &&
-               rod_model_input_is_actuator(m->as->rod[m->as->input[i].rod], m->as->input[i].index);
+    if (m->as) {
+        if (i < 0 || i >= m->as->ninputs) return 0;
+        const asm_input *a = &m->as->input[i];
+        m = m->as->rod[a->rod];
+        i = a->index;
+    }
     return i >= 0 && i < m->ninputs &&
            (m->inputs[i].kind == INPUT_ACTUATOR || m->inputs[i].kind == INPUT_MUSCLE_BETA);
 }

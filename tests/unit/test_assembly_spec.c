@@ -70,9 +70,9 @@ Test(assembly_spec, inputs_are_addressed_by_rod)
     rod_model_free(m);
 }
 
-/* The first rod's inputs (its state is the model's own) and one name in two rods: the daemon
- * asked rod_state_input_constant of a rod-0 input at every publish and recursed until the stack
- * ran out (a POST of such a spec killed it). */
+/* The first rod's inputs (its model and state are the assembly's own) and one name in two rods:
+ * the daemon asked rod_state_input_constant of a rod-0 input at every publish and recursed until
+ * the stack ran out (a POST of such a spec killed it), rod_model_input_type looped forever. */
 Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
 {
 #define LIFT(v) "\"actuators\": [{\"name\": \"lift\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, " \
@@ -83,6 +83,11 @@ Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
     cr_assert_eq(rod_model_ninputs(m), 2);
     cr_assert_str_eq(rod_model_input_name(m, 0), "a.lift");
     cr_assert_str_eq(rod_model_input_name(m, 1), "b.lift");
+    /* the session's description asks these of every input (they looped forever for rod 0) */
+    cr_assert_str_eq(rod_model_input_type(m, 0), "cable");
+    cr_assert_eq(rod_model_input_is_actuator(m, 0), 1);
+    cr_assert_str_eq(rod_model_input_type(m, 1), "cable");
+    cr_assert_null(rod_model_input_type(m, 2));
     char err[256];
     rod_state *st = rod_state_create(m, err, sizeof err);
     cr_assert_not_null(st, "%s", err);
