@@ -99,6 +99,17 @@ Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
     cr_assert(rod_state_input_constant(st, 0, &v));
     cr_assert_float_eq(v, 0.2, 0);
     cr_assert_not(rod_state_input_constant(st, 2, &v));
+    /* a profile for either rod's input (rod 0's was "no actuator or load named \"lift\"") */
+    char perr[256] = "";
+    cr_assert_eq(rod_model_check_input_profile(m, "a.lift", "\"0.1*t\"", perr, sizeof perr), ROD_OK, "%s", perr);
+    cr_assert_eq(rod_model_check_input_profile(m, "b.lift", "\"0.1*t\"", perr, sizeof perr), ROD_OK, "%s", perr);
+    cr_assert_eq(rod_state_set_input_profile(st, "a.lift", "\"0.1*t\""), ROD_OK, "%s", rod_state_error(st));
+    cr_assert_not(rod_state_input_constant(st, 0, &v));
+    cr_assert_eq(rod_state_set_input_profile(st, "a.lift", NULL), ROD_OK, "%s", rod_state_error(st));
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.1, 0);
+    cr_assert_eq(rod_model_check_input_profile(m, "a.lift", "\"nan\"", perr, sizeof perr), ROD_EINVAL);
+    cr_assert(strstr(perr, "lift"), "%s", perr);
     rod_state_free(st);
     rod_model_free(m);
 }
