@@ -113,3 +113,39 @@ Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
     rod_state_free(st);
     rod_model_free(m);
 }
+
+/* A top-level body's own problems under its own path (they were /bodies/0/bodies/0/mass), a
+ * joint's vector under its key, unknown keys in a joint's rotation. */
+Test(assembly_spec, body_and_joint_problems_under_their_own_paths)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}], \"bodies\": [{\"name\": \"o\", \"mass\": 1, \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}, {\"name\": \"hub\", "
+            "\"mass\": \"1\", \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}]}",
+            "/bodies/1/mass: must be a number");
+    cr_expect_null(strstr(tu_issues("{\"rods\": [{\"name\": \"a\", " ROD "}], \"bodies\": [{\"name\": \"hub\", "
+                                    "\"mass\": \"1\", \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}]}"),
+                          "/bodies/0/bodies"));
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [1, 0]}}]}",
+            "/rods/1/base/axis: must be an array of 3 numbers");
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"ball\", \"rotation\": {\"axis\": [0, 0, 1], \"angle\": 1, \"angel\": 2}}}]}",
+            "/rods/1/base/rotation: has an unknown key \"angel\"");
+}
+
+/* An axis of huge components is a direction like any other: its norm overflowed to inf and the
+ * hinge's axis became (0, 0, 0), accepted, then the joint's rows were singular at start. */
+Test(assembly_spec, huge_axes_are_directions)
+{
+    const char *rest = "{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+                       "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [1e308, 0, 1e308]}}]}";
+    rod_model *m = tu_model(rest);
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    rod_state_free(st);
+    rod_model_free(m);
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [0, 0, 0]}}]}",
+            "/rods/1/base/axis: must not be zero");
+}
