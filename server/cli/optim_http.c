@@ -139,7 +139,8 @@ static int unchunk(char *b, size_t *len)
         if (end == b + in || !eol) return -1;
         in = (size_t)(eol - b) + 2;
         if (sz == 0) break;
-        if (in + sz > *len) return -1;
+        /* not in + sz > *len: a size near ULONG_MAX wraps that sum around (in <= *len here) */
+        if (in > *len || sz > *len - in) return -1;
         memmove(b + out, b + in, sz);
         out += sz;
         in += sz + 2;

@@ -113,3 +113,26 @@ Test(optim_http, urls_it_cannot_use_and_a_closed_port_are_named)
     cr_expect(strstr(err, "cannot connect") != NULL, "%s", err);
     close(fd);
 }
+
+/* A daemon whose chunk size overflows (strtoul saturates): the size check wrapped around and
+ * memmove ran past the buffer (rodd optimize died with munmap_chunk(): invalid pointer). */
+Test(optim_http, a_chunk_size_past_the_body_is_malformed)
+{
+    static const char *const answers[] = {
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\n{}\r\n0\r\n\r\n",
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n{}\r\n0\r\n\r\n",
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffe\r\n{}\r\n0\r\n\r\n",
+    };
+    for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
+        server s;
+        pthread_t th;
+        int port = start(&s, answers[k], &th);
+        char url[64], err[200] = "";
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+        optim_http_reply r;
+        cr_expect_eq(optim_http_request(url, "POST", "/v1/sessions", "{}", NULL, 5, &r, err, sizeof err), -1);
+        pthread_join(th, NULL);
+        close(s.fd);
+        cr_expect(strstr(err, "a malformed chunked body") != NULL, "%s", err);
+    }
+}
