@@ -90,7 +90,8 @@ static int send_all(int fd, const char *b, size_t n)
     return 0;
 }
 
-/* Everything the peer sends until it closes (the request asked it to), or -1 on a timeout. */
+/* Everything the peer sends until it closes (the request asked it to), or -1 on a timeout,
+ * -2 past OPTIM_HTTP_MAX_ANSWER bytes. */
 static int read_all(int fd, double timeout_s, char **out, size_t *len)
 {
     size_t cap = 8192, n = 0;
@@ -121,6 +122,10 @@ static int read_all(int fd, double timeout_s, char **out, size_t *len)
         }
         if (r == 0) break;
         n += (size_t)r;
+        if (n > OPTIM_HTTP_MAX_ANSWER) {
+            free(b);
+            return -2;
+        }
     }
     b[n] = '\0';
     *out = b;
@@ -169,12 +174,16 @@ int optim_http_request(const char *url, const char *method, const char *path, co
                       token ? "\r\n" : "", body ? "Content-Type: application/json\r\n" : "", blen);
     char *raw = NULL;
     size_t n = 0;
-    int rc = -1;
+    int rc = -1, rd;
     if (hn < 0 || (size_t)hn >= sizeof head || send_all(fd, head, (size_t)hn) != 0 ||
         (blen && send_all(fd, body, blen) != 0)) {
         snprintf(err, errlen, "%s %s%s: cannot send the request", method, url, path);
-    } else if (read_all(fd, timeout_s, &raw, &n) != 0) {
-        snprintf(err, errlen, "%s %s%s: no answer within %g s", method, url, path, timeout_s);
+    } else if ((rd = read_all(fd, timeout_s, &raw, &n)) != 0) {
+        if (rd == -2)
+            snprintf(err, errlen, "%s %s%s: the answer is longer than %zu bytes", method, url, path,
+                     OPTIM_HTTP_MAX_ANSWER);
+        else
+            snprintf(err, errlen, "%s %s%s: no answer within %g s", method, url, path, timeout_s);
     } else {
         char *sep = strstr(raw, "\r\n\r\n");
         int status = 0;

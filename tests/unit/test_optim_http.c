@@ -35,7 +35,7 @@ static void *serve_once(void *arg)
         const char *cl = strstr(s->request, "Content-Length: ");
         if (end && cl && n >= (size_t)(end + 4 - s->request) + (size_t)atoi(cl + 16)) break;
     }
-    send(c, s->answer, strlen(s->answer), 0);
+    send(c, s->answer, strlen(s->answer), MSG_NOSIGNAL); /* the client may stop reading */
     close(c);
     return NULL;
 }
@@ -135,4 +135,28 @@ Test(optim_http, a_chunk_size_past_the_body_is_malformed)
         close(s.fd);
         cr_expect(strstr(err, "a malformed chunked body") != NULL, "%s", err);
     }
+}
+
+/* A peer that never stops sending: the answer is refused past OPTIM_HTTP_MAX_ANSWER (rodd
+ * optimize grew to 5 GB in 24 s against a daemon streaming an endless body). */
+Test(optim_http, an_answer_past_the_cap_is_refused)
+{
+    const size_t n = OPTIM_HTTP_MAX_ANSWER + 4096;
+    char *big = malloc(n + 1);
+    cr_assert_not_null(big);
+    const char *head = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n\r\n";
+    memset(big, ' ', n);
+    memcpy(big, head, strlen(head));
+    big[n] = '\0';
+    server s;
+    pthread_t th;
+    int port = start(&s, big, &th);
+    char url[64], err[200] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    optim_http_reply r;
+    cr_expect_eq(optim_http_request(url, "POST", "/v1/solve", "{}", NULL, 5, &r, err, sizeof err), -1);
+    close(s.fd);
+    pthread_join(th, NULL);
+    cr_expect(strstr(err, "bytes") != NULL, "%s", err);
+    free(big);
 }
