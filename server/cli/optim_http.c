@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -90,16 +91,26 @@ static int send_all(int fd, const char *b, size_t n)
     return 0;
 }
 
-/* Everything the peer sends until it closes (the request asked it to), or -1 on a timeout,
- * -2 past OPTIM_HTTP_MAX_ANSWER bytes. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Everything the peer sends until it closes (the request asked it to), or -1 when that takes
+ * over timeout_s in all (a peer sending a byte now and then cannot hold it), -2 past
+ * OPTIM_HTTP_MAX_ANSWER bytes. */
 static int read_all(int fd, double timeout_s, char **out, size_t *len)
 {
     size_t cap = 8192, n = 0;
     char *b = malloc(cap);
     if (!b) return -1;
+    const double end = now_s() + timeout_s;
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        int pr = poll(&p, 1, (int)(timeout_s * 1000));
+        const double left = end - now_s();
+        int pr = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
         if (pr < 0 && errno == EINTR) continue;
         if (pr <= 0) {
             free(b);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -159,4 +160,43 @@ Test(optim_http, an_answer_past_the_cap_is_refused)
     pthread_join(th, NULL);
     cr_expect(strstr(err, "bytes") != NULL, "%s", err);
     free(big);
+}
+
+/* A peer that sends a byte every 0.2 s: timeout_s bounds the whole answer, not each read (it
+ * held an evaluation as long as the bytes kept coming). */
+static void *drip(void *arg)
+{
+    server *s = arg;
+    int c = accept(s->fd, NULL, NULL);
+    recv(c, s->request, sizeof s->request - 1, 0);
+    const char *head = "HTTP/1.1 200 OK\r\n\r\n";
+    send(c, head, strlen(head), MSG_NOSIGNAL);
+    for (int k = 0; k < 20 && send(c, " ", 1, MSG_NOSIGNAL) == 1; k++) usleep(200000);
+    close(c);
+    return NULL;
+}
+
+Test(optim_http, timeout_bounds_the_whole_answer)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    server s;
+    s.fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_eq(bind(s.fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(s.fd, 1), 0);
+    getsockname(s.fd, (struct sockaddr *)&a, &len);
+    pthread_t th;
+    pthread_create(&th, NULL, drip, &s);
+    char url[64], err[200] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(a.sin_port));
+    optim_http_reply r;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_expect_eq(optim_http_request(url, "GET", "/readyz", NULL, NULL, 1.0, &r, err, sizeof err), -1);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(took < 2.5, "took %g s", took);
+    cr_expect(strstr(err, "no answer within 1 s") != NULL, "%s", err);
+    pthread_join(th, NULL);
+    close(s.fd);
 }
