@@ -305,7 +305,10 @@ static void hinge_basis(asm_joint *jt, const joint_spec *js, const double Rj[9])
 rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
 {
     const int before = iss->count;
-    check_keys(root, "", top_keys, iss);
+    /* a rod's key at the top gets its own message below, not "unknown" as well */
+    for (const cJSON *c = root->child; c; c = c->next)
+        if (!in_list(c->string, top_keys) && !in_list(c->string, rod_keys))
+            issues_add(iss, "", "has an unknown key \"%s\"", c->string);
     for (int k = 0; rod_keys[k]; k++)
         if (strcmp(rod_keys[k], "name") && strcmp(rod_keys[k], "bodies") &&
             cJSON_GetObjectItemCaseSensitive(root, rod_keys[k])) {

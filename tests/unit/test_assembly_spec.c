@@ -149,3 +149,11 @@ Test(assembly_spec, huge_axes_are_directions)
             "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [0, 0, 0]}}]}",
             "/rods/1/base/axis: must not be zero");
 }
+
+/* A one-rod key beside "rods" is reported once, where it belongs, not also as unknown */
+Test(assembly_spec, a_one_rod_key_at_the_top_is_reported_once)
+{
+    const char *got = tu_issues("{\"rod\": {}, \"rods\": [{\"name\": \"a\", " ROD "}]}");
+    cr_expect(strstr(got, "/rod: belongs in each rod"), "%s", got);
+    cr_expect_null(strstr(got, "unknown key \"rod\""), "%s", got);
+}
