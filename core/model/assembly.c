@@ -65,18 +65,32 @@ static int check_keys(const cJSON *o, const char *path, const char *const *keys,
     return bad;
 }
 
+/* v / |v| without overflow (1e308 components) or underflow (1e-320): scaled by the largest
+ * component first, so the result is a unit vector whenever v is not 0; 0 when it is */
+static int normalize3(double v[3])
+{
+    const double m = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    if (!(m > 0) || !isfinite(m)) return 0;
+    for (int i = 0; i < 3; i++) v[i] /= m;
+    const double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int i = 0; i < 3; i++) v[i] /= n;
+    return 1;
+}
+
 static int get_vec3(const cJSON *o, const char *key, const char *path, double v[3], rod_issues *iss)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!a) return 0;
+    char kp[240];
+    snprintf(kp, sizeof kp, "%s/%s", path, key);
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 3) {
-        issues_add(iss, path, "%s must be an array of 3 numbers", key);
+        issues_add(iss, kp, "must be an array of 3 numbers");
         return -1;
     }
     for (int i = 0; i < 3; i++) {
         const cJSON *x = cJSON_GetArrayItem(a, i);
         if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) {
-            issues_add(iss, path, "%s must be an array of 3 numbers", key);
+            issues_add(iss, kp, "must be an array of 3 numbers");
             return -1;
         }
         v[i] = x->valuedouble;
@@ -99,12 +113,12 @@ static void get_rotation(const cJSON *o, const char *path, double axis[3], doubl
         issues_add(iss, p, "must be {\"axis\": [x, y, z], \"angle\": radians}");
         return;
     }
-    const double nrm = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    if (!(nrm > 0)) {
+    static const char *const rot_keys[] = {"axis", "angle", NULL};
+    check_keys(r, p, rot_keys, iss);
+    if (!normalize3(axis)) {
         issues_add(iss, p, "axis must not be zero");
         return;
     }
-    for (int i = 0; i < 3; i++) axis[i] /= nrm;
     *angle = an->valuedouble;
 }
 
@@ -136,6 +150,8 @@ static rod_model *compile_sub(cJSON *sub, const char *prefix, int shared_too, ro
             if (p[0] == '/' && !strncmp(p + 1, shared_keys[k], l) && (p[l + 1] == '/' || !p[l + 1])) shared = 1;
         }
         if (shared && !shared_too) continue;
+        /* a top-level body's stub carries it as its one body: /bodies/0/KEY is /bodies/I/KEY */
+        if (!strncmp(prefix, "/bodies/", 8) && !strncmp(p, "/bodies/0", 9) && (p[9] == '/' || !p[9])) p += 9;
         char path[512];
         snprintf(path, sizeof path, "%s%s", shared ? "" : prefix, p);
         issues_add(iss, path, "%s", tmp.items[i].message);
@@ -213,11 +229,8 @@ static void parse_joint(const cJSON *b, const char *path, joint_spec *j, rod_iss
     if (j->type == JOINT_HINGE && ha == 0) issues_add(iss, p, "a hinge needs its axis (in the parent's frame)");
     if (j->type != JOINT_HINGE && ha) issues_add(iss, p, "is only for a \"hinge\"");
     if (j->type == JOINT_HINGE && ha == 1) {
-        const double n = sqrt(j->hinge[0] * j->hinge[0] + j->hinge[1] * j->hinge[1] + j->hinge[2] * j->hinge[2]);
-        if (!(n > 0)) issues_add(iss, p, "must not be zero");
-        else
-            for (int k = 0; k < 3; k++) j->hinge[k] /= n;
-        j->has_hinge = n > 0;
+        j->has_hinge = normalize3(j->hinge);
+        if (!j->has_hinge) issues_add(iss, p, "must not be zero");
     }
     get_vec3(b, "position", path, j->pos, iss);
     get_rotation(b, path, j->axis_rot, &j->angle, iss);
@@ -292,7 +305,10 @@ static void hinge_basis(asm_joint *jt, const joint_spec *js, const double Rj[9])
 rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
 {
     const int before = iss->count;
-    check_keys(root, "", top_keys, iss);
+    /* a rod's key at the top gets its own message below, not "unknown" as well */
+    for (const cJSON *c = root->child; c; c = c->next)
+        if (!in_list(c->string, top_keys) && !in_list(c->string, rod_keys))
+            issues_add(iss, "", "has an unknown key \"%s\"", c->string);
     for (int k = 0; rod_keys[k]; k++)
         if (strcmp(rod_keys[k], "name") && strcmp(rod_keys[k], "bodies") &&
             cJSON_GetObjectItemCaseSensitive(root, rod_keys[k])) {

@@ -51,9 +51,18 @@ static void input_changed(rod_state *st, int i, const profile *before)
     state_input_changed(st, i, before, dyn_step_boundary(st, &t_n) ? &t_n : NULL);
 }
 
+/* the rod's own input by its own name: rod_model_input_index would look in the assembly's
+ * ROD.NAME list when m is rod 0 of several, whose model is the assembly's */
+static int own_input_index(const rod_model *m, const char *name)
+{
+    for (int i = 0; i < m->ninputs; i++)
+        if (strcmp(m->inputs[i].name, name) == 0) return i;
+    return -1;
+}
+
 int input_check_one(const rod_model *m, const char *name, const char *json, char *err, size_t errlen)
 {
-    const int i = rod_model_input_index(m, name);
+    const int i = own_input_index(m, name);
     if (i < 0) {
         snprintf(err, errlen, "no actuator or load named \"%s\"", name);
         return ROD_ENOTFOUND;
@@ -70,7 +79,7 @@ int input_check_one(const rod_model *m, const char *name, const char *json, char
 int input_set_profile_one(rod_state *st, const char *name, const char *json)
 {
     const rod_model *m = st->m;
-    const int i = rod_model_input_index(m, name);
+    const int i = own_input_index(m, name);
     if (i < 0) {
         state_set_error(st, "no actuator or load named \"%s\"", name);
         return ROD_ENOTFOUND;

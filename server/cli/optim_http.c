@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -90,15 +91,26 @@ static int send_all(int fd, const char *b, size_t n)
     return 0;
 }
 
-/* Everything the peer sends until it closes (the request asked it to), or -1 on a timeout. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Everything the peer sends until it closes (the request asked it to), or -1 when that takes
+ * over timeout_s in all (a peer sending a byte now and then cannot hold it), -2 past
+ * OPTIM_HTTP_MAX_ANSWER bytes. */
 static int read_all(int fd, double timeout_s, char **out, size_t *len)
 {
     size_t cap = 8192, n = 0;
     char *b = malloc(cap);
     if (!b) return -1;
+    const double end = now_s() + timeout_s;
     for (;;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        int pr = poll(&p, 1, (int)(timeout_s * 1000));
+        const double left = end - now_s();
+        int pr = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
         if (pr < 0 && errno == EINTR) continue;
         if (pr <= 0) {
             free(b);
@@ -121,6 +133,10 @@ static int read_all(int fd, double timeout_s, char **out, size_t *len)
         }
         if (r == 0) break;
         n += (size_t)r;
+        if (n > OPTIM_HTTP_MAX_ANSWER) {
+            free(b);
+            return -2;
+        }
     }
     b[n] = '\0';
     *out = b;
@@ -139,7 +155,8 @@ static int unchunk(char *b, size_t *len)
         if (end == b + in || !eol) return -1;
         in = (size_t)(eol - b) + 2;
         if (sz == 0) break;
-        if (in + sz > *len) return -1;
+        /* not in + sz > *len: a size near ULONG_MAX wraps that sum around (in <= *len here) */
+        if (in > *len || sz > *len - in) return -1;
         memmove(b + out, b + in, sz);
         out += sz;
         in += sz + 2;
@@ -168,12 +185,16 @@ int optim_http_request(const char *url, const char *method, const char *path, co
                       token ? "\r\n" : "", body ? "Content-Type: application/json\r\n" : "", blen);
     char *raw = NULL;
     size_t n = 0;
-    int rc = -1;
+    int rc = -1, rd;
     if (hn < 0 || (size_t)hn >= sizeof head || send_all(fd, head, (size_t)hn) != 0 ||
         (blen && send_all(fd, body, blen) != 0)) {
         snprintf(err, errlen, "%s %s%s: cannot send the request", method, url, path);
-    } else if (read_all(fd, timeout_s, &raw, &n) != 0) {
-        snprintf(err, errlen, "%s %s%s: no answer within %g s", method, url, path, timeout_s);
+    } else if ((rd = read_all(fd, timeout_s, &raw, &n)) != 0) {
+        if (rd == -2)
+            snprintf(err, errlen, "%s %s%s: the answer is longer than %zu bytes", method, url, path,
+                     OPTIM_HTTP_MAX_ANSWER);
+        else
+            snprintf(err, errlen, "%s %s%s: no answer within %g s", method, url, path, timeout_s);
     } else {
         char *sep = strstr(raw, "\r\n\r\n");
         int status = 0;

@@ -694,13 +694,16 @@ int h_session_route(http_request *rq, http_response *rs)
     } else if (strcmp(sub, "checkpoint") == 0 && !name[0]) {
         if (get) {
             int busy;
-            char *text = session_checkpoint(s, 5.0, &busy, NULL);
+            char why[256];
+            char *text = session_checkpoint(s, 5.0, &busy, NULL, why, sizeof why);
             if (text) reply_text(rs, 200, "application/json", text);
             else if (busy) {
                 reply_problem(rs, PROBLEM_NOT_READY, "the session is in a long step",
                               "a step has held the engine state for over 5 s; try again", NULL);
                 snprintf(rs->retry_after, sizeof rs->retry_after, "5");
-            } else reply_problem(rs, PROBLEM_INTERNAL, "the checkpoint could not be written", "out of memory", NULL);
+            } else if (strcmp(why, "out of memory")) {
+                reply_problem(rs, PROBLEM_WRONG_STATE, "no checkpoint of this session", why, NULL);
+            } else reply_problem(rs, PROBLEM_INTERNAL, "the checkpoint could not be written", why, NULL);
             free(text);
         } else reply_not_allowed(rs, "GET, HEAD");
     } else if (strcmp(sub, "recording") == 0 && !name[0]) {

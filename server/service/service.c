@@ -61,13 +61,14 @@ int daemon_checkpoint_session_within(daemon_ctx *d, session *s, double wait)
     if (!d->cfg.state_dir[0]) return 0;
     int busy;
     uint64_t gen = 0;
-    char *text = session_checkpoint(s, wait, &busy, &gen);
+    persist_job j = {d->cfg.state_dir, session_id(s), NULL, ""};
+    char *text = session_checkpoint(s, wait, &busy, &gen, j.err, sizeof j.err);
     if (busy) {
         /* a long step holds the state; the periodic checkpoint gets it later */
         log_event(LOG_WARN, "checkpoint_deferred", "id=%s reason=\"a step holds the state\"", session_id(s));
         return 1;
     }
-    persist_job j = {d->cfg.state_dir, session_id(s), text, "no memory"};
+    j.text = text;
     /* skipped (1) when the session is deleted or a newer snapshot is already on disk */
     int rc = text ? session_persist(s, gen, write_job, &j) : -1;
     if (rc < 0) log_event(LOG_ERROR, "checkpoint_failed", "id=%s error=%s", session_id(s), log_q(j.err));

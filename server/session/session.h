@@ -144,9 +144,11 @@ int session_inputs_now(session *s, const char **names, double *v, int cap);
 /* A cJSON object describing the session (state, time, inputs, model sizes, stats). */
 struct cJSON *session_describe(session *s);
 /* The whole session as JSON text for persistence (spec, options, status, engine state).
- * Waits at most `wait` seconds for the state; NULL with *busy set when a step holds it longer.
- * *generation (if not NULL) numbers the snapshot: a later one has a larger number. */
-char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generation);
+ * Waits at most `wait` seconds for the state; NULL with *busy set when a step holds it longer,
+ * NULL with err (errlen bytes) saying why when the engine cannot save this model's state
+ * (several rods) or memory runs out. *generation (if not NULL) numbers the snapshot: a later
+ * one has a larger number. */
+char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generation, char *err, size_t errlen);
 
 /* Persistence: one writer at a time per session, never a snapshot older than the one last
  * written, nothing once the session is deleted. Calls write(ctx) under the session's writer

@@ -3,6 +3,7 @@
 #include "rod_json.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -121,15 +122,17 @@ cJSON *session_describe(session *s)
     return o;
 }
 
-char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generation)
+char *session_checkpoint(session *s, double wait, int *busy, uint64_t *generation, char *err, size_t errlen)
 {
     *busy = 0;
+    snprintf(err, errlen, "out of memory");
     const struct timespec until = realtime_after(wait);
     if (pthread_mutex_timedlock(&s->state_mu, &until) != 0) {
         *busy = 1;
         return NULL;
     }
     char *state = rod_state_save(s->model, s->state);
+    if (!state) snprintf(err, errlen, "%s", rod_state_error(s->state));
     cJSON *o = state ? cJSON_CreateObject() : NULL;
     if (!o) {
         pthread_mutex_unlock(&s->state_mu);

@@ -64,3 +64,38 @@ test("a session of two rods: REST, stream JSON, chosen fields, binary version 2 
     d.cleanup();
   }
 });
+
+// Inputs on the first rod (whose model is the assembly's own) and one input name in two rods:
+// such a POST killed the daemon (a recursion in the publish), its description hung; a profile
+// for a.lift answered 404; a checkpoint answered 500 "out of memory" (checkpoints of several rods were not written yet).
+test("two rods with inputs of one name: create, command each, profiles, checkpoint", async () => {
+  const d = await startDaemon();
+  try {
+    const lift = (v) => [{ name: "lift", type: "cable", route: { offset: [-0.8, 0], relative_to_radius: true }, tension: v }];
+    const two = structuredClone(spec);
+    two.rods[0].name = "a";
+    two.rods[1].name = "b";
+    two.rods[1].base.to.rod = "a";
+    two.rods[0].actuators = lift(0);
+    two.rods[1].actuators = lift("0.1*t");
+    const r = await api(d, "POST", "/v1/sessions", { spec: two, points: 5 });
+    assert.equal(r.status, 201, JSON.stringify(r.json));
+    const id = r.json.id;
+    assert.deepEqual(r.json.inputs.map((x) => [x.name, x.type, x.profile]), [["a.lift", "cable", false], ["b.lift", "cable", true]]);
+    let p = await api(d, "PATCH", `/v1/sessions/${id}/actuators`, { "a.lift": 0.5, "b.lift": 0.2 });
+    assert.equal(p.status, 200, JSON.stringify(p.json));
+    p = await api(d, "PUT", `/v1/sessions/${id}/actuators/a.lift`, { value: "0.1*t" });
+    assert.equal(p.status, 200, JSON.stringify(p.json));
+    p = await api(d, "PATCH", `/v1/sessions/${id}/actuators`, { lift: 0.1 });
+    assert.equal(p.status, 404);
+    const a = await api(d, "POST", `/v1/sessions/${id}:advance`, { by: 0.02 });
+    assert.equal(a.status, 200, JSON.stringify(a.json));
+    assert.equal(a.json.state, "paused", JSON.stringify(a.json.failure));
+    const c = await api(d, "GET", `/v1/sessions/${id}/checkpoint`);
+    assert.equal(c.status, 200, JSON.stringify(c.json));
+    assert.ok(JSON.stringify(c.json).includes("\"rods\""), "each rod's own checkpoint under rods");
+    assert.equal((await api(d, "GET", "/livez")).status, 200);
+  } finally {
+    await d.stop();
+  }
+});

@@ -105,3 +105,91 @@ Test(assembly_spec, a_checkpoint_continues_as_the_state_it_came_from, .timeout =
     rod_state_free(st);
     rod_model_free(m);
 }
+
+/* The first rod's inputs (its model and state are the assembly's own) and one name in two rods:
+ * the daemon asked rod_state_input_constant of a rod-0 input at every publish and recursed until
+ * the stack ran out (a POST of such a spec killed it), rod_model_input_type looped forever. */
+Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
+{
+#define LIFT(v) "\"actuators\": [{\"name\": \"lift\", \"type\": \"cable\", \"route\": {\"offset\": [0.005, 0]}, " \
+                "\"tension\": " v "}]"
+    rod_model *m = tu_model("{\"rods\": [{\"name\": \"a\", " ROD ", " LIFT("0.1") "}, {\"name\": \"b\", " ROD ", "
+                            JOINT("a", "fixed") ", " LIFT("\"0.3*t\"") "}]}");
+#undef LIFT
+    cr_assert_eq(rod_model_ninputs(m), 2);
+    cr_assert_str_eq(rod_model_input_name(m, 0), "a.lift");
+    cr_assert_str_eq(rod_model_input_name(m, 1), "b.lift");
+    /* the session's description asks these of every input (they looped forever for rod 0) */
+    cr_assert_str_eq(rod_model_input_type(m, 0), "cable");
+    cr_assert_eq(rod_model_input_is_actuator(m, 0), 1);
+    cr_assert_str_eq(rod_model_input_type(m, 1), "cable");
+    cr_assert_null(rod_model_input_type(m, 2));
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    double v = 0;
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.1, 0);
+    cr_assert_not(rod_state_input_constant(st, 1, &v), "b.lift is a profile in t");
+    cr_assert_eq(rod_state_set_input(st, "a.lift", 0.2), ROD_OK, "%s", rod_state_error(st));
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.2, 0);
+    cr_assert_not(rod_state_input_constant(st, 2, &v));
+    /* a profile for either rod's input (rod 0's was "no actuator or load named \"lift\"") */
+    char perr[256] = "";
+    cr_assert_eq(rod_model_check_input_profile(m, "a.lift", "\"0.1*t\"", perr, sizeof perr), ROD_OK, "%s", perr);
+    cr_assert_eq(rod_model_check_input_profile(m, "b.lift", "\"0.1*t\"", perr, sizeof perr), ROD_OK, "%s", perr);
+    cr_assert_eq(rod_state_set_input_profile(st, "a.lift", "\"0.1*t\""), ROD_OK, "%s", rod_state_error(st));
+    cr_assert_not(rod_state_input_constant(st, 0, &v));
+    cr_assert_eq(rod_state_set_input_profile(st, "a.lift", NULL), ROD_OK, "%s", rod_state_error(st));
+    cr_assert(rod_state_input_constant(st, 0, &v));
+    cr_assert_float_eq(v, 0.1, 0);
+    cr_assert_eq(rod_model_check_input_profile(m, "a.lift", "\"nan\"", perr, sizeof perr), ROD_EINVAL);
+    cr_assert(strstr(perr, "lift"), "%s", perr);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+/* A top-level body's own problems under its own path (they were /bodies/0/bodies/0/mass), a
+ * joint's vector under its key, unknown keys in a joint's rotation. */
+Test(assembly_spec, body_and_joint_problems_under_their_own_paths)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}], \"bodies\": [{\"name\": \"o\", \"mass\": 1, \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}, {\"name\": \"hub\", "
+            "\"mass\": \"1\", \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}]}",
+            "/bodies/1/mass: must be a number");
+    cr_expect_null(strstr(tu_issues("{\"rods\": [{\"name\": \"a\", " ROD "}], \"bodies\": [{\"name\": \"hub\", "
+                                    "\"mass\": \"1\", \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}]}"),
+                          "/bodies/0/bodies"));
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [1, 0]}}]}",
+            "/rods/1/base/axis: must be an array of 3 numbers");
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"ball\", \"rotation\": {\"axis\": [0, 0, 1], \"angle\": 1, \"angel\": 2}}}]}",
+            "/rods/1/base/rotation: has an unknown key \"angel\"");
+}
+
+/* An axis of huge components is a direction like any other: its norm overflowed to inf and the
+ * hinge's axis became (0, 0, 0), accepted, then the joint's rows were singular at start. */
+Test(assembly_spec, huge_axes_are_directions)
+{
+    const char *rest = "{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+                       "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [1e308, 0, 1e308]}}]}";
+    rod_model *m = tu_model(rest);
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    rod_state_free(st);
+    rod_model_free(m);
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"hinge\", \"axis\": [0, 0, 0]}}]}",
+            "/rods/1/base/axis: must not be zero");
+}
+
+/* A one-rod key beside "rods" is reported once, where it belongs, not also as unknown */
+Test(assembly_spec, a_one_rod_key_at_the_top_is_reported_once)
+{
+    const char *got = tu_issues("{\"rod\": {}, \"rods\": [{\"name\": \"a\", " ROD "}]}");
+    cr_expect(strstr(got, "/rod: belongs in each rod"), "%s", got);
+    cr_expect_null(strstr(got, "unknown key \"rod\""), "%s", got);
+}

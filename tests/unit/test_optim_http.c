@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -35,7 +36,7 @@ static void *serve_once(void *arg)
         const char *cl = strstr(s->request, "Content-Length: ");
         if (end && cl && n >= (size_t)(end + 4 - s->request) + (size_t)atoi(cl + 16)) break;
     }
-    send(c, s->answer, strlen(s->answer), 0);
+    send(c, s->answer, strlen(s->answer), MSG_NOSIGNAL); /* the client may stop reading */
     close(c);
     return NULL;
 }
@@ -112,4 +113,90 @@ Test(optim_http, urls_it_cannot_use_and_a_closed_port_are_named)
     cr_expect_eq(optim_http_request(url, "GET", "/readyz", NULL, NULL, 5, &r, err, sizeof err), -1);
     cr_expect(strstr(err, "cannot connect") != NULL, "%s", err);
     close(fd);
+}
+
+/* A daemon whose chunk size overflows (strtoul saturates): the size check wrapped around and
+ * memmove ran past the buffer (rodd optimize died with munmap_chunk(): invalid pointer). */
+Test(optim_http, a_chunk_size_past_the_body_is_malformed)
+{
+    static const char *const answers[] = {
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffff\r\n{}\r\n0\r\n\r\n",
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\n{}\r\n0\r\n\r\n",
+        "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffe\r\n{}\r\n0\r\n\r\n",
+    };
+    for (size_t k = 0; k < sizeof answers / sizeof *answers; k++) {
+        server s;
+        pthread_t th;
+        int port = start(&s, answers[k], &th);
+        char url[64], err[200] = "";
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+        optim_http_reply r;
+        cr_expect_eq(optim_http_request(url, "POST", "/v1/sessions", "{}", NULL, 5, &r, err, sizeof err), -1);
+        pthread_join(th, NULL);
+        close(s.fd);
+        cr_expect(strstr(err, "a malformed chunked body") != NULL, "%s", err);
+    }
+}
+
+/* A peer that never stops sending: the answer is refused past OPTIM_HTTP_MAX_ANSWER (rodd
+ * optimize grew to 5 GB in 24 s against a daemon streaming an endless body). */
+Test(optim_http, an_answer_past_the_cap_is_refused)
+{
+    const size_t n = OPTIM_HTTP_MAX_ANSWER + 4096;
+    char *big = malloc(n + 1);
+    cr_assert_not_null(big);
+    const char *head = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n\r\n";
+    memset(big, ' ', n);
+    memcpy(big, head, strlen(head));
+    big[n] = '\0';
+    server s;
+    pthread_t th;
+    int port = start(&s, big, &th);
+    char url[64], err[200] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    optim_http_reply r;
+    cr_expect_eq(optim_http_request(url, "POST", "/v1/solve", "{}", NULL, 5, &r, err, sizeof err), -1);
+    close(s.fd);
+    pthread_join(th, NULL);
+    cr_expect(strstr(err, "bytes") != NULL, "%s", err);
+    free(big);
+}
+
+/* A peer that sends a byte every 0.2 s: timeout_s bounds the whole answer, not each read (it
+ * held an evaluation as long as the bytes kept coming). */
+static void *drip(void *arg)
+{
+    server *s = arg;
+    int c = accept(s->fd, NULL, NULL);
+    recv(c, s->request, sizeof s->request - 1, 0);
+    const char *head = "HTTP/1.1 200 OK\r\n\r\n";
+    send(c, head, strlen(head), MSG_NOSIGNAL);
+    for (int k = 0; k < 20 && send(c, " ", 1, MSG_NOSIGNAL) == 1; k++) usleep(200000);
+    close(c);
+    return NULL;
+}
+
+Test(optim_http, timeout_bounds_the_whole_answer)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    server s;
+    s.fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_eq(bind(s.fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(s.fd, 1), 0);
+    getsockname(s.fd, (struct sockaddr *)&a, &len);
+    pthread_t th;
+    pthread_create(&th, NULL, drip, &s);
+    char url[64], err[200] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(a.sin_port));
+    optim_http_reply r;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_expect_eq(optim_http_request(url, "GET", "/readyz", NULL, NULL, 1.0, &r, err, sizeof err), -1);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_expect(took < 2.5, "took %g s", took);
+    cr_expect(strstr(err, "no answer within 1 s") != NULL, "%s", err);
+    pthread_join(th, NULL);
+    close(s.fd);
 }
