@@ -109,7 +109,9 @@ Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
     cr_assert(rod_state_input_constant(st, 0, &v));
     cr_assert_float_eq(v, 0.1, 0);
     cr_assert_eq(rod_model_check_input_profile(m, "a.lift", "\"nan\"", perr, sizeof perr), ROD_EINVAL);
-    cr_assert(strstr(perr, "lift"), "%s", perr);
+    cr_assert(!strncmp(perr, "a.lift: ", 8), "the input named as the client names it: %s", perr);
+    cr_assert_eq(rod_state_set_input_profile(st, "b.lift", "\"sin(\""), ROD_EINVAL);
+    cr_assert(!strncmp(rod_state_error(st), "b.lift: ", 8), "%s", rod_state_error(st));
     rod_state_free(st);
     rod_model_free(m);
 }
