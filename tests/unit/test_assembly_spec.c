@@ -159,3 +159,12 @@ Test(assembly_spec, a_one_rod_key_at_the_top_is_reported_once)
     cr_expect(strstr(got, "/rod: belongs in each rod"), "%s", got);
     cr_expect_null(strstr(got, "unknown key \"rod\""), "%s", got);
 }
+
+/* A joint's base with its type mistyped: said so, not "must be clamped, moving or free" with
+ * "to" and "joint" called unknown keys */
+Test(assembly_spec, a_joint_with_a_mistyped_type)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"jiont\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"fixed\"}}]}",
+            "/rods/1/base/type: must be \"joint\" for a base with \"to\" or \"joint\"");
+}
