@@ -412,6 +412,14 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         const cJSON *base = cJSON_GetObjectItemCaseSensitive(o, "base");
         const cJSON *bt = cJSON_IsObject(base) ? cJSON_GetObjectItemCaseSensitive(base, "type") : NULL;
         const int joined = cJSON_IsString(bt) && !strcmp(bt->valuestring, "joint");
+        if (!isb && !joined && cJSON_IsObject(base) &&
+            (cJSON_GetObjectItemCaseSensitive(base, "to") || cJSON_GetObjectItemCaseSensitive(base, "joint"))) {
+            char tp[96];
+            snprintf(tp, sizeof tp, "%s/type", bp);
+            issues_add(iss, tp, "must be \"joint\" for a base with \"to\" or \"joint\"");
+            cJSON_Delete(sub);
+            continue;
+        }
         if (!isb) {
             check_keys(o, p, rod_keys, iss);
             if (cJSON_GetObjectItemCaseSensitive(o, "constraints"))

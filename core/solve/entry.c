@@ -57,6 +57,17 @@ static rod_state *input_rod(rod_state *st, const char *name, const char **own)
     return st->as->rod[a->input[i].rod];
 }
 
+/* a rod's message "OWN: ..." as "ROD.OWN: ...", the name the client used: two rods may both
+ * have an input OWN */
+static void full_name(char *err, size_t errlen, const char *own, const char *name)
+{
+    const size_t l = strlen(own);
+    if (strncmp(err, own, l) || err[l] != ':') return;
+    char tmp[sizeof ((rod_state *)0)->err];
+    snprintf(tmp, sizeof tmp, "%s%s", name, err + l);
+    snprintf(err, errlen, "%s", tmp);
+}
+
 int rod_state_set_input(rod_state *st, const char *name, double value)
 {
     if (!st->as) return input_set_one(st, name, value);
@@ -65,7 +76,10 @@ int rod_state_set_input(rod_state *st, const char *name, double value)
     if (!r) return ROD_ENOTFOUND;
     asm_sync(st->m, st);
     const int rc = input_set_one(r, own, value);
-    if (rc) snprintf(st->err, sizeof st->err, "%s", r->err);
+    if (rc) {
+        snprintf(st->err, sizeof st->err, "%s", r->err);
+        full_name(st->err, sizeof st->err, own, name);
+    }
     else st->as->need_reinit = 1;
     return rc;
 }
@@ -78,7 +92,10 @@ int rod_state_set_input_profile(rod_state *st, const char *name, const char *jso
     if (!r) return ROD_ENOTFOUND;
     asm_sync(st->m, st);
     const int rc = input_set_profile_one(r, own, json);
-    if (rc) snprintf(st->err, sizeof st->err, "%s", r->err);
+    if (rc) {
+        snprintf(st->err, sizeof st->err, "%s", r->err);
+        full_name(st->err, sizeof st->err, own, name);
+    }
     else st->as->need_reinit = 1;
     return rc;
 }
@@ -95,7 +112,10 @@ int rod_model_check_input_profile(const rod_model *m, const char *name, const ch
     }
     const assembly *a = m->as;
     const rod_model *r = a->rod[a->input[i].rod];
-    return input_check_one(r, r->inputs[a->input[i].index].name, json, err, errlen);
+    const char *own = r->inputs[a->input[i].index].name;
+    const int rc = input_check_one(r, own, json, err, errlen);
+    if (rc) full_name(err, errlen, own, name);
+    return rc;
 }
 
 int rod_dynamics_start(const rod_model *m, rod_state *st)

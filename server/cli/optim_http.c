@@ -42,6 +42,11 @@ static int parse_url(const char *url, url_parts *u, char *err, size_t errlen)
         }
         memcpy(u->port, colon + 1, pl);
         u->port[pl] = '\0';
+        const long n = strtol(u->port, NULL, 10);
+        if (n < 1 || n > 65535) {
+            snprintf(err, errlen, "%s: the port must be 1 to 65535", url);
+            return -1;
+        }
     }
     /* a prefix without its trailing slash: paths start with one */
     snprintf(u->prefix, sizeof u->prefix, "%s", slash ? slash : "");

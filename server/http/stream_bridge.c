@@ -320,6 +320,12 @@ int bridge_handshake(stream_bridge *b, struct MHD_Connection *conn, const char *
                       "the stream URL's query is over 2048 characters", NULL);
         return 0;
     }
+    /* a NUL once decoded: the stream server drops such a handshake without an answer */
+    if (query && strstr(query, "%00")) {
+        reply_problem(rs, PROBLEM_INVALID_QUERY, "the stream URL's query holds %00",
+                      "a NUL is not allowed in a stream URL's query", NULL);
+        return 0;
+    }
     char peer[INET6_ADDRSTRLEN + 8];
     peer_of(conn, peer, sizeof peer);
     char *req = malloc(MAX_REQUEST), *buf = malloc(MAX_ANSWER + MAX_REFUSAL);

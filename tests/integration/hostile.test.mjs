@@ -231,3 +231,30 @@ test("one viewer asking for 1030 stream tickets cancels only its own", async () 
     d.cleanup();
   }
 });
+
+// A stream URL whose query holds %00 (a NUL once decoded): 400 naming it, where the stream server
+// dropped the handshake and the REST port answered 503 "did not answer" with a Retry-After.
+test("a NUL in a stream URL's query is a 400", async () => {
+  const http = await import("node:http");
+  const d = await startDaemon();
+  try {
+    const r = await api(d, "POST", "/v1/sessions", { example: "euler-column" });
+    assert.equal(r.status, 201);
+    for (const q of ["fields=%00", "fields=position%00kappa", "rate=%00"]) {
+      const status = await new Promise((resolve, reject) => {
+        const rq = http.request(d.url(`/v1/sessions/${r.json.id}/stream?${q}`), {
+          headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13",
+                     "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==" },
+        });
+        rq.on("response", (res) => { res.resume(); resolve(res.statusCode); });
+        rq.on("upgrade", (res, sock) => { sock.destroy(); resolve(101); });
+        rq.on("error", reject);
+        rq.end();
+      });
+      assert.equal(status, 400, q);
+    }
+    assert.equal((await api(d, "GET", "/livez")).status, 200);
+  } finally {
+    await d.stop();
+  }
+});

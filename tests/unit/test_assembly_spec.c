@@ -145,7 +145,9 @@ Test(assembly_spec, inputs_of_the_first_rod_and_one_name_in_two_rods)
     cr_assert(rod_state_input_constant(st, 0, &v));
     cr_assert_float_eq(v, 0.1, 0);
     cr_assert_eq(rod_model_check_input_profile(m, "a.lift", "\"nan\"", perr, sizeof perr), ROD_EINVAL);
-    cr_assert(strstr(perr, "lift"), "%s", perr);
+    cr_assert(!strncmp(perr, "a.lift: ", 8), "the input named as the client names it: %s", perr);
+    cr_assert_eq(rod_state_set_input_profile(st, "b.lift", "\"sin(\""), ROD_EINVAL);
+    cr_assert(!strncmp(rod_state_error(st), "b.lift: ", 8), "%s", rod_state_error(st));
     rod_state_free(st);
     rod_model_free(m);
 }
@@ -192,4 +194,13 @@ Test(assembly_spec, a_one_rod_key_at_the_top_is_reported_once)
     const char *got = tu_issues("{\"rod\": {}, \"rods\": [{\"name\": \"a\", " ROD "}]}");
     cr_expect(strstr(got, "/rod: belongs in each rod"), "%s", got);
     cr_expect_null(strstr(got, "unknown key \"rod\""), "%s", got);
+}
+
+/* A joint's base with its type mistyped: said so, not "must be clamped, moving or free" with
+ * "to" and "joint" called unknown keys */
+Test(assembly_spec, a_joint_with_a_mistyped_type)
+{
+    refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"jiont\", "
+            "\"to\": {\"rod\": \"a\"}, \"joint\": \"fixed\"}}]}",
+            "/rods/1/base/type: must be \"joint\" for a base with \"to\" or \"joint\"");
 }

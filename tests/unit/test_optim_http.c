@@ -101,6 +101,11 @@ Test(optim_http, urls_it_cannot_use_and_a_closed_port_are_named)
     cr_expect_eq(optim_http_check_url("http://host:80x", err, sizeof err), -1);
     cr_expect(strstr(err, "port is not a number") != NULL, "%s", err);
     cr_expect_eq(optim_http_check_url("http://host:8080/prefix/", err, sizeof err), 0);
+    /* ports out of range (99999 was taken, and getaddrinfo wrapped it round to 34463) */
+    cr_expect_eq(optim_http_check_url("http://host:99999", err, sizeof err), -1);
+    cr_expect(strstr(err, "the port must be 1 to 65535") != NULL, "%s", err);
+    cr_expect_eq(optim_http_check_url("http://host:0", err, sizeof err), -1);
+    cr_expect_eq(optim_http_check_url("http://host:65535", err, sizeof err), 0);
     /* a port nobody listens on: a socket bound, never listening */
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
