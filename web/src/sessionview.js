@@ -210,28 +210,38 @@ export class SessionView {
       ui.repeat.checked = false;
       return;
     }
+    // a description asked for before this PATCH answered (a poll in flight) still holds the old
+    // repeat: it must not tick the box back under the user's click
+    this.repeatEdits = (this.repeatEdits || 0) + 1;
+    let answer, failure;
     try {
-      this.#describe(await this.api.patch(sessionPath(this.id), { repeat: ui.repeat.checked ? { every } : null }));
+      answer = await this.api.patch(sessionPath(this.id), { repeat: ui.repeat.checked ? { every } : null });
     } catch (e) {
-      this.status.message(`repeat: ${e.message}`, "error");
-      this.#showRepeat(this.desc?.repeat);
+      failure = e;
     }
+    this.repeatEdits--;
+    this.repeatAnsweredAt = performance.now();
+    if (failure) {
+      this.status.message(`repeat: ${failure.message}`, "error");
+      this.#showRepeat(this.desc?.repeat);
+    } else this.#describe(answer);
   }
 
   // ---- the session's description ----
 
   async #refresh(id) {
     try {
+      const asked = performance.now();
       const s = await this.api.get(sessionPath(id));
-      if (this.id === id) this.#describe(s);
+      if (this.id === id) this.#describe(s, asked);
     } catch (e) {
       if (this.id === id && e.status === 404) this.#gone();
       // other failures: the stream's state tells the user; the next poll tries again
     }
   }
 
-  /** A session description, from REST or the stream. */
-  #describe(s) {
+  /** A session description, from REST or the stream; `asked` is when it was requested. */
+  #describe(s, asked = performance.now()) {
     if (!s || s.id !== this.id) return;
     this.desc = s;
     this.ui.title.textContent = s.name || s.id;
@@ -241,7 +251,7 @@ export class SessionView {
     this.controls.setInputs(s.inputs);
     this.status.realTimeFactor(s.stats, s.state);
     this.#showPace(s.pace);
-    this.#showRepeat(s.repeat);
+    if (!this.repeatEdits && !(asked < this.repeatAnsweredAt)) this.#showRepeat(s.repeat);
     this.#showWarnings(s.warnings);
   }
 
