@@ -49,7 +49,7 @@ static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global
 static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
     "radius", "stiffness", "damping", "friction", "displacement", "max_penetration", NULL};
 static const char *const keys_friction[] = {"static", "kinetic", "threshold_velocity", NULL};
-static const char *const keys_self_contact[] = {"stiffness", "damping", NULL};
+static const char *const keys_self_contact[] = {"stiffness", "damping", "friction", NULL};
 
 const char *const spec_known_paths[] = {
     "/model", "/name", "/description", "/duration",
@@ -75,7 +75,9 @@ const char *const spec_known_paths[] = {
     "/environment/obstacles/*/friction/kinetic",
     "/environment/obstacles/*/friction/threshold_velocity", "/environment/obstacles/*/displacement",
     "/environment/self_contact", "/environment/self_contact/stiffness",
-    "/environment/self_contact/damping",
+    "/environment/self_contact/damping", "/environment/self_contact/friction",
+    "/environment/self_contact/friction/static", "/environment/self_contact/friction/kinetic",
+    "/environment/self_contact/friction/threshold_velocity",
     "/loads", "/loads/*", "/loads/*/name", "/loads/*/type", "/loads/*/force",
     "/loads/*/moment", "/loads/*/s", "/loads/*/frame", "/loads/*/scale",
     "/actuators", "/actuators/*", "/actuators/*/name", "/actuators/*/type",
@@ -266,6 +268,28 @@ static void parse_friction(pctx *c, const cJSON *fr, const char *base, spec_fric
         }
 }
 
+/* environment.self_contact.friction: between two rods there is no one forward direction, so
+ * each coefficient is one number (isotropic); the law is the obstacles' (parse_friction). */
+static void parse_contact_friction(pctx *c, const cJSON *fr)
+{
+    const char *p = "/environment/self_contact/friction";
+    if (!fr || !cJSON_IsObject(fr)) {
+        if (fr) spec_bad(c, p, "must be an object {\"static\", \"kinetic\", \"threshold_velocity\"}");
+        return;
+    }
+    static const char *const mu[] = {"static", "kinetic"};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *v = spec_member(fr, mu[i]);
+        if (v && !cJSON_IsNumber(v)) {
+            char pm[80];
+            spec_join(pm, sizeof pm, p, mu[i]);
+            spec_bad(c, pm, "must be a number >= 0 (friction between rods is the same in every direction)");
+            return;
+        }
+    }
+    parse_friction(c, fr, "/environment/self_contact", &c->s->sc_friction);
+}
+
 /* A unit vector member (normalized here); 0 when missing, bad or zero. */
 static int get_direction(pctx *c, const cJSON *obj, const char *key, const char *base, double v[3])
 {
@@ -380,6 +404,7 @@ static void parse_environment(pctx *c, const cJSON *env)
         s->self_contact = 1;
         spec_get_number(c, sc, "stiffness", "/environment/self_contact", REQUIRED, R_POS, &s->sc_stiffness);
         spec_get_number(c, sc, "damping", "/environment/self_contact", OPTIONAL, R_NONNEG, &s->sc_damping);
+        parse_contact_friction(c, spec_member(sc, "friction"));
     }
     const cJSON *f = spec_member(env, "fluid");
     if (!f) return;

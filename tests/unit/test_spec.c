@@ -342,6 +342,21 @@ Test(spec, obstacles_and_friction_are_checked_by_path)
            "/environment/obstacles/0/friction/static/1: must be >= 0");
     expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"damping\": 1}}}",
            "/environment/self_contact/stiffness: is required");
+    /* friction between rods: one coefficient each, the obstacles' checks */
+    expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"stiffness\": 1, \"friction\": {\"static\": "
+           "[0.5, 0.5, 0.4], \"kinetic\": 0.3}}}}",
+           "/environment/self_contact/friction/static: must be a number >= 0 (friction between rods is the same in "
+           "every direction)");
+    expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"stiffness\": 1, \"friction\": {\"static\": 0.2, "
+           "\"kinetic\": 0.3}}}}",
+           "/environment/self_contact/friction/kinetic: must not exceed the static coefficient");
+    expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"stiffness\": 1, \"friction\": {\"kinetic\": 0.3}}}}",
+           "/environment/self_contact/friction/static: is required");
+    expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"stiffness\": 1, \"friction\": {\"static\": 0.5, "
+           "\"kinetic\": 0.3, \"threshold_velocity\": 0}}}}",
+           "/environment/self_contact/friction/threshold_velocity");
+    expect(CLASSIC_HEAD "\"environment\": {\"self_contact\": {\"stiffness\": 1, \"friction\": 0.5}}}",
+           "/environment/self_contact/friction: must be an object");
 }
 
 Test(spec, slender_body_flow_takes_a_viscosity_and_nothing_of_water)
