@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* its checkpoint written back reads back */
         session *s = pool_find(d.pool, "r0-000000000001");
         int busy;
-        char *again = s ? session_checkpoint(s, 1.0, &busy, NULL) : NULL;
+        char err[256];
+        char *again = s ? session_checkpoint(s, 1.0, &busy, NULL, err, sizeof err) : NULL;
         if (s && !again) __builtin_trap();
         free(again);
         session_release(s);
