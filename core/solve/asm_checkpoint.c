@@ -2,6 +2,7 @@
  * checkpoint (its coordinates and the inputs commands set) under "rods" by name. */
 #include "asm.h"
 
+#include "checkpoint_arrays.h"
 #include "one_rod.h"
 
 #include <cjson/cJSON.h>
@@ -9,17 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static cJSON *exact_array(const double *v, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; a && i < n; i++) {
-        char buf[40];
-        snprintf(buf, sizeof buf, "%.17g", v[i]); /* read back bit for bit */
-        cJSON_AddItemToArray(a, cJSON_CreateRaw(buf));
-    }
-    return a;
-}
 
 char *asm_save(const rod_model *m, rod_state *st)
 {
@@ -33,8 +23,8 @@ char *asm_save(const rod_model *m, rod_state *st)
     if (!bad) {
         cJSON_AddNumberToObject(o, "version", 1);
         cJSON_AddItemToObject(o, "t", cJSON_CreateRaw(tb));
-        cJSON_AddItemToObject(o, "q", exact_array(as->q, a->n));
-        cJSON_AddItemToObject(o, "qdot", exact_array(as->qd, a->n));
+        cJSON_AddItemToObject(o, "q", checkpoint_exact_array(as->q, a->n));
+        cJSON_AddItemToObject(o, "qdot", checkpoint_exact_array(as->qd, a->n));
     }
     for (int i = 0; i < a->nrods && !bad; i++) {
         char *one = checkpoint_save_one(a->rod[i], as->rod[i]);
@@ -47,17 +37,6 @@ char *asm_save(const rod_model *m, rod_state *st)
     if (!text) state_set_error(st, "out of memory saving a checkpoint");
     st->need_reinit = as->need_reinit = 1;
     return text;
-}
-
-static int read_array(const cJSON *a, int n, double *out)
-{
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) return -1;
-    int i = 0;
-    for (const cJSON *e = a->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return -1;
-        out[i] = e->valuedouble;
-    }
-    return 0;
 }
 
 int asm_load(const rod_model *m, rod_state *st, const char *json, size_t len)
@@ -73,8 +52,8 @@ int asm_load(const rod_model *m, rod_state *st, const char *json, size_t len)
         rc = ROD_ENOMEM;
         state_set_error(st, "out of memory");
     } else if (!cJSON_IsNumber(t) || !(t->valuedouble >= 0) || !cJSON_IsObject(rods) ||
-               read_array(cJSON_GetObjectItemCaseSensitive(o, "q"), a->n, q) ||
-               read_array(cJSON_GetObjectItemCaseSensitive(o, "qdot"), a->n, q + a->n)) {
+               checkpoint_read_array(cJSON_GetObjectItemCaseSensitive(o, "q"), a->n, q) ||
+               checkpoint_read_array(cJSON_GetObjectItemCaseSensitive(o, "qdot"), a->n, q + a->n)) {
         state_set_error(st, "checkpoint: not a checkpoint of this model of %d rods (t, q, qdot of %d "
                         "values, rods)", a->nreal, a->n);
     } else {

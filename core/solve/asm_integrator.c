@@ -5,6 +5,7 @@
 #include "asm.h"
 
 #include "base.h"
+#include "integrator.h"
 #include "linsol_reduced.h"
 #include "one_rod.h"
 
@@ -251,11 +252,7 @@ int asm_advance(const rod_model *m, rod_state *st, double t_end)
         return ROD_EINTERRUPTED;
     }
     if (flag < 0) {
-        if (!st->err[0]) {
-            char *name = CVodeGetReturnFlagName(flag);
-            state_set_error(st, "CVODE failed at t = %g: %s", tret, name ? name : "?");
-            free(name);
-        }
+        integrator_cvode_error(st, flag, tret);
         return ROD_ESOLVER;
     }
     const int n = a->n;

@@ -1,6 +1,7 @@
 /* A state as JSON and back: time, coordinates, velocities and the inputs a command has
  * overwritten. A checkpoint is a restart point of the integrator, in the state saved as in
  * the state restored, so both go on along the same trajectory. */
+#include "checkpoint_arrays.h"
 #include "one_rod.h"
 #include "state.h"
 
@@ -21,21 +22,6 @@ static cJSON *exact_number(double v)
     return cJSON_CreateRaw(buf);
 }
 
-static cJSON *exact_array(const double *v, int n)
-{
-    size_t cap = (size_t)n * 26 + 3, used = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-    buf[used++] = '[';
-    for (int i = 0; i < n; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%.17g", i ? "," : "", v[i]);
-    buf[used++] = ']';
-    buf[used] = '\0';
-    cJSON *raw = cJSON_CreateRaw(buf);
-    free(buf);
-    return raw;
-}
-
 /* Whether the constant p is the spec's profile orig, bit for bit as exact_number writes it:
  * field by field, since the structs' padding holds whatever their last writer left there. */
 static int same_constant(const profile *p, const profile *orig)
@@ -50,8 +36,8 @@ char *checkpoint_save_one(const rod_model *m, rod_state *st)
     if (!o) return NULL;
     cJSON_AddNumberToObject(o, "version", CHECKPOINT_VERSION);
     cJSON_AddItemToObject(o, "t", exact_number(st->t));
-    cJSON_AddItemToObject(o, "q", exact_array(st->q, m->n));
-    cJSON_AddItemToObject(o, "qdot", exact_array(st->qd, m->n));
+    cJSON_AddItemToObject(o, "q", checkpoint_exact_array(st->q, m->n));
+    cJSON_AddItemToObject(o, "qdot", checkpoint_exact_array(st->qd, m->n));
     cJSON *in = cJSON_AddObjectToObject(o, "inputs");
     for (int i = 0; in && i < m->ninputs; i++) {
         const profile *p = &st->input[i];
@@ -66,17 +52,6 @@ char *checkpoint_save_one(const rod_model *m, rod_state *st)
     cJSON_Delete(o);
     if (text) st->need_reinit = 1;
     return text;
-}
-
-static int read_array(const cJSON *a, int n, double *out)
-{
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) return -1;
-    int i = 0;
-    for (const cJSON *e = a->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return -1;
-        out[i] = e->valuedouble;
-    }
-    return 0;
 }
 
 int checkpoint_load_one(const rod_model *m, rod_state *st, const char *json, size_t len)
@@ -105,8 +80,8 @@ int checkpoint_load_one(const rod_model *m, rod_state *st, const char *json, siz
         state_set_error(st, "checkpoint: t must be a finite time >= 0");
         goto out;
     }
-    if (read_array(cJSON_GetObjectItemCaseSensitive(o, "q"), m->n, q) ||
-        read_array(cJSON_GetObjectItemCaseSensitive(o, "qdot"), m->n, q + m->n)) {
+    if (checkpoint_read_array(cJSON_GetObjectItemCaseSensitive(o, "q"), m->n, q) ||
+        checkpoint_read_array(cJSON_GetObjectItemCaseSensitive(o, "qdot"), m->n, q + m->n)) {
         state_set_error(st, "checkpoint: q and qdot must be %d finite numbers each", m->n);
         goto out;
     }

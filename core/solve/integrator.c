@@ -171,6 +171,14 @@ static int project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
     return 0;
 }
 
+void integrator_cvode_error(rod_state *st, int flag, double t)
+{
+    if (st->err[0]) return; /* a right-hand side already said what went wrong */
+    char *name = CVodeGetReturnFlagName(flag);
+    state_set_error(st, "CVODE failed at t = %g: %s", t, name ? name : "?");
+    free(name);
+}
+
 int dyn_step_boundary(const rod_state *st, double *t)
 {
     const struct dyn_solver *d = st->dyn;
@@ -433,11 +441,7 @@ int dynamics_advance_one(const rod_model *m, rod_state *st, double t_end)
         return ROD_EINTERRUPTED;
     }
     if (flag < 0) {
-        if (!st->err[0]) {
-            char *name = CVodeGetReturnFlagName(flag);
-            state_set_error(st, "CVODE failed at t = %g: %s", tret, name ? name : "?");
-            free(name);
-        }
+        integrator_cvode_error(st, flag, tret);
         return ROD_ESOLVER;
     }
     const int n = m->n;

@@ -20,5 +20,8 @@ int dyn_step_boundary(const rod_state *st, double *t);
  * constraints' reactions. ROD_OK or a negative code with the state's error set. */
 int integrator_prepare(const rod_model *m, rod_state *st);
 int integrator_begin(const rod_model *m, rod_state *st);
+/* After CVode returned flag < 0 at t: the state's error names CVODE's failure, unless a
+ * right-hand side has already set the cause. */
+void integrator_cvode_error(rod_state *st, int flag, double t);
 
 #endif
