@@ -700,6 +700,8 @@ void recording_add(recording *r, const rod_frame *f)
         pthread_mutex_unlock(&r->mu);
         return;
     }
+    /* the last slot's tail past the contacts is written too: zeros, not the last frame's bytes */
+    memset(r->buf, 0, n * h->record_bytes);
     pack(f, h->fields, &r->shape, r->buf);
     /* the slots first, then the header that counts them: a crash between them loses one frame */
     int rc = 0;
