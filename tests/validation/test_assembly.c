@@ -29,6 +29,14 @@ static double dist3(const double *a, const double *b)
     return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
+/* a solved model, its state and its frame, freed together */
+static void solved_free(rod_model *m, rod_state *st, rod_frame *f)
+{
+    rod_frame_free(f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 static void one_rod_tip(int deg, int tw, double tip[3])
 {
     char js[1024];
@@ -40,9 +48,7 @@ static void one_rod_tip(int deg, int tw, double tip[3])
     rod_state *st = tu_solve(m);
     rod_frame f = tu_frame(m, st, 11);
     memcpy(tip, f.position + 30, 3 * sizeof *tip);
-    rod_frame_free(&f);
-    rod_state_free(st);
-    rod_model_free(m);
+    solved_free(m, st, &f);
 }
 
 static rod_model *halves(int deg, int tw, int with_load)
@@ -79,9 +85,7 @@ Test(assembly, fixed_joint_halves_equal_one_rod_in_statics, .timeout = 120)
                 tip[0], tip[1], tip[2], d, disc, f.cons[0].violation);
     cr_assert_lt(d, 3 * disc + 1e-9);
     cr_assert_lt(f.cons[0].violation, 1e-9);
-    rod_frame_free(&f);
-    rod_state_free(st);
-    rod_model_free(m);
+    solved_free(m, st, &f);
 }
 
 /* -(d q_ddot / d q) at rest (q_dot = 0) by central differences: K_eff whose eigenvalues are
@@ -222,12 +226,8 @@ Test(assembly, ball_joint_passes_no_moment, .timeout = 60)
     cr_assert_lt(angle, 1e-8);
     cr_assert_lt(dt, 1e-9);
     cr_assert_lt(dist3(f.cons[0].force, (double[3]){-F[0], -F[1], -F[2]}), 1e-9);
-    rod_frame_free(&f1);
-    rod_state_free(s1);
-    rod_model_free(m1);
-    rod_frame_free(&f);
-    rod_state_free(st);
-    rod_model_free(m);
+    solved_free(m1, s1, &f1);
+    solved_free(m, st, &f);
 }
 
 static double energy(const rod_model *m, const rod_state *st)
@@ -372,12 +372,8 @@ Test(assembly, a_branch_at_mid_rod_loads_it_as_its_reaction_would, .timeout = 60
     cr_log_info("branch at mid-rod: the trunk's tip %.3e m from the trunk alone under the joint's reaction "
                 "(%.4f %.4f %.4f N, %.5f %.5f %.5f N m about its axis)", dt, F[0], F[1], F[2], M[0], M[1], M[2]);
     cr_assert_lt(dt, 1e-9);
-    rod_frame_free(&f1);
-    rod_state_free(s1);
-    rod_model_free(m1);
-    rod_frame_free(&f);
-    rod_state_free(st);
-    rod_model_free(m);
+    solved_free(m1, s1, &f1);
+    solved_free(m, st, &f);
 }
 
 Test(assembly, rods_pressed_together_balance_their_contact, .timeout = 120)
@@ -430,10 +426,6 @@ Test(assembly, rods_pressed_together_balance_their_contact, .timeout = 120)
                 na, total, sqrt(bal[0] * bal[0] + bal[1] * bal[1] + bal[2] * bal[2]), dt);
     cr_assert_lt(fabs(bal[0]) + fabs(bal[1]) + fabs(bal[2]), 1e-9);
     cr_assert_lt(dt, 1e-9);
-    rod_frame_free(&f1);
-    rod_state_free(s1);
-    rod_model_free(m1);
-    rod_frame_free(&f);
-    rod_state_free(st);
-    rod_model_free(m);
+    solved_free(m1, s1, &f1);
+    solved_free(m, st, &f);
 }
