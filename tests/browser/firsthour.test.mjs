@@ -197,3 +197,41 @@ test("two viewers of a repeating session (a page and the compare view) never com
   }
   for (const id of [s.id, other.id]) await daemon.api("DELETE", `/v1/sessions/${id}`);
 });
+
+test("a description asked for before a pace change answered does not turn the pace select back", async () => {
+  const { json: s } = await daemon.api("POST", "/v1/sessions", { spec: cableSpec, name: "pace", start: true, pace: 1 });
+  const page = await openPage(browser);
+  await openSession(page, daemon, s.id);
+  assert.equal(await page.inputValue("#s-pace"), "1");
+  // hold the next poll of the description (it still says pace 1) until the PATCH has answered
+  let release;
+  const released = new Promise((r) => (release = r));
+  let held;
+  const heldOne = new Promise((r) => (held = r));
+  const described = new RegExp(`/v1/sessions/${s.id}$`);
+  let fulfilled;
+  const answeredStale = new Promise((r) => (fulfilled = r));
+  let holding = false;
+  await page.route(described, async (route) => {
+    if (route.request().method() !== "GET" || holding) return route.continue();
+    holding = true;
+    const stale = await route.fetch(); // answered now, with the old pace
+    held();
+    await released;
+    await route.fulfill({ response: stale });
+    fulfilled();
+  });
+  await heldOne;
+  const patched = page.waitForResponse((r) => r.request().method() === "PATCH" && described.test(r.url()));
+  await page.selectOption("#s-pace", "max");
+  assert.equal((await patched).status(), 200);
+  await page.evaluate(() => document.activeElement?.blur()); // a focused select is never rewritten
+  release();
+  await answeredStale;
+  await sleep(400); // the stale description has reached the page
+  assert.equal(await page.inputValue("#s-pace"), "max");
+  assert.equal((await daemon.api("GET", `/v1/sessions/${s.id}`)).json.pace, "max");
+  assert.deepEqual(page.problems.filter((x) => !networkNoise(x)), []);
+  await page.context().close();
+  await daemon.api("DELETE", `/v1/sessions/${s.id}`);
+});

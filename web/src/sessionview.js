@@ -250,7 +250,7 @@ export class SessionView {
     this.#state(s.state, s.failure);
     this.controls.setInputs(s.inputs);
     this.status.realTimeFactor(s.stats, s.state);
-    this.#showPace(s.pace);
+    if (!this.paceEdits && !(asked < this.paceAnsweredAt)) this.#showPace(s.pace);
     if (!this.repeatEdits && !(asked < this.repeatAnsweredAt)) this.#showRepeat(s.repeat);
     this.#showWarnings(s.warnings);
   }
@@ -286,6 +286,25 @@ export class SessionView {
     const value = String(pace);
     if (![...select.options].some((o) => o.value === value)) select.append(el("option", { value }, `${value}×`));
     if (document.activeElement !== select) select.value = value;
+  }
+
+  async #setPace() {
+    const v = this.ui.pace.value;
+    // as for repeat: a description asked for before this PATCH answered holds the old pace and
+    // must not turn the select back under the user's choice
+    this.paceEdits = (this.paceEdits || 0) + 1;
+    let answer, failure;
+    try {
+      answer = await this.api.patch(sessionPath(this.id), { pace: v === "max" ? "max" : Number(v) });
+    } catch (e) {
+      failure = e;
+    }
+    this.paceEdits--;
+    this.paceAnsweredAt = performance.now();
+    if (failure) {
+      this.status.message(`pace: ${failure.message}`, "error");
+      if (this.desc) this.#showPace(this.desc.pace);
+    } else this.#describe(answer);
   }
 
   #gone() {
@@ -332,14 +351,7 @@ export class SessionView {
         this.status.message(`delete failed: ${e.message}`, "error");
       }
     });
-    ui.pace.addEventListener("change", async () => {
-      const v = ui.pace.value;
-      try {
-        this.#describe(await this.api.patch(sessionPath(this.id), { pace: v === "max" ? "max" : Number(v) }));
-      } catch (e) {
-        this.status.message(`pace: ${e.message}`, "error");
-      }
-    });
+    ui.pace.addEventListener("change", () => this.#setPace());
     ui.repeat.addEventListener("change", () => this.#setRepeat());
     ui.repeatAt.addEventListener("change", () => {
       if (ui.repeat.checked) this.#setRepeat();
