@@ -23,9 +23,9 @@ The cases, with PyElastica's explicit Cosserat rod at n = 50 elements (position 
 What differs by construction: PyElastica has no Kelvin-Voigt law in the rod (0.3 and later),
 so its damping is the global AnalyticalLinearDamper (--damping, 1/s); its ground is its own
 plane (stiffness k, damping nu per element) where rodd's is a penalty wall.
-Written against PyElastica's public API (0.3) and its continuum snake example; checked here
-only against a stand-in module (no checkout was at hand), so a first run against a checkout
-may need a keyword renamed.
+Written against PyElastica's public API (0.3) and its continuum snake example, and run here
+against PyElastica 1.0.0 (its ground is then a Plane with RodPlaneContactWithAnisotropicFriction
+through the Contact module; the forcing AnisotropicFrictionalPlane of 0.3 is used where it is).
 Usage: PYELASTICA=DIR tests/bench/pyelastica.py [--build build] [--cases snake,cantilever,elastica]
 """
 import argparse
@@ -101,12 +101,12 @@ def rodd_elastica(build):
 # ---- PyElastica's side ----------------------------------------------------------------------
 
 def straight_rod(el, n, direction, normal, length, radius, density, E, G):
-    """CosseratRod.straight_rod across PyElastica's versions: 0.3.0-0.3.2 take a deprecated
-    damping `nu` before youngs_modulus, later ones do not."""
+    """CosseratRod.straight_rod across PyElastica's versions: 0.3.0-0.3.2 require a damping `nu`
+    before youngs_modulus; later ones keep the keyword only to refuse anything but None."""
     import numpy as np
     params = inspect.signature(el.CosseratRod.straight_rod).parameters
     kw = {"youngs_modulus": E, "shear_modulus": G}
-    if "nu" in params:
+    if "nu" in params and params["nu"].default is inspect.Parameter.empty:
         kw["nu"] = 0.0
     return el.CosseratRod.straight_rod(n, np.zeros(3), np.array(direction, float), np.array(normal, float),
                                        length, radius, density, **kw)
@@ -120,15 +120,25 @@ def integrate(el, sim, final_time, dt):
     return time.process_time() - start
 
 
-def linear_damper(el):
-    """AnalyticalLinearDamper, named ExponentialDamper in PyElastica 0.3.0."""
-    return getattr(el, "AnalyticalLinearDamper", None) or el.ExponentialDamper
+def dampen(el, sim, rod, rate, dt, uniform):
+    """PyElastica's exponential damper at `rate` (1/s): ExponentialDamper in 0.3.0,
+    AnalyticalLinearDamper later. Its `damping_constant` (what its continuum-snake example
+    uses) damps spins by rate * element mass / inertia (PyElastica issue 354), which leaves a
+    rod bent by a tip force creeping for tens of seconds: the elastica asks for `uniform`,
+    velocities and spins both at `rate`, where the version has it. The snake keeps
+    `damping_constant`: with the uniform law at 2.5/s this spec's snake diverges at t = 3.4 s
+    (PyElastica 1.0 here)."""
+    damper = getattr(el, "AnalyticalLinearDamper", None) or el.ExponentialDamper
+    has_uniform = "uniform_damping_constant" in (damper.__doc__ or "")
+    key = "uniform_damping_constant" if uniform and has_uniform else "damping_constant"
+    sim.dampen(rod).using(damper, time_step=dt, **{key: rate})
 
 
 def simulator(el):
-    class Simulator(el.BaseSystemCollection, el.Constraints, el.Forcing, el.Damping, el.CallBacks):
-        pass
-    return Simulator()
+    mixins = [el.BaseSystemCollection, el.Constraints, el.Forcing, el.Damping, el.CallBacks]
+    if hasattr(el, "Contact"):  # 0.4 and later: contact with surfaces is a module of its own
+        mixins.append(el.Contact)
+    return type("Simulator", tuple(mixins), {})()
 
 
 def recorder(el, every, what):
@@ -166,11 +176,16 @@ def pyelastica_snake(el, until, dt, damping, ground_k, ground_nu):
         mt["rest_lengths"] = rod.rest_lengths
     sim.add_forcing_to(rod).using(el.MuscleTorques, **mt)
     fr = ground["friction"]
-    sim.add_forcing_to(rod).using(
-        el.AnisotropicFrictionalPlane, k=ground_k, nu=ground_nu, plane_origin=np.array(ground["point"], float),
-        plane_normal=np.array([1.0, 0.0, 0.0]), slip_velocity_tol=fr["threshold_velocity"],
-        static_mu_array=np.array(fr["static"]), kinetic_mu_array=np.array(fr["kinetic"]))
-    sim.dampen(rod).using(linear_damper(el), damping_constant=damping, time_step=dt)
+    friction = {"k": ground_k, "nu": ground_nu, "slip_velocity_tol": fr["threshold_velocity"],
+                "static_mu_array": np.array(fr["static"]), "kinetic_mu_array": np.array(fr["kinetic"])}
+    origin, normal = np.array(ground["point"], float), np.array([1.0, 0.0, 0.0])
+    if hasattr(el, "AnisotropicFrictionalPlane"):  # up to 0.3: a forcing
+        sim.add_forcing_to(rod).using(el.AnisotropicFrictionalPlane, plane_origin=origin, plane_normal=normal, **friction)
+    else:  # 0.4 and later: a Plane in the system and a contact between it and the rod
+        plane = el.Plane(plane_origin=origin, plane_normal=normal)
+        sim.append(plane)
+        sim.detect_contact_between(rod, plane).using(el.RodPlaneContactWithAnisotropicFriction, **friction)
+    dampen(el, sim, rod, damping, dt, uniform=False)
     every = max(1, int(round(0.01 / dt)))
     Record, rows, _ = recorder(el, every, lambda s: s.compute_position_center_of_mass().copy())
     sim.collect_diagnostics(rod).using(Record)
@@ -242,10 +257,20 @@ def pyelastica_elastica(el, dt, until, damping):
     clamp_base(el, sim, rod)
     force = np.array(spec["loads"][0]["force"], float)
     sim.add_forcing_to(rod).using(el.EndpointForces, start_force=np.zeros(3), end_force=force, ramp_up_time=0.5)
-    sim.dampen(rod).using(linear_damper(el), damping_constant=damping, time_step=dt)
+    dampen(el, sim, rod, damping, dt, uniform=True)
     sim.finalize()
     cpu = integrate(el, sim, until, dt)
     return cpu, rod.position_collection[:, -1].copy()
+
+
+def pyproject_version(checkout):
+    """A source checkout's version from its pyproject.toml (1.0 has no __version__ and reports
+    "unknown" when it is not installed)."""
+    try:
+        m = re.search(r'^version\s*=\s*"([^"]+)"', open(os.path.join(checkout, "pyproject.toml")).read(), re.M)
+        return m.group(1) if m else "?"
+    except OSError:
+        return "?"
 
 
 # ---- both -----------------------------------------------------------------------------------
@@ -282,7 +307,7 @@ def main():
         import elastica as el
     except ImportError as e:
         sys.exit(f"pyelastica: PyElastica at {checkout} does not import ({e}); bash deploy/setup.sh --bench")
-    version = getattr(el, "__version__", "?")
+    version = getattr(el, "__version__", None) or pyproject_version(checkout)
     print(f"rodd against PyElastica {version} ({checkout}), CPU s per simulated s unless said; "
           "PyElastica's numba compilation is left out (a short or untimed run first)")
     cases = args.cases.split(",")
