@@ -31,6 +31,11 @@ int fox_channel_present(int i, unsigned fields);
 /* Frame f's message on channel i as JSON (NUL-terminated, malloc'd: the caller frees; its
  * length in *len); NULL when out of memory. Only the fields given are read. */
 char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len);
+/* Several rods: a rod whose base moves (a joined rod's is free) has its base's pose on a
+ * channel of its own, /rods/NAME/base (foxglove.PoseInFrame in frame "world"); the topic here
+ * is that pattern. rod is a frame of rods[] with base_moving; t the frame's time. */
+const fox_channel *fox_base_channel(void);
+char *fox_base_message(const rod_frame *rod, double t, size_t *len);
 /* The frame time in ns, as the messages' timestamps (negative times clamp to 0). */
 unsigned long long fox_time_ns(double t);
 

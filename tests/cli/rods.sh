@@ -2,7 +2,7 @@
 # A model of several rods (issue 29) through the command line's outputs: rodd run's NDJSON
 # ("rods" per FRAME, the joint's reaction), CSV (a rod column, the same numbers), HDF5 (a group
 # per rod, read back by the Python client beside the NDJSON), MCAP (a scene and a tip channel
-# per rod), rodd solve's FRAME, rodd sweep (each point refused) and rodd optimize (refused, exit 2).
+# per rod, a joined rod's base pose), a joined rod's base in CSV, HDF5 and MCAP, rodd solve's FRAME, rodd sweep (each point refused) and rodd optimize (refused, exit 2).
 set -uo pipefail
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -66,8 +66,50 @@ PY
 
 expect "run: MCAP of two rods" 0 "$rodd" "${run[@]}" --format mcap --out "$tmp/a.mcap"
 topics=$(grep -a -o '/rods\?/[a-z_]*\(/[a-z]*\)\?' "$tmp/a.mcap" | sort -u | tr '\n' ' ')
-[ "$topics" = "/rod/energy /rod/volume_change /rods/lower/scene /rods/lower/tip /rods/upper/scene /rods/upper/tip " ] \
-  && pass "MCAP: a scene and a tip channel per rod, the model's energy" || fail "MCAP topics: $topics"
+[ "$topics" = "/rod/energy /rod/volume_change /rods/lower/base /rods/lower/scene /rods/lower/tip /rods/upper/scene /rods/upper/tip " ] \
+  && pass "MCAP: a scene and a tip channel per rod, the joined rod's base, the model's energy" || fail "MCAP topics: $topics"
+
+# a joined rod's base pose in every format (the NDJSON's rods[].base): a ball joint with the
+# child turned 2.5 rad about (1, 1, 0), so that its base moves and turns under gravity
+"$py" - "$spec" "$tmp/ball.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rods"][1]["base"].update({"joint": "ball", "rotation": {"axis": [1, 1, 0], "angle": 2.5}})
+json.dump(s, open(sys.argv[2], "w"))
+PY
+ball=(run "$tmp/ball.json" --until 0.05 --every 0.01 --points 6)
+"$rodd" "${ball[@]}" >"$tmp/ball.ndjson" 2>/dev/null
+"$rodd" "${ball[@]}" --format csv --out "$tmp/ball.csv" 2>/dev/null
+"$rodd" "${ball[@]}" --format hdf5 --out "$tmp/ball.h5" 2>/dev/null
+"$rodd" "${ball[@]}" --format mcap --out "$tmp/ball.mcap" 2>/dev/null
+PYTHONPATH=$top/clients/python/src "$py" - "$tmp/ball.ndjson" "$tmp/ball.csv" "$tmp/ball.h5" <<'PY' && pass "a joined rod's base: CSV's base columns on its rows, HDF5's rods/lower/base, the NDJSON's" || fail "rod bases in CSV/HDF5"
+import csv, json, sys
+import numpy as np
+import rodd
+frames = [json.loads(l) for l in open(sys.argv[1])]
+assert len(frames) == 6
+assert all("base" not in d["rods"][0] and "base" in d["rods"][1] for d in frames)
+assert abs(frames[-1]["rods"][1]["base"]["position"][0]) > 1e-3, "the base has moved"
+cols = ["base." + c for c in "xyz"] + [f"base.r{a}{b}" for a in (1, 2, 3) for b in (1, 2, 3)]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 6 * 2 * 6, len(rows)
+for k, row in enumerate(rows):
+    d = frames[k // 12]
+    if row["rod"] == "upper":
+        assert all(row[c] == "" for c in cols), row  # a fixed base: empty
+    else:
+        b = d["rods"][1]["base"]
+        assert [float(row[c]) for c in cols] == b["position"] + b["rotation"], (row, b)
+h = rodd.Recording.from_hdf5(open(sys.argv[3], "rb").read())
+j = rodd.Recording.from_ndjson(open(sys.argv[1], "rb").read())
+assert h.rod("upper").base is None and j.rod("upper").base is None
+for k in ("position", "rotation"):
+    np.testing.assert_allclose(h.rod("lower").base[k], j.rod("lower").base[k], rtol=1e-9, atol=1e-12)
+assert h.units["rods/lower/base/position"] == "m", sorted(h.units)
+PY
+node "$top/tests/integration/mcap_check.mjs" "$tmp/ball.mcap" "$tmp/ball.ndjson" >"$tmp/check" 2>&1 \
+  && grep -q "(6 rod bases)" "$tmp/check" && pass "MCAP: /rods/lower/base, the NDJSON's base pose ($(grep -c . "$tmp/check") checks)" \
+  || { fail "MCAP rod base"; cat "$tmp/check" >&2; }
 
 expect "solve: two rods" 0 "$rodd" solve "$spec" --points 5
 "$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["frame"]; assert [r["name"] for r in d["rods"]] == ["upper","lower"] and len(d["rods"][1]["s"]) == 5' "$tmp/out" \
