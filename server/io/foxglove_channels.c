@@ -213,7 +213,8 @@ static void scene(FILE *o, const rod_frame *f, unsigned fields)
     fputs("{\"deletions\":[],\"entities\":[", o);
     for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
         if (r) fputc(',', o);
-        entity(o, f->nrods ? &f->rods[r] : f, f->nrods ? f->rods[r].name : "rod", ns, fields);
+        /* a rod of several on a channel of its own (f is rods[i]) keeps its name too */
+        entity(o, f->nrods ? &f->rods[r] : f, f->nrods ? f->rods[r].name : f->name[0] ? f->name : "rod", ns, fields);
     }
     fputs("]}", o);
 }

@@ -11,7 +11,9 @@
  *
  * A channel is there when the frames carry what it needs (fox_channel_present). A model of
  * several rods has an entity per rod in /rod/scene (its id the rod's name) and the first rod's
- * tip on /rod/tip. Prefix fox_. */
+ * tip on /rod/tip; the MCAP export and the live stream instead put each rod's scene and tip
+ * (fox_message of rods[i]: the entity named after the rod) and base on channels of their own,
+ * /rods/NAME/{scene,tip,base}. Prefix fox_. */
 #ifndef RODD_FOXGLOVE_CHANNELS_H
 #define RODD_FOXGLOVE_CHANNELS_H
 
