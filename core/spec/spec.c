@@ -812,6 +812,7 @@ rod_spec *spec_parse(const cJSON *root, rod_issues *issues)
     parse_environment(&c, spec_member(root, "environment"));
     parse_loads(&c, spec_member(root, "loads"));
     parse_actuators(&c, spec_member(root, "actuators"));
+    if (!c.nbad) spec_check_cables(&c); /* needs the rod and the routes as parsed */
     check_unique_names(&c);
     spec_parse_mechanics(&c, root);
     const cJSON *disc = spec_member(root, "discretization");

@@ -242,4 +242,11 @@ int spec_apply_override(struct cJSON *root, const char *assignment, rod_issues *
  * NULL-terminated; for the schema test. */
 extern const char *const spec_known_paths[];
 
+/* spec_cable.c: actuator i's constant cable tension T over the tension that shortens the
+ * fibre under the cable to nothing on its own (1 - T/(E A) - T d^2/(E I) = 0, the terms of the
+ * free strains, at the span's thinnest section: *radius; that tension in *limit); 0 when it
+ * does not apply (not a constant cable, a rest-curved rod, neither stretch nor bending free),
+ * infinity on overflow. */
+double spec_cable_shortening(const rod_spec *s, int i, double *radius, double *limit);
+
 #endif

@@ -42,6 +42,10 @@ int spec_parse_profile(pctx *c, const cJSON *obj, const char *key, const char *b
 /* A "name": 1 to SPEC_MAX_NAME letters, digits, '_', '-' or '.'. */
 char *spec_get_name(pctx *c, const cJSON *obj, const char *base);
 
+/* spec_cable.c: a constant cable tension no equilibrium can carry (the fibre under the cable
+ * shortened to nothing), refused at its JSON path. After the rod, strains and actuators. */
+void spec_check_cables(pctx *c);
+
 /* spec_mech.c: "constraints", "bodies" and "base" of the root object. */
 void spec_parse_mechanics(pctx *c, const cJSON *root);
 void spec_free_mechanics(rod_spec *s);

@@ -72,8 +72,25 @@ static void warn_obstacles(const rod_spec *s, rod_issues *out)
     }
 }
 
+/* A cable whose constant tension, unbalanced, shortens its fibre to nothing (spec_cable.c):
+ * an equilibrium needs other loads to lengthen the rod (past 1/epsilon it is refused). */
+static void warn_cables(const rod_spec *s, rod_issues *out)
+{
+    for (int i = 0; i < s->nacts; i++) {
+        double r = 0, limit = 0;
+        if (spec_cable_shortening(s, i, &r, &limit) < 1) continue;
+        char p[96];
+        snprintf(p, sizeof p, "/actuators/%d/tension", i);
+        issues_add(out, p,
+                   "%g N alone shortens the cable's fibre to nothing (at most %.4g N at radius %g m: 1 - T/(E A) - "
+                   "T d^2/(E I) > 0 over the free strains): no equilibrium unless other loads lengthen the rod",
+                   s->acts[i].value.v.value, limit, r);
+    }
+}
+
 void spec_warnings(const rod_spec *s, rod_issues *out)
 {
     warn_geometry(s, out);
     warn_obstacles(s, out);
+    warn_cables(s, out);
 }

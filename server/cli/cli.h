@@ -36,8 +36,9 @@ struct rod_model *cli_load_model(const cli_common *o);
  * *points; NULL with *status the exit status (EXIT_USAGE, EXIT_BAD_SPEC, ...). */
 struct rod_model *cli_open(int argc, char **argv, int (*extra)(int argc, char **argv, int i, void *data),
                            int (*check)(void *data), void *data, int *points, int *status);
-/* 1 for a model of several rods (issue 29), which converge, sweep and optimize do not take yet
- * (they read one rod's tip): the message is printed here. */
+/* 1 for a model of several rods (issue 29), which rodd converge does not take yet (its levels
+ * refine the top-level strains and warm-start one rod's coefficients): the message is printed
+ * here. */
 int cli_several_rods(const struct rod_model *m, const char *command);
 /* A fresh state for m; on failure prints why, frees m and returns NULL. */
 struct rod_state;

@@ -127,6 +127,8 @@ int cli_several_rods(const rod_model *m, const char *command)
     if (rod_frame_shape(m, &f) != ROD_OK) return 0;
     const int several = f.nrods > 0;
     rod_frame_free(&f);
-    if (several) fprintf(stderr, "rodd %s: a model of several rods is not supported yet (rodd solve and rodd run are)\n", command);
+    if (several)
+        fprintf(stderr, "rodd %s: a model of several rods is not supported yet: it refines one rod's strains (rodd "
+                        "solve, run, sweep and optimize take several rods)\n", command);
     return several;
 }

@@ -85,7 +85,7 @@ static void *worker(void *arg)
     for (;;) {
         int j = atomic_fetch_add(&o->next, 1);
         if (j >= o->k) break;
-        double x[OPTIM_MAX_VARY], q[Q_COUNT];
+        double x[OPTIM_MAX_VARY], q[Q_MAX];
         optim_problem_physical(&o->pb, o->U + (size_t)j * o->pb.n, x);
         outcome *r = &o->res[j];
         r->message[0] = '\0';
@@ -518,24 +518,29 @@ int cli_optimize(int argc, char **argv)
     for (int i = 0; i < o.pb.n; i++) paths[i] = o.pb.v[i].paths[0];
     o.obj = calloc((size_t)o.nthreads, sizeof *o.obj);
     if (!o.obj) return EXIT_FAILURE_OTHER;
-    int rc = EXIT_OK;
+    int rc = optim_problem_check_paths(&o.pb); /* first: it names the rods the objective may read */
+    if (rc == EXIT_OK && o.pb.nrods && o.ndaemons) {
+        fprintf(stderr, "rodd optimize: --daemon with a model of several rods is not supported yet (runs in this "
+                        "process are)\n");
+        rc = EXIT_USAGE;
+    }
     for (int t = 0; t < o.nthreads && rc == EXIT_OK; t++) {
         char err[600];
-        o.obj[t] = optim_objective_create(o.expr, paths, o.pb.n, err, sizeof err);
+        o.obj[t] = optim_objective_create(o.expr, paths, o.pb.n, o.pb.rods, o.pb.nrods, err, sizeof err);
         if (!o.obj[t]) {
             fprintf(stderr, "rodd optimize: %s: %s\n", o.sign > 0 ? "--minimize" : "--maximize", err);
             rc = EXIT_USAGE;
         }
     }
-    if (rc == EXIT_OK && !(o.pb.until > 0))
-        for (int q = Q_COM_VX; q <= Q_COM_VZ; q++)
-            if (optim_objective_uses(o.obj[0], q)) {
-                fprintf(stderr, "rodd optimize: %s is a velocity over the run: it needs --until\n",
-                        optim_quantity_names[q]);
-                rc = EXIT_USAGE;
-                break;
-            }
-    if (rc == EXIT_OK) rc = optim_problem_check_paths(&o.pb);
+    if (rc == EXIT_OK && !(o.pb.until > 0)) /* com_v*, and each rod's ROD.com_v* */
+        for (int r = -1; r < o.pb.nrods && rc == EXIT_OK; r++)
+            for (int q = Q_COM_VX; q <= Q_COM_VZ; q++)
+                if (optim_objective_uses(o.obj[0], r < 0 ? q : Q_COUNT + Q_ROD_COUNT * r + q)) {
+                    fprintf(stderr, "rodd optimize: %s%s%s is a velocity over the run: it needs --until\n",
+                            r < 0 ? "" : o.pb.rods[r], r < 0 ? "" : ".", optim_quantity_names[q]);
+                    rc = EXIT_USAGE;
+                    break;
+                }
     if (rc == EXIT_OK) rc = optim_problem_check_corners(&o.pb);
     for (int d = 0; d < o.ndaemons && rc == EXIT_OK; d++) { /* before the first generation */
         char err[600];

@@ -149,12 +149,6 @@ static cJSON *run_point(const sweep *sw, long index)
         return o;
     }
     rod_issues_free(&iss);
-    if (cli_several_rods(m, "sweep")) {
-        cJSON_AddStringToObject(o, "status", "failed");
-        cJSON_AddStringToObject(o, "message", "a model of several rods is not supported yet");
-        rod_model_free(m);
-        return o;
-    }
     char err[256];
     rod_state *st = rod_state_create(m, err, sizeof err);
     if (!st) {
@@ -189,8 +183,10 @@ static cJSON *run_point(const sweep *sw, long index)
     rod_frame f;
     if (rod_frame_compute(m, st, sw->points, &f) == ROD_OK) {
         metric[3] = f.t;
-        /* several rods have a tip each (in the frame's rods): no one tip to report */
-        for (int a = 0; a < 3 && f.n > 0; a++) metric[4 + a] = f.position[3 * (f.n - 1) + a];
+        /* several rods: the first rod's tip (each rod's is in the point's frame), as rodd
+         * optimize's tip_x means */
+        const rod_frame *first = f.nrods ? &f.rods[0] : &f;
+        for (int a = 0; a < 3 && first->n > 0; a++) metric[4 + a] = first->position[3 * (first->n - 1) + a];
         metric[7] = f.e_elastic;
         metric[8] = f.e_gravity;
         metric[9] = f.e_kinetic;
@@ -495,6 +491,48 @@ static int run_all(sweep *sw)
     return rc != EXIT_OK ? rc : atomic_load(&sw->failures) ? EXIT_FAILURE_OTHER : EXIT_OK;
 }
 
+/* 1 when the issue says the path itself is wrong rather than its value: the override could
+ * not be placed ("--set PATH: ..."), or the spec reader knows no such key at the path or above
+ * it (a one-rod key in a spec of several rods, too). ptr is the path as a JSON pointer. */
+static int path_issue(const rod_issue *it, const char *path, const char *ptr)
+{
+    char where[300];
+    snprintf(where, sizeof where, "--set %s", path);
+    if (strcmp(it->path, where) == 0) return 1;
+    const size_t n = strlen(it->path);
+    const int at_or_above = strncmp(ptr, it->path, n) == 0 && (ptr[n] == '\0' || ptr[n] == '/');
+    return at_or_above && (strncmp(it->message, "unknown key", 11) == 0 || strstr(it->message, "belongs in each rod"));
+}
+
+/* Each axis's path must name something the spec can hold: an unknown key would make every
+ * point bad_spec after the whole grid ran. Compiled once per axis, at its first value. */
+static int check_grid_paths(const sweep *sw)
+{
+    for (int k = 0; k < sw->naxes; k++) {
+        const grid_axis *a = &sw->axes[k];
+        const char *ov[65];
+        char assign[4352], ptr[300] = "/";
+        int n = 0;
+        for (int i = 0; i < sw->nsets; i++) ov[n++] = sw->sets[i];
+        snprintf(assign, sizeof assign, "%s=%s", a->path, a->values[0]);
+        ov[n++] = assign;
+        for (size_t i = 0, j = 1; a->path[i] && j + 1 < sizeof ptr; i++) ptr[j++] = a->path[i] == '.' ? '/' : a->path[i];
+        rod_issues iss;
+        rod_issues_init(&iss);
+        rod_model *m = rod_model_load(sw->spec_path, ov, n, &iss);
+        rod_model_free(m);
+        for (int i = 0; i < iss.count; i++)
+            if (path_issue(&iss.items[i], a->path, ptr)) {
+                fprintf(stderr, "rodd sweep: --grid %s: %s%s%s\n", a->path, iss.items[i].path,
+                        iss.items[i].path[0] ? ": " : "", iss.items[i].message);
+                rod_issues_free(&iss);
+                return EXIT_USAGE;
+            }
+        rod_issues_free(&iss);
+    }
+    return -1;
+}
+
 /* After the options: the grid's size, the spec loaded once, the output directory made. -1 to
  * go on, else the exit status. */
 static int prepare(sweep *sw, const char *out)
@@ -507,6 +545,8 @@ static int prepare(sweep *sw, const char *out)
     rod_model *m = cli_load_model(&probe);
     if (!m) return EXIT_BAD_SPEC;
     rod_model_free(m);
+    const int paths = check_grid_paths(sw);
+    if (paths >= 0) return paths;
     if (!out) {
         const char *base = strrchr(sw->spec_path, '/');
         base = base ? base + 1 : sw->spec_path;

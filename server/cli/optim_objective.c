@@ -16,9 +16,9 @@ const char *const optim_quantity_names[Q_COUNT] = {
 struct optim_objective {
     muParserHandle_t h;
     int nparams;
-    double q[Q_COUNT];
+    double q[Q_MAX];
     double *p;
-    int uses[Q_COUNT];
+    int uses[Q_MAX];
 };
 
 void optim_param_name(const char *path, char *out, size_t len)
@@ -36,8 +36,8 @@ void optim_objective_free(optim_objective *o)
     free(o);
 }
 
-optim_objective *optim_objective_create(const char *expr, const char *const *paths, int nparams, char *err,
-                                        size_t errlen)
+optim_objective *optim_objective_create(const char *expr, const char *const *paths, int nparams,
+                                        const char *const *rods, int nrods, char *err, size_t errlen)
 {
     optim_objective *o = calloc(1, sizeof *o);
     if (o) o->p = calloc((size_t)(nparams > 0 ? nparams : 1), sizeof(double));
@@ -49,6 +49,15 @@ optim_objective *optim_objective_create(const char *expr, const char *const *pat
     }
     o->nparams = nparams;
     for (int i = 0; i < Q_COUNT; i++) mupDefineVar(o->h, optim_quantity_names[i], &o->q[i]);
+    /* each rod's NAME.tip_x ..: '.' joins the names' characters (numbers still read first) */
+    mupDefineNameChars(o->h, "0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.");
+    for (int r = 0; rods && r < nrods && r < OPTIM_MAX_RODS; r++)
+        for (int i = 0; i < Q_ROD_COUNT; i++) {
+            char name[200], rod[100];
+            optim_param_name(rods[r], rod, sizeof rod);
+            snprintf(name, sizeof name, "%s.%s", rod, optim_quantity_names[i]);
+            mupDefineVar(o->h, name, &o->q[Q_COUNT + Q_ROD_COUNT * r + i]);
+        }
     for (int i = 0; i < nparams; i++) {
         char name[300];
         snprintf(name, sizeof name, "p%d", i);
@@ -62,7 +71,8 @@ optim_objective *optim_objective_create(const char *expr, const char *const *pat
         char text[256];
         snprintf(text, sizeof text, "%s", mupGetErrorMsg(o->h));
         snprintf(err, errlen, "%s (names: tip_x..z, com_x..z, com_vx..vz, energy_elastic, energy_kinetic, "
-                 "volume_change, effort, p0..p%d or each --vary PATH with '.' as '_')", text, nparams - 1);
+                 "volume_change, effort, p0..p%d or each --vary PATH with '.' as '_'%s)", text, nparams - 1,
+                 nrods ? "; each rod's ROD.tip_x .. ROD.com_vz" : "");
         optim_objective_free(o);
         return NULL;
     }
@@ -71,7 +81,7 @@ optim_objective *optim_objective_create(const char *expr, const char *const *pat
         const char *name = NULL;
         double *ptr = NULL;
         mupGetExprVar(o->h, (unsigned)i, &name, &ptr);
-        for (int k = 0; k < Q_COUNT; k++)
+        for (int k = 0; k < Q_MAX; k++)
             if (ptr == &o->q[k]) o->uses[k] = 1;
     }
     return o;

@@ -13,15 +13,22 @@ enum {
     Q_ENERGY_ELASTIC, Q_ENERGY_KINETIC, Q_VOLUME_CHANGE, Q_EFFORT, Q_COUNT
 };
 extern const char *const optim_quantity_names[Q_COUNT];
+/* A model of several rods: tip_* and com_* are the first rod's, and each rod NAME has its own
+ * as NAME.tip_x .. NAME.com_vz: the first Q_ROD_COUNT quantities (Q_TIP_X .. Q_COM_VZ) at
+ * q[Q_COUNT + Q_ROD_COUNT * r] for rod r of the spec's order (r < OPTIM_MAX_RODS). */
+#define Q_ROD_COUNT 9
+#define OPTIM_MAX_RODS 64
+#define Q_MAX (Q_COUNT + Q_ROD_COUNT * OPTIM_MAX_RODS)
 
 typedef struct optim_objective optim_objective;
 
-/* Compiles expr over the quantities and the nparams parameters' paths; NULL with a message
- * naming the unknown name (and the known ones) in err. */
-optim_objective *optim_objective_create(const char *expr, const char *const *paths, int nparams, char *err,
-                                        size_t errlen);
+/* Compiles expr over the quantities, the nrods rods' (names: NULL for one rod) and the
+ * nparams parameters' paths; NULL with a message naming the unknown name (and the known
+ * ones) in err. */
+optim_objective *optim_objective_create(const char *expr, const char *const *paths, int nparams,
+                                        const char *const *rods, int nrods, char *err, size_t errlen);
 void optim_objective_free(optim_objective *o);
-/* The value at quantities q[Q_COUNT] and parameters p[nparams]; NaN when not finite. */
+/* The value at quantities q[Q_MAX] and parameters p[nparams]; NaN when not finite. */
 double optim_objective_eval(optim_objective *o, const double *q, const double *p);
 /* Whether the expression reads a quantity (1) or not (0): a dynamics-only quantity in a
  * statics run is refused before any evaluation. */

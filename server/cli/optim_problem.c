@@ -112,9 +112,20 @@ int optim_problem_check_paths(optim_problem *o)
         return EXIT_BAD_SPEC;
     }
     rod_issues_free(&iss);
-    if (cli_several_rods(m, "optimize")) { /* tip_*, com_*, effort are one rod's: a spec it cannot run */
-        rod_model_free(m);
-        return EXIT_BAD_SPEC;
+    rod_frame shape; /* several rods: their names, for ROD.tip_x .. */
+    if (rod_frame_shape(m, &shape) == ROD_OK) {
+        if (shape.nrods > OPTIM_MAX_RODS) {
+            fprintf(stderr, "rodd optimize: a model of %d rods: at most %d\n", shape.nrods, OPTIM_MAX_RODS);
+            rod_frame_free(&shape);
+            rod_model_free(m);
+            return EXIT_BAD_SPEC;
+        }
+        o->nrods = shape.nrods;
+        for (int r = 0; r < shape.nrods; r++) {
+            snprintf(o->rod_names[r], sizeof o->rod_names[r], "%s", shape.rods[r].name);
+            o->rods[r] = o->rod_names[r];
+        }
+        rod_frame_free(&shape);
     }
     cJSON *spec = cJSON_Parse(rod_model_spec_json(m));
     int rc = EXIT_OK;
@@ -186,7 +197,7 @@ double optim_problem_effort_rate(const rod_model *m, rod_state *st)
     return s;
 }
 
-/* The rod's centroid, its points weighted by cross-section area (uniform density) and arc. */
+/* A rod's centroid, its points weighted by cross-section area (uniform density) and arc. */
 static void centroid(const rod_frame *f, double c[3])
 {
     double w = 0;
@@ -200,26 +211,43 @@ static void centroid(const rod_frame *f, double c[3])
     for (int a = 0; a < 3; a++) c[a] = w > 0 ? c[a] / w : NAN;
 }
 
-int optim_problem_centroid_now(const rod_model *m, rod_state *st, double c[3])
+/* Rod r of the frame (one rod: the frame itself), r < rods_of(f). */
+static int rods_of(const rod_frame *f)
+{
+    return f->nrods ? (f->nrods < OPTIM_MAX_RODS ? f->nrods : OPTIM_MAX_RODS) : 1;
+}
+
+static const rod_frame *rod_of(const rod_frame *f, int r)
+{
+    return f->nrods ? &f->rods[r] : f;
+}
+
+int optim_problem_centroid_now(const rod_model *m, rod_state *st, double c[3 * OPTIM_MAX_RODS])
 {
     rod_frame f;
     if (rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) != ROD_OK) return -1;
-    centroid(&f, c);
+    for (int r = 0; r < rods_of(&f); r++) centroid(rod_of(&f, r), c + 3 * r);
     rod_frame_free(&f);
     return 0;
 }
 
-int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *st, const double com0[3],
-                        double q[Q_COUNT])
+int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *st,
+                        const double com0[3 * OPTIM_MAX_RODS], double q[Q_MAX])
 {
     rod_frame f;
     if (rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) != ROD_OK) return -1;
-    for (int a = 0; a < 3; a++) q[Q_TIP_X + a] = f.position[3 * (f.n - 1) + a];
-    double c[3];
-    centroid(&f, c);
-    for (int a = 0; a < 3; a++) {
-        q[Q_COM_X + a] = c[a];
-        if (o->until > 0) q[Q_COM_VX + a] = (c[a] - com0[a]) / (o->until - o->from);
+    /* each rod's tip, centroid and its velocity; the first rod's are also the plain names */
+    for (int r = rods_of(&f) - 1; r >= 0; r--) {
+        const rod_frame *rod = rod_of(&f, r);
+        double *qr = f.nrods ? q + Q_COUNT + Q_ROD_COUNT * r : q;
+        double c[3];
+        centroid(rod, c);
+        for (int a = 0; a < 3; a++) {
+            qr[Q_TIP_X + a] = rod->position[3 * (rod->n - 1) + a];
+            qr[Q_COM_X + a] = c[a];
+            if (o->until > 0) qr[Q_COM_VX + a] = (c[a] - com0[3 * r + a]) / (o->until - o->from);
+        }
+        if (f.nrods && r == 0) memcpy(q, qr, Q_ROD_COUNT * sizeof *q);
     }
     q[Q_ENERGY_ELASTIC] = f.e_elastic;
     q[Q_ENERGY_KINETIC] = f.e_kinetic;
@@ -228,9 +256,9 @@ int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *s
     return 0;
 }
 
-int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT], char *msg, size_t len)
+int optim_problem_run(const optim_problem *o, const double *x, double q[Q_MAX], char *msg, size_t len)
 {
-    for (int i = 0; i < Q_COUNT; i++) q[i] = 0;
+    for (int i = 0; i < Q_MAX; i++) q[i] = 0;
     rod_issues iss;
     rod_issues_init(&iss);
     rod_model *m = optim_problem_load(o, x, &iss);
@@ -246,27 +274,20 @@ int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT]
         return OPTIM_FAILED;
     }
     int status = OPTIM_OK, rc = ROD_OK;
-    double com0[3] = {0, 0, 0};
-    rod_frame f;
+    double com0[3 * OPTIM_MAX_RODS] = {0};
     if (o->until > 0) {
         rc = rod_dynamics_start(m, st);
         double t_prev = 0, e_prev = rc == ROD_OK ? optim_problem_effort_rate(m, st) : 0;
         int have0 = 0;
         for (int k = 1; k <= OPTIM_EFFORT_STEPS && rc == ROD_OK; k++) {
             double t = o->until * k / OPTIM_EFFORT_STEPS;
-            if (!have0 && o->from <= 0) { /* the start's centroid */
-                if (rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) == ROD_OK) {
-                    centroid(&f, com0);
-                    rod_frame_free(&f);
-                }
+            if (!have0 && o->from <= 0) { /* the start's centroids */
+                optim_problem_centroid_now(m, st, com0);
                 have0 = 1;
             }
             if (!have0 && t >= o->from) { /* stop at --from on the way */
                 rc = rod_dynamics_advance(m, st, o->from);
-                if (rc == ROD_OK && rod_frame_compute(m, st, ROD_FRAME_DEFAULT_POINTS, &f) == ROD_OK) {
-                    centroid(&f, com0);
-                    rod_frame_free(&f);
-                }
+                if (rc == ROD_OK) optim_problem_centroid_now(m, st, com0);
                 have0 = 1;
                 if (rc != ROD_OK) break;
             }

@@ -26,6 +26,9 @@ typedef struct {
     optim_vary v[OPTIM_MAX_VARY];
     int n;
     double until, from;          /* until 0: statics */
+    int nrods;                   /* several rods (optim_problem_check_paths): their names, else 0 */
+    char rod_names[OPTIM_MAX_RODS][72];
+    const char *rods[OPTIM_MAX_RODS]; /* into rod_names, for the objective */
 } optim_problem;
 
 enum { OPTIM_OK, OPTIM_BAD_SPEC, OPTIM_FAILED, OPTIM_NO_CONVERGENCE };
@@ -37,21 +40,22 @@ int optim_problem_add_vary(optim_problem *o, const char *arg);
 void optim_problem_physical(const optim_problem *o, const double *u, double *x);
 /* The model at parameter values x (NULL and iss filled when it does not validate). */
 rod_model *optim_problem_load(const optim_problem *o, const double *x, rod_issues *iss);
-/* Every PATH exists in the spec and holds a number: EXIT_OK, or an EXIT_* with the reason on stderr. */
+/* Every PATH exists in the spec and holds a number: EXIT_OK, or an EXIT_* with the reason on
+ * stderr. Notes the rods of a model of several (nrods, rods). */
 int optim_problem_check_paths(optim_problem *o);
 /* The spec validates at the box's corners: EXIT_OK or EXIT_BAD_SPEC with the issues on stderr. */
 int optim_problem_check_corners(const optim_problem *o);
 /* One run at x: an OPTIM_* status, the quantities in q, a message in msg when not OPTIM_OK. */
-int optim_problem_run(const optim_problem *o, const double *x, double q[Q_COUNT], char *msg, size_t len);
+int optim_problem_run(const optim_problem *o, const double *x, double q[Q_MAX], char *msg, size_t len);
 
 /* The pieces of a run that the daemon route (optim_remote.h) shares, so both compute the
- * quantities alike: the actuators' squared values now (effort's integrand), the centroid
- * now (0, or -1 when no frame), and the final frame's quantities into q (com_v* from com0,
- * the centroid at --from); 0, or -1 when no frame. */
+ * quantities alike: the actuators' squared values now (effort's integrand), each rod's
+ * centroid now (c[3 r + a]; one rod: r = 0) (0, or -1 when no frame), and the final frame's
+ * quantities into q (com_v* from com0, the centroids at --from); 0, or -1 when no frame. */
 double optim_problem_effort_rate(const rod_model *m, rod_state *st);
-int optim_problem_centroid_now(const rod_model *m, rod_state *st, double c[3]);
-int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *st, const double com0[3],
-                        double q[Q_COUNT]);
+int optim_problem_centroid_now(const rod_model *m, rod_state *st, double c[3 * OPTIM_MAX_RODS]);
+int optim_problem_final(const optim_problem *o, const rod_model *m, rod_state *st,
+                        const double com0[3 * OPTIM_MAX_RODS], double q[Q_MAX]);
 /* The output points of a dynamics run (effort's trapezoid): t_k = until k / OPTIM_EFFORT_STEPS. */
 #define OPTIM_EFFORT_STEPS 50
 

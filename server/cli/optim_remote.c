@@ -200,7 +200,7 @@ static int effort(const optim_problem *o, const rod_model *m, rod_state *st, dou
 }
 
 static int run_statics(const optim_problem *o, const char *url, const char *token, const rod_model *m, rod_state *st,
-                       double q[Q_COUNT], char *msg, size_t len)
+                       double q[Q_MAX], char *msg, size_t len)
 {
     char *body = with_spec(rod_model_spec_json(m), ",\"points\":2");
     cJSON *r = NULL;
@@ -224,7 +224,8 @@ static int run_statics(const optim_problem *o, const char *url, const char *toke
         if (!qv || rod_state_set_q(st, qv, n) != ROD_OK) status = OPTIM_FAILED;
         free(qv);
         q[Q_EFFORT] = optim_problem_effort_rate(m, st);
-        if (status == OPTIM_OK && optim_problem_final(o, m, st, (double[3]){0, 0, 0}, q) != 0) status = OPTIM_FAILED;
+        static const double none[3 * OPTIM_MAX_RODS];
+        if (status == OPTIM_OK && optim_problem_final(o, m, st, none, q) != 0) status = OPTIM_FAILED;
         if (status != OPTIM_OK) snprintf(msg, len, "%s", rod_state_error(st));
     }
     cJSON_Delete(r);
@@ -250,9 +251,9 @@ static int session_to(const optim_problem *o, const char *url, const char *token
 }
 
 static int run_dynamics(const optim_problem *o, const char *url, const char *token, const rod_model *m,
-                        rod_state *st, double q[Q_COUNT], char *msg, size_t len)
+                        rod_state *st, double q[Q_MAX], char *msg, size_t len)
 {
-    double com0[3] = {0, 0, 0};
+    double com0[3 * OPTIM_MAX_RODS] = {0};
     int status = session_to(o, url, token, m, st, o->from, msg, len);
     if (status == OPTIM_OK && optim_problem_centroid_now(m, st, com0) != 0) status = OPTIM_FAILED;
     if (status == OPTIM_OK) status = session_to(o, url, token, m, st, o->until, msg, len);
@@ -265,9 +266,9 @@ static int run_dynamics(const optim_problem *o, const char *url, const char *tok
 }
 
 int optim_remote_run(const optim_problem *o, const char *url, const char *token, const double *x,
-                     double q[Q_COUNT], char *msg, size_t len)
+                     double q[Q_MAX], char *msg, size_t len)
 {
-    for (int i = 0; i < Q_COUNT; i++) q[i] = 0;
+    for (int i = 0; i < Q_MAX; i++) q[i] = 0;
     rod_issues iss;
     rod_issues_init(&iss);
     rod_model *m = optim_problem_load(o, x, &iss);

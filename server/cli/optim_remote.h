@@ -20,7 +20,7 @@ int optim_remote_ready(const char *url, const char *token, char *err, size_t len
  * quantities in q, a message in msg when not OPTIM_OK (a daemon that does not answer, or
  * answers an error, is OPTIM_FAILED naming the daemon). */
 int optim_remote_run(const optim_problem *o, const char *url, const char *token, const double *x,
-                     double q[Q_COUNT], char *msg, size_t len);
+                     double q[Q_MAX], char *msg, size_t len);
 /* Creates a session of spec_json (paused at t = 0) named name; its id into id (0) or -1 with
  * the reason in err. */
 int optim_remote_open(const char *url, const char *token, const char *spec_json, const char *name, char *id,

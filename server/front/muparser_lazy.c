@@ -20,6 +20,7 @@ static struct {
     void (*release)(muParserHandle_t);
     void (*set_expr)(muParserHandle_t, const muChar_t *);
     void (*define_var)(muParserHandle_t, const muChar_t *, muFloat_t *);
+    void (*define_name_chars)(muParserHandle_t, const muChar_t *);
     void (*define_fun1)(muParserHandle_t, const muChar_t *, muFun1_t, muBool_t);
     void (*define_fun3)(muParserHandle_t, const muChar_t *, muFun3_t, muBool_t);
     muFloat_t (*eval)(muParserHandle_t);
@@ -56,6 +57,7 @@ static void load(void)
     *(void **)&mu.release = need(lib, "mupRelease");
     *(void **)&mu.set_expr = need(lib, "mupSetExpr");
     *(void **)&mu.define_var = need(lib, "mupDefineVar");
+    *(void **)&mu.define_name_chars = need(lib, "mupDefineNameChars");
     *(void **)&mu.define_fun1 = need(lib, "mupDefineFun1");
     *(void **)&mu.define_fun3 = need(lib, "mupDefineFun3");
     *(void **)&mu.eval = need(lib, "mupEval");
@@ -76,6 +78,7 @@ muParserHandle_t mupCreate(int base_type)
 void mupRelease(muParserHandle_t h) { mu.release(h); }
 void mupSetExpr(muParserHandle_t h, const muChar_t *expr) { mu.set_expr(h, expr); }
 void mupDefineVar(muParserHandle_t h, const muChar_t *name, muFloat_t *var) { mu.define_var(h, name, var); }
+void mupDefineNameChars(muParserHandle_t h, const muChar_t *chars) { mu.define_name_chars(h, chars); }
 void mupDefineFun1(muParserHandle_t h, const muChar_t *name, muFun1_t f, muBool_t opt) { mu.define_fun1(h, name, f, opt); }
 void mupDefineFun3(muParserHandle_t h, const muChar_t *name, muFun3_t f, muBool_t opt) { mu.define_fun3(h, name, f, opt); }
 muFloat_t mupEval(muParserHandle_t h) { return mu.eval(h); }

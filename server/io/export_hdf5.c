@@ -1,7 +1,8 @@
 /* The HDF5 export: one float64 dataset per FRAME field, time-major (the first dimension is
  * the frame), extendible and chunked so frames are appended as they come; units and a
  * description on every dataset, the spec and the layout on the root. The mechanics are
- * groups: base/, bodies/NAME/, constraints/NAME/, and contacts/, a table of every frame's
+ * groups: base/ (several rods: rods/NAME/base/ for each rod whose base moves), bodies/NAME/,
+ * constraints/NAME/, and contacts/, a table of every frame's
  * contacts one row each (a frame has none to thousands: a fixed width would cut some frames
  * or pad all of them) with each row's frame and each frame's count. MATLAB's h5read shows
  * the dimensions reversed (position is 3 x points x frames there), as it does for any
@@ -366,14 +367,22 @@ static int create_mech_sets(export_h5 *h, const rod_frame *sh)
 {
     static const hsize_t three[1] = {3}, rot[2] = {3, 3};
     h->mech_set = h->contact_set = -1;
-    if (sh->base_moving || sh->nbodies || sh->ncons) h->mech_set = h->nsets;
+    if (sh->base_moving || sh->nbodies || sh->ncons || mech_rod_bases(sh)) h->mech_set = h->nsets;
     int rc = 0;
-    if (sh->base_moving) {
-        hid_t g = group(h->file, "base", "the pose of the rod's base (a moving or free base)");
+    /* the model's base, then (several rods) each rod's that moves as rods/NAME/base */
+    for (int r = -1; !rc && r < sh->nrods; r++) {
+        if (r < 0 ? !sh->base_moving : !sh->rods[r].base_moving) continue;
+        hid_t rg = r < 0 ? h->file : H5Gopen2(h->file, "rods", H5P_DEFAULT);
+        hid_t parent = r < 0 ? rg : rg >= 0 ? H5Gopen2(rg, sh->rods[r].name, H5P_DEFAULT) : -1;
+        hid_t g = parent >= 0 ? group(parent, "base", r < 0 ? "the pose of the rod's base (a moving or free base)"
+                                                            : "the pose of this rod's base (a joined rod's is free)")
+                              : -1;
         rc = g < 0 || add_set(h, g, "position", 1, three, "m", "the base's position, world frame: [frame, xyz]") ||
              add_set(h, g, "rotation", 2, rot, "1", "the base's rotation: rotation[frame, a, b] = R_ab, its columns "
                                                     "the base's d1, d2, d3 in the world frame");
         if (g >= 0) H5Gclose(g);
+        if (r >= 0 && parent >= 0) H5Gclose(parent);
+        if (r >= 0 && rg >= 0) H5Gclose(rg);
     }
     if (!rc && sh->nbodies) {
         hid_t g = group(h->file, "bodies", "rigid bodies attached to the rod, by name");
@@ -464,6 +473,9 @@ static int mech_frame(export_h5 *h, const rod_frame *f)
 {
     int k = h->mech_set, rc = 0;
     if (k >= 0 && f->base_moving) rc = append(h, k++, f->base_position) || append(h, k++, f->base_rotation);
+    for (int r = 0; !rc && k >= 0 && r < h->shape->nrods; r++)
+        if (h->shape->rods[r].base_moving)
+            rc = append(h, k++, f->rods[r].base_position) || append(h, k++, f->rods[r].base_rotation);
     for (int i = 0; !rc && k >= 0 && i < f->nbodies; i++) rc = append(h, k++, f->bodies[i].position);
     for (int i = 0; !rc && k >= 0 && i < f->ncons; i++) {
         const rod_frame_constraint *c = &f->cons[i];

@@ -7,10 +7,12 @@
  * data frame's group-by; a model with contact adds a row per contact after its frame's points
  * (README.md's "Exports"). A model of several rods adds a column "rod" (the rod's name) after
  * t: its rows are rod by rod, each rod's points base to tip, and a contact's row names the rod
- * it touches. */
+ * it touches; where any rod's base moves (a joined rod's is free) the base columns hold the
+ * row's rod's base, empty for a rod whose base is fixed and on a contact's row. */
 #include "export_impl.h"
 #include "frame_codec.h"
 #include "frame_fields.h"
+#include "frame_mech.h"
 #include "rod_text.h"
 
 #include <stdlib.h>
@@ -40,7 +42,7 @@ static const char *const csv_columns[FRAME_F_COUNT] = {
 static void csv_mech_header(FILE *o, const rod_frame *sh)
 {
     static const char *const xyz = "xyz";
-    if (sh->base_moving) {
+    if (sh->base_moving || mech_rod_bases(sh)) {
         fputs(",base.x,base.y,base.z", o);
         for (int a = 1; a <= 3; a++)
             for (int b = 1; b <= 3; b++) fprintf(o, ",base.r%d%d", a, b);
@@ -80,8 +82,10 @@ static void csv_nums(FILE *o, const double *v, int n)
     }
 }
 
-/* The frame's own values: energies, volume change, the mechanics but for its contacts. */
-static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f)
+/* The frame's own values: energies, volume change, the mechanics but for its contacts.
+ * Several rods whose bases move (rod_bases): the base columns hold the row's rod's (rod; NULL
+ * on a contact's row). */
+static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f, int rod_bases, const rod_frame *rod)
 {
     if (mask & FRAME_F_ENERGY) {
         const double e[3] = {f->e_kinetic, f->e_elastic, f->e_gravity};
@@ -91,6 +95,13 @@ static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f)
     if (f->base_moving) {
         csv_nums(o, f->base_position, 3);
         csv_nums(o, f->base_rotation, 9);
+    } else if (rod_bases) { /* several rods: the row's rod's base, empty where it is fixed */
+        if (rod && rod->base_moving) {
+            csv_nums(o, rod->base_position, 3);
+            csv_nums(o, rod->base_rotation, 9);
+        } else {
+            fputs(",,,,,,,,,,,,", o);
+        }
     }
     for (int i = 0; i < f->nbodies; i++) csv_nums(o, f->bodies[i].position, 3);
     for (int i = 0; i < f->ncons; i++) {
@@ -114,6 +125,7 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
 {
     FILE *o = w->out;
     const unsigned mask = w->meta.fields;
+    const int rod_bases = mech_rod_bases(&w->shape) > 0;
     int per_point = 0; /* columns of the per-point fields */
     for (int b = 0; b < FRAME_F_COUNT; b++)
         if (mask & (1u << b)) per_point += frame_field_width(1u << b);
@@ -129,7 +141,7 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
                 const int width = frame_field_width(bit);
                 if (width) csv_nums(o, frame_field_values(rod, bit) + (size_t)width * i, width);
             }
-            csv_frame_values(o, mask, f);
+            csv_frame_values(o, mask, f, rod_bases, f->nrods ? rod : NULL);
             if (f->has_contacts) fputs(",,,,,,,,", o);
             fputc('\n', o);
         }
@@ -142,7 +154,7 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
         }
         fputc(',', o);
         for (int k = 0; k < per_point; k++) fputc(',', o);
-        csv_frame_values(o, mask, f);
+        csv_frame_values(o, mask, f, rod_bases, NULL);
         fprintf(o, ",%d", j);
         csv_nums(o, f->contact_s + j, 1);
         csv_nums(o, f->contact_point + 3 * j, 3);

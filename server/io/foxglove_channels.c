@@ -51,6 +51,25 @@ static const char scene_schema[] =
     "\"type\":{\"type\":\"integer\",\"enum\":[0,1]},\"id\":{\"type\":\"string\"}", "\"timestamp\",\"type\",\"id\"")) ","
     "\"entities\":" ARR(REF("entity")) "},\"required\":[\"deletions\",\"entities\"]}";
 
+/* A rod's base pose (several rods: a joined rod's base is free), foxglove.PoseInFrame */
+static const char pose_schema[] =
+    "{\"title\":\"foxglove.PoseInFrame\",\"description\":\"The pose of a rod's base: its position (m) and "
+    "the rotation taking the world's axes onto its directors d1, d2, d3\",\"$defs\":{"
+    "\"time\":" OBJ("\"sec\":{\"type\":\"integer\",\"minimum\":0},\"nsec\":{\"type\":\"integer\",\"minimum\":0,"
+                    "\"maximum\":999999999}", "\"sec\",\"nsec\"") ","
+    "\"vector3\":" OBJ(XYZ, "\"x\",\"y\",\"z\"") ","
+    "\"quaternion\":" OBJ(XYZ ",\"w\":" NUM, "\"x\",\"y\",\"z\",\"w\"") "},"
+    "\"type\":\"object\",\"properties\":{\"timestamp\":" REF("time") ",\"frame_id\":{\"type\":\"string\"},"
+    "\"pose\":" OBJ("\"position\":" REF("vector3") ",\"orientation\":" REF("quaternion"), "\"position\",\"orientation\"")
+    "},\"required\":[\"timestamp\",\"frame_id\",\"pose\"]}";
+
+static const fox_channel base_channel = {"/rods/NAME/base", "foxglove.PoseInFrame", pose_schema};
+
+const fox_channel *fox_base_channel(void)
+{
+    return &base_channel;
+}
+
 #define SCALARS(title, desc, props, req)                                                       \
     "{\"title\":\"" title "\",\"description\":\"" desc "\",\"type\":\"object\",\"properties\":{" \
     "\"t\":{\"type\":\"number\",\"description\":\"simulated time (s)\"}," props "},"            \
@@ -194,9 +213,57 @@ static void scene(FILE *o, const rod_frame *f, unsigned fields)
     fputs("{\"deletions\":[],\"entities\":[", o);
     for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
         if (r) fputc(',', o);
-        entity(o, f->nrods ? &f->rods[r] : f, f->nrods ? f->rods[r].name : "rod", ns, fields);
+        /* a rod of several on a channel of its own (f is rods[i]) keeps its name too */
+        entity(o, f->nrods ? &f->rods[r] : f, f->nrods ? f->rods[r].name : f->name[0] ? f->name : "rod", ns, fields);
     }
     fputs("]}", o);
+}
+
+/* The unit quaternion (x, y, z, w) of the row-major rotation R (Shepperd's method: from the
+ * largest of the trace and the diagonal, so that no division is by a small number). */
+static void quaternion(const double *R, double *q)
+{
+    const double tr = R[0] + R[4] + R[8];
+    if (tr >= R[0] && tr >= R[4] && tr >= R[8]) {
+        const double w = 0.5 * sqrt(fmax(1 + tr, 0));
+        q[3] = w, q[0] = (R[7] - R[5]) / (4 * w), q[1] = (R[2] - R[6]) / (4 * w), q[2] = (R[3] - R[1]) / (4 * w);
+    } else if (R[0] >= R[4] && R[0] >= R[8]) {
+        const double x = 0.5 * sqrt(fmax(1 + R[0] - R[4] - R[8], 0));
+        q[0] = x, q[3] = (R[7] - R[5]) / (4 * x), q[1] = (R[1] + R[3]) / (4 * x), q[2] = (R[2] + R[6]) / (4 * x);
+    } else if (R[4] >= R[8]) {
+        const double y = 0.5 * sqrt(fmax(1 - R[0] + R[4] - R[8], 0));
+        q[1] = y, q[3] = (R[2] - R[6]) / (4 * y), q[0] = (R[1] + R[3]) / (4 * y), q[2] = (R[5] + R[7]) / (4 * y);
+    } else {
+        const double z = 0.5 * sqrt(fmax(1 - R[0] - R[4] + R[8], 0));
+        q[2] = z, q[3] = (R[3] - R[1]) / (4 * z), q[0] = (R[2] + R[6]) / (4 * z), q[1] = (R[5] + R[7]) / (4 * z);
+    }
+}
+
+char *fox_base_message(const rod_frame *rod, double t, size_t *len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *o = open_memstream(&text, &n);
+    if (!o) return NULL;
+    const unsigned long long ns = fox_time_ns(t);
+    double q[4];
+    quaternion(rod->base_rotation, q);
+    fprintf(o, "{\"timestamp\":{\"sec\":%llu,\"nsec\":%llu},\"frame_id\":\"world\",\"pose\":{\"position\":",
+            ns / 1000000000ull, ns % 1000000000ull);
+    xyz(o, rod->base_position);
+    fputs(",\"orientation\":{\"x\":", o);
+    num(o, q[0]);
+    key_num(o, "y", q[1]);
+    key_num(o, "z", q[2]);
+    key_num(o, "w", q[3]);
+    fputs("}}}", o);
+    const int bad = ferror(o);
+    if (fclose(o) != 0 || bad) {
+        free(text);
+        return NULL;
+    }
+    *len = n;
+    return text;
 }
 
 char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)

@@ -11,7 +11,9 @@
  *
  * A channel is there when the frames carry what it needs (fox_channel_present). A model of
  * several rods has an entity per rod in /rod/scene (its id the rod's name) and the first rod's
- * tip on /rod/tip. Prefix fox_. */
+ * tip on /rod/tip; the MCAP export and the live stream instead put each rod's scene and tip
+ * (fox_message of rods[i]: the entity named after the rod) and base on channels of their own,
+ * /rods/NAME/{scene,tip,base}. Prefix fox_. */
 #ifndef RODD_FOXGLOVE_CHANNELS_H
 #define RODD_FOXGLOVE_CHANNELS_H
 
@@ -31,6 +33,11 @@ int fox_channel_present(int i, unsigned fields);
 /* Frame f's message on channel i as JSON (NUL-terminated, malloc'd: the caller frees; its
  * length in *len); NULL when out of memory. Only the fields given are read. */
 char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len);
+/* Several rods: a rod whose base moves (a joined rod's is free) has its base's pose on a
+ * channel of its own, /rods/NAME/base (foxglove.PoseInFrame in frame "world"); the topic here
+ * is that pattern. rod is a frame of rods[] with base_moving; t the frame's time. */
+const fox_channel *fox_base_channel(void);
+char *fox_base_message(const rod_frame *rod, double t, size_t *len);
 /* The frame time in ns, as the messages' timestamps (negative times clamp to 0). */
 unsigned long long fox_time_ns(double t);
 

@@ -48,14 +48,22 @@ int mech_points(const rod_frame *f)
     return f->rods[0].n;
 }
 
+int mech_rod_bases(const rod_frame *shape)
+{
+    int n = 0;
+    for (int i = 0; i < shape->nrods; i++) n += shape->rods[i].base_moving != 0;
+    return n;
+}
+
 int mech_any(const rod_frame *shape)
 {
-    return shape->base_moving || shape->nbodies || shape->ncons || shape->has_contacts;
+    return shape->base_moving || shape->nbodies || shape->ncons || shape->has_contacts || mech_rod_bases(shape);
 }
 
 size_t mech_values(const rod_frame *shape)
 {
     size_t n = shape->base_moving ? 12 : 0;
+    n += 12 * (size_t)mech_rod_bases(shape);
     n += 3 * (size_t)shape->nbodies;
     for (int i = 0; i < shape->ncons; i++) n += shape->cons[i].volume ? MECH_VOLUME_VALUES : MECH_POSE_VALUES;
     return n + (shape->has_contacts ? 1 : 0);
@@ -67,7 +75,8 @@ int mech_matches(const rod_frame *shape, const rod_frame *f)
         f->nbodies != shape->nbodies || f->ncons != shape->ncons || f->nrods != shape->nrods)
         return 0;
     for (int i = 0; i < f->nrods; i++)
-        if (strcmp(f->rods[i].name, shape->rods[i].name)) return 0;
+        if (strcmp(f->rods[i].name, shape->rods[i].name) || !f->rods[i].base_moving != !shape->rods[i].base_moving)
+            return 0;
     for (int i = 0; i < f->ncons; i++)
         if (f->cons[i].volume != shape->cons[i].volume || strcmp(f->cons[i].name, shape->cons[i].name)) return 0;
     for (int i = 0; i < f->nbodies; i++)
@@ -87,6 +96,11 @@ void mech_pack(const rod_frame *shape, const rod_frame *f, double *v)
         v = put(v, f->base_position, 3);
         v = put(v, f->base_rotation, 9);
     }
+    for (int i = 0; i < shape->nrods; i++) /* a joined (free) rod's base, rod by rod */
+        if (shape->rods[i].base_moving) {
+            v = put(v, f->rods[i].base_position, 3);
+            v = put(v, f->rods[i].base_rotation, 9);
+        }
     for (int i = 0; i < shape->nbodies; i++) v = put(v, f->bodies[i].position, 3);
     for (int i = 0; i < shape->ncons; i++) {
         const rod_frame_constraint *c = &f->cons[i];
@@ -133,6 +147,12 @@ void mech_unpack(const rod_frame *shape, const double *v, rod_frame *f, double *
         v = get(v, f->base_position, 3);
         v = get(v, f->base_rotation, 9);
     }
+    for (int i = 0; i < shape->nrods; i++)
+        if (shape->rods[i].base_moving) {
+            f->rods[i].base_moving = 1;
+            v = get(v, f->rods[i].base_position, 3);
+            v = get(v, f->rods[i].base_rotation, 9);
+        }
     for (int i = 0; i < shape->nbodies; i++) v = get(v, f->bodies[i].position, 3);
     for (int i = 0; i < shape->ncons; i++) {
         rod_frame_constraint *c = &f->cons[i];

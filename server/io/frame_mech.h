@@ -1,5 +1,6 @@
 /* The mechanics of a FRAME past its per-point fields: a moving or free base's pose, the
- * bodies' positions, the constraints' reactions and the contacts. Which of them a model's
+ * bodies' positions, the constraints' reactions and the contacts; several rods: each moving
+ * rod base's pose. Which of them a model's
  * frames carry, and their names, is the frame's shape (rod_frame_shape); the exports lay out
  * their columns and datasets from it and the recordings pack it into their float64 records.
  *
@@ -26,6 +27,9 @@ int mech_contact_values(const rod_frame *shape);
 int mech_rods(const rod_frame *shape);
 /* The points of each of f's rods when they all have the same number (f->n for one rod), else -1. */
 int mech_points(const rod_frame *f);
+/* Several rods: how many of them have a base that moves (a joined rod's is free): its pose
+ * (position 3, rotation 9) is packed after the model's own base, rod by rod. */
+int mech_rod_bases(const rod_frame *shape);
 /* 1 when the model's frames carry anything past the per-point fields. */
 int mech_any(const rod_frame *shape);
 /* Doubles of the fixed part of a packed frame (0 when mech_any is 0). */
@@ -36,8 +40,8 @@ int mech_matches(const rod_frame *shape, const rod_frame *f);
 void mech_pack(const rod_frame *shape, const rod_frame *f, double *v);
 /* The number of contacts a packed frame carries (its fixed part at v). */
 int mech_packed_contacts(const rod_frame *shape, const double *v);
-/* Reads a packed frame (its fixed part, then its contacts) into f, whose cons and bodies
- * arrays (shape's sizes, names already in them) the caller provides; contact_s,
+/* Reads a packed frame (its fixed part, then its contacts) into f, whose cons, bodies and
+ * rods arrays (shape's sizes, names already in them) the caller provides; contact_s,
  * contact_point and contact_force point into scratch, mech_contact_values doubles per
  * contact that the caller provides (mech_packed_contacts says how many); several rods:
  * contact_rod points into rod_scratch, an int per contact. */

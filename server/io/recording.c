@@ -102,11 +102,13 @@ static uint32_t shape_hash(const rod_frame *sh)
 {
     if (!mech_any(sh) && !sh->nrods) return 0;
     uint32_t x = 2166136261u; /* FNV-1a */
-    for (int i = 0; i < sh->nrods; i++) /* the rods' names, in order, each ended by ';' */
+    for (int i = 0; i < sh->nrods; i++) { /* the rods' names, in order, each ended by ';' */
         for (const char *c = sh->rods[i].name;; c++) {
             x = (x ^ (unsigned char)(*c ? *c : ';')) * 16777619u;
             if (!*c) break;
         }
+        if (sh->rods[i].base_moving) x = (x ^ (unsigned char)'+') * 16777619u; /* its base is packed */
+    }
     char text[80];
     const int n[4] = {sh->base_moving, sh->has_contacts, sh->ncons, sh->nbodies};
     for (int i = 0; i < 4 + sh->ncons + sh->nbodies; i++) {

@@ -141,6 +141,9 @@ published_frame *session_latest(session *s);
  * model's, valid while s is held) and values now (a profile's at the base), the first cap of
  * them into names and v. Returns how many the model has. */
 int session_inputs_now(session *s, const char **names, double *v, int cap);
+/* The model's frame shape (rod_frame_shape: its rods' names, whose base moves, ...): 0, or -1
+ * out of memory. The caller frees it with rod_frame_free. */
+int session_frame_shape(session *s, rod_frame *out);
 /* A cJSON object describing the session (state, time, inputs, model sizes, stats). */
 struct cJSON *session_describe(session *s);
 /* The whole session as JSON text for persistence (spec, options, status, engine state).

@@ -38,6 +38,11 @@ int session_inputs_now(session *s, const char **names, double *v, int cap)
     return n;
 }
 
+int session_frame_shape(session *s, rod_frame *out)
+{
+    return rod_frame_shape(s->model, out) == ROD_OK ? 0 : -1; /* the model is fixed for the session's life */
+}
+
 /* Publication follows demand. FULL_RATE is a slice's rate (session_clock.c's FRAME_PERIOD):
  * what a session publishes at most. A frame costs about what the simulation of its slice
  * does (the poses at every output point, the twists for the kinetic energy), so a session

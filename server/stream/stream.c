@@ -491,11 +491,14 @@ static int on_established(stream_server *ss, client *c, struct lws *wsi)
         double values[FOXWS_MAX_INPUTS];
         int ninputs = session_inputs_now(c->s, names, values, FOXWS_MAX_INPUTS);
         if (ninputs > FOXWS_MAX_INPUTS) ninputs = FOXWS_MAX_INPUTS;
-        c->fox = foxws_new(ninputs);
+        rod_frame shape;
+        const int have_shape = session_frame_shape(c->s, &shape) == 0;
+        c->fox = have_shape ? foxws_new(ninputs, &shape) : NULL;
+        if (have_shape) rod_frame_free(&shape);
         c->sub.subscribed = 0; /* until it subscribes a channel */
         if (!c->fox) return -1;
         queue_ctl(c, foxws_server_info(id));
-        queue_ctl(c, foxws_advertise(names, ninputs));
+        queue_ctl(c, foxws_advertise(c->fox, names, ninputs));
         lws_callback_on_writable(wsi);
         log_event(LOG_INFO, "stream_open", "session=%s protocol=%s port=%s clients=%d", id, FOXWS_SUBPROTOCOL,
                   c->via_rest ? "rest" : "stream", ss->nclients);

@@ -1,7 +1,7 @@
 /* The Foxglove WebSocket protocol for one client (stream_foxglove.h). Channel ids are the
  * foxglove_channels.h indexes + 1, then the inputs' channel (live only: recordings do not keep
- * the inputs); a client's subscription ids are its own (uint32), at most one per channel, as
- * the protocol wants. */
+ * the inputs), then (several rods) each rod's; a client's subscription ids are its own
+ * (uint32), at most one per channel, as the protocol wants. */
 #include "stream_foxglove.h"
 
 #include "foxglove_channels.h"
@@ -15,31 +15,86 @@
 #include <string.h>
 
 #define NO_SUB (-1.0) /* a channel nobody subscribed */
-#define INPUTS FOX_CHANNELS /* the inputs' channel's index (its id: FOXWS_INPUTS_CHANNEL) */
-#define NCH (FOX_CHANNELS + 1)
+#define KIND_INPUTS FOX_CHANNELS       /* the inputs' channel */
+#define KIND_BASE (FOX_CHANNELS + 1)   /* a rod's base pose (several rods) */
+#define FIRST_ROD_ID 6                 /* several rods: rod r's scene, tip, base are 6 + 3r, 7 + 3r, 8 + 3r */
+
+/* An advertised channel: its id, what it carries and (several rods) whose. */
+typedef struct {
+    int id, kind, rod;
+    char topic[96];
+} fox_ch;
 
 struct foxws {
-    int nch;                    /* channels advertised: FOX_CHANNELS, + 1 with inputs */
-    double sub[NCH];            /* each channel's subscription id, or NO_SUB */
-    unsigned char *queued[NCH]; /* messageData waiting, in channel order */
-    size_t queued_len[NCH];
-    unsigned long long sent[NCH]; /* the frame each channel was last queued (its seq) */
-    int next;                            /* the next of queued to hand out */
-    unsigned char *taken;                /* the one handed out last, freed at the next call */
+    int nch;                      /* channels advertised */
+    fox_ch *ch;                   /* nch, in id order */
+    double *sub;                  /* each channel's subscription id, or NO_SUB */
+    unsigned char **queued;       /* messageData waiting, in channel order */
+    size_t *queued_len;
+    unsigned long long *sent;     /* the frame each channel was last queued (its seq) */
+    char ids[64];                 /* the ids, for a subscription to another ("1..5") */
+    int next;                     /* the next of queued to hand out */
+    unsigned char *taken;         /* the one handed out last, freed at the next call */
 };
 
-foxws *foxws_new(int ninputs)
+static void add_channel(foxws *x, int id, int kind, int rod, const char *topic)
 {
+    fox_ch *c = &x->ch[x->nch++];
+    c->id = id;
+    c->kind = kind;
+    c->rod = rod;
+    snprintf(c->topic, sizeof c->topic, "%s", topic);
+}
+
+/* The ids as ranges: "1..5", "3..11" (names say which is which) */
+static void describe_ids(foxws *x)
+{
+    char *o = x->ids;
+    size_t room = sizeof x->ids;
+    for (int i = 0; i < x->nch && room > 1;) {
+        int j = i;
+        while (j + 1 < x->nch && x->ch[j + 1].id == x->ch[j].id + 1) j++;
+        const int n = j > i ? snprintf(o, room, "%s%d..%d", i ? ", " : "", x->ch[i].id, x->ch[j].id)
+                            : snprintf(o, room, "%s%d", i ? ", " : "", x->ch[i].id);
+        if (n < 0 || (size_t)n >= room) break;
+        o += n, room -= (size_t)n;
+        i = j + 1;
+    }
+}
+
+foxws *foxws_new(int ninputs, const rod_frame *shape)
+{
+    const int nrods = shape ? shape->nrods : 0;
     foxws *x = calloc(1, sizeof *x);
-    if (!x) return NULL;
-    x->nch = ninputs > 0 ? NCH : FOX_CHANNELS;
-    for (int i = 0; i < NCH; i++) x->sub[i] = NO_SUB;
+    const size_t cap = FOX_CHANNELS + 1 + 3 * (size_t)nrods;
+    if (!x || !(x->ch = calloc(cap, sizeof *x->ch)) || !(x->sub = malloc(cap * sizeof *x->sub)) ||
+        !(x->queued = calloc(cap, sizeof *x->queued)) || !(x->queued_len = calloc(cap, sizeof *x->queued_len)) ||
+        !(x->sent = calloc(cap, sizeof *x->sent))) {
+        foxws_free(x);
+        return NULL;
+    }
+    /* one rod: /rod/scene, /rod/tip, /rod/energy, /rod/volume_change as 1..4, as ever; several:
+     * the MCAP export's topics, each rod's scene, tip and (a joined rod's) base of its own */
+    for (int i = 0; i < FOX_CHANNELS; i++)
+        if (!nrods || (i != FOX_SCENE && i != FOX_TIP)) add_channel(x, i + 1, i, -1, fox_channel_get(i)->topic);
+    if (ninputs > 0) add_channel(x, FOXWS_INPUTS_CHANNEL, KIND_INPUTS, -1, FOXWS_INPUTS_TOPIC);
+    for (int r = 0; r < nrods; r++) {
+        char topic[96];
+        static const char *const what[3] = {"scene", "tip", "base"};
+        for (int k = 0; k < 3; k++) {
+            if (k == 2 && !shape->rods[r].base_moving) continue;
+            snprintf(topic, sizeof topic, "/rods/%s/%s", shape->rods[r].name, what[k]);
+            add_channel(x, FIRST_ROD_ID + 3 * r + k, k == 0 ? FOX_SCENE : k == 1 ? FOX_TIP : KIND_BASE, r, topic);
+        }
+    }
+    for (int i = 0; i < x->nch; i++) x->sub[i] = NO_SUB;
+    describe_ids(x);
     return x;
 }
 
 static void drop_queue(foxws *x)
 {
-    for (int i = 0; i < NCH; i++) {
+    for (int i = 0; x->queued && i < x->nch; i++) {
         free(x->queued[i]);
         x->queued[i] = NULL;
     }
@@ -51,6 +106,11 @@ void foxws_free(foxws *x)
     if (!x) return;
     drop_queue(x);
     free(x->taken);
+    free(x->ch);
+    free(x->sub);
+    free(x->queued);
+    free(x->queued_len);
+    free(x->sent);
     free(x);
 }
 
@@ -109,23 +169,25 @@ static char *inputs_schema(const char *const *names, int n)
     return print(o);
 }
 
-char *foxws_advertise(const char *const *names, int ninputs)
+char *foxws_advertise(const foxws *x, const char *const *names, int ninputs)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "op", "advertise");
     cJSON *chs = cJSON_AddArrayToObject(o, "channels");
-    for (int i = 0; i < FOX_CHANNELS; i++) {
-        const fox_channel *c = fox_channel_get(i);
-        cJSON_AddItemToArray(chs, channel(i + 1, c->topic, c->schema_name, c->schema));
-    }
-    if (ninputs > 0) {
-        char *schema = inputs_schema(names, ninputs);
-        if (!schema) {
-            cJSON_Delete(o);
-            return NULL;
+    for (int i = 0; i < x->nch; i++) {
+        const fox_ch *c = &x->ch[i];
+        if (c->kind == KIND_INPUTS) {
+            char *schema = inputs_schema(names, ninputs);
+            if (!schema) {
+                cJSON_Delete(o);
+                return NULL;
+            }
+            cJSON_AddItemToArray(chs, channel(c->id, c->topic, "rodd.Inputs", schema));
+            free(schema);
+        } else {
+            const fox_channel *f = c->kind == KIND_BASE ? fox_base_channel() : fox_channel_get(c->kind);
+            cJSON_AddItemToArray(chs, channel(c->id, c->topic, f->schema_name, f->schema));
         }
-        cJSON_AddItemToArray(chs, channel(FOXWS_INPUTS_CHANNEL, FOXWS_INPUTS_TOPIC, "rodd.Inputs", schema));
-        free(schema);
     }
     return print(o);
 }
@@ -153,16 +215,18 @@ static char *subscribe(foxws *x, const cJSON *subs, int *resend)
     cJSON_ArrayForEach(s, subs) {
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(s, "id");
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(s, "channelId");
-        const int c = is_u32(ch) ? (int)fmin(ch->valuedouble, 1e9) - 1 : -1;
+        int c = -1;
+        for (int i = 0; is_u32(ch) && i < x->nch; i++)
+            if (x->ch[i].id == ch->valuedouble) c = i;
         int taken = 0;
-        for (int i = 0; is_u32(id) && i < NCH; i++) taken |= x->sub[i] == id->valuedouble;
+        for (int i = 0; is_u32(id) && i < x->nch; i++) taken |= x->sub[i] == id->valuedouble;
         if (!is_u32(id) || !is_u32(ch)) {
             if (!why[0]) snprintf(why, sizeof why, "a subscription needs an id and a channelId (uint32)");
-        } else if (c < 0 || c >= x->nch) {
-            if (!why[0]) snprintf(why, sizeof why, "no channel %.0f (channels are 1..%d)", ch->valuedouble, x->nch);
+        } else if (c < 0) {
+            if (!why[0]) snprintf(why, sizeof why, "no channel %.0f (channels are %s)", ch->valuedouble, x->ids);
         } else if (taken || x->sub[c] != NO_SUB) {
             if (!why[0]) snprintf(why, sizeof why, "subscription %.0f or channel %d is already subscribed",
-                                  id->valuedouble, c + 1);
+                                  id->valuedouble, x->ch[c].id);
         } else {
             x->sub[c] = id->valuedouble;
             *resend = 1;
@@ -177,7 +241,7 @@ static char *unsubscribe(foxws *x, const cJSON *ids)
     const cJSON *v;
     cJSON_ArrayForEach(v, ids) {
         int found = 0;
-        for (int i = 0; is_u32(v) && i < NCH; i++)
+        for (int i = 0; is_u32(v) && i < x->nch; i++)
             if (x->sub[i] == v->valuedouble) {
                 x->sub[i] = NO_SUB;
                 x->sent[i] = 0;
@@ -214,7 +278,7 @@ char *foxws_handle(foxws *x, const char *text, size_t len, int *resend)
 
 int foxws_subscribed(const foxws *x)
 {
-    for (int i = 0; i < NCH; i++)
+    for (int i = 0; i < x->nch; i++)
         if (x->sub[i] != NO_SUB) return 1;
     return 0;
 }
@@ -242,7 +306,12 @@ int foxws_queue_frame(foxws *x, const rod_frame *f, const char *const *names, co
     for (int i = 0; i < x->nch; i++) {
         if (x->sub[i] == NO_SUB || x->sent[i] == seq) continue;
         size_t n;
-        char *json = i == INPUTS ? inputs_message(f->t, names, inputs, ninputs, &n) : fox_message(i, f, FRAME_F_ALL, &n);
+        const fox_ch *c = &x->ch[i];
+        const rod_frame *rod = c->rod >= 0 && c->rod < f->nrods ? &f->rods[c->rod] : c->rod < 0 ? f : NULL;
+        if (!rod || (c->kind == KIND_BASE && !rod->base_moving)) continue; /* not this frame's */
+        char *json = c->kind == KIND_INPUTS ? inputs_message(f->t, names, inputs, ninputs, &n)
+                     : c->kind == KIND_BASE ? fox_base_message(rod, f->t, &n)
+                                            : fox_message(c->kind, rod, FRAME_F_ALL, &n);
         unsigned char *b = json ? malloc(headroom + 13 + n) : NULL;
         if (!b) {
             free(json);
@@ -266,8 +335,8 @@ int foxws_next(foxws *x, unsigned char **buf, size_t *len)
 {
     free(x->taken);
     x->taken = NULL;
-    while (x->next < NCH && !x->queued[x->next]) x->next++;
-    if (x->next == NCH) return 0;
+    while (x->next < x->nch && !x->queued[x->next]) x->next++;
+    if (x->next == x->nch) return 0;
     x->taken = x->queued[x->next];
     *buf = x->taken;
     *len = x->queued_len[x->next];
@@ -277,7 +346,7 @@ int foxws_next(foxws *x, unsigned char **buf, size_t *len)
 
 int foxws_pending(const foxws *x)
 {
-    for (int i = x->next; i < NCH; i++)
+    for (int i = x->next; i < x->nch; i++)
         if (x->queued[i]) return 1;
     return 0;
 }

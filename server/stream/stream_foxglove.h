@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #define FOXWS_SUBPROTOCOL "foxglove.websocket.v1"
-/* The live stream's fifth channel, when the model has inputs: rodd.Inputs, t and each
+/* The live stream's channel 5, when the model has inputs: rodd.Inputs, t and each
  * actuator's, load's and target's value by name. */
 #define FOXWS_INPUTS_CHANNEL 5
 #define FOXWS_INPUTS_TOPIC "/rod/inputs"
@@ -20,15 +20,19 @@
 
 typedef struct foxws foxws;
 
-/* A client of a session whose model has ninputs inputs. */
-foxws *foxws_new(int ninputs);
+/* A client of a session whose model has ninputs inputs and frames of this shape
+ * (rod_frame_shape; NULL: one rod). One rod: channels 1..4 /rod/scene, /rod/tip, /rod/energy,
+ * /rod/volume_change. Several rods: as the MCAP export, 3 and 4 the model's energy and
+ * volume change, and rod r's /rods/NAME/scene, /rods/NAME/tip and (its base moves: a joined
+ * rod's is free) /rods/NAME/base (foxglove.PoseInFrame) 6 + 3r, 7 + 3r, 8 + 3r. */
+foxws *foxws_new(int ninputs, const rod_frame *shape);
 void foxws_free(foxws *x); /* NULL is fine */
 
 /* The server's text messages (malloc'd JSON, NULL on no memory). level: 0 info, 1 warning,
  * 2 error. */
 char *foxws_server_info(const char *session_id);
-/* The channels; the inputs' when ninputs > 0, with their names (borrowed). */
-char *foxws_advertise(const char *const *names, int ninputs);
+/* x's channels; the inputs' (x made with ninputs > 0) with their names (borrowed). */
+char *foxws_advertise(const foxws *x, const char *const *names, int ninputs);
 char *foxws_status(int level, const char *message);
 
 /* A client's text message. Returns the reply to send (a status, malloc'd) or NULL; *resend is

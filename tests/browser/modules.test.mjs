@@ -310,7 +310,7 @@ test("frames of several rods: every rod kept, the selected rod's fields on the f
   }
 });
 
-test("an HDF5 recording of several rods (rodd run of two-rods-joined): rods/NAME read, the first rod shown", async (t) => {
+test("an HDF5 recording of several rods (rodd run of two-rods-joined): rods/NAME and a joined rod's base read, the first rod shown", async (t) => {
   const { spawnSync } = await import("node:child_process");
   const fs = await import("node:fs");
   const os = await import("node:os");
@@ -334,6 +334,11 @@ test("an HDF5 recording of several rods (rodd run of two-rods-joined): rods/NAME
       for (let i = 0; i < 15; i++) assert.ok(Math.abs(h.rods[r].position[i] - j.rods[r].position[i]) < 1e-6, `rod ${r} position ${i}`);
     }
     assert.ok(h.constraints && Object.keys(h.constraints).length >= 1);
+    // the joined rod's base pose (rods/NAME/base), as the NDJSON's rods[].base
+    const joined = j.rods.findIndex((r) => r.base);
+    assert.ok(joined >= 0 && !h.rods[0].base === !j.rods[0].base, "a joined rod has a base");
+    for (const [k, w] of [["position", 3], ["rotation", 9]])
+      for (let i = 0; i < w; i++) assert.ok(Math.abs(h.rods[joined].base[k][i] - j.rods[joined].base[k][i]) < 1e-9, `base ${k} ${i}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

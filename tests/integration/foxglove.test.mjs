@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Ajv from "ajv";
@@ -166,3 +166,53 @@ for (const port of ["rest", "stream"]) {
     }
   });
 }
+
+// Several rods (issue 29): the MCAP export's topics live, each rod's scene and tip and the
+// joined rod's base on channels of their own, no /rod/tip (it showed the first rod's); each
+// message equal to rodd's own stream's frame of the same t.
+test("foxglove.websocket.v1, several rods: /rods/NAME/{scene,tip,base}, each rod's own", async () => {
+  const spec = JSON.parse(readFileSync(path.join(here, "../cli/rods.json"), "utf8"));
+  delete spec.duration;
+  const r = await api(d, "POST", "/v1/sessions", { spec, start: true, points: 6 });
+  assert.equal(r.status, 201, JSON.stringify(r.json));
+  const own = openStream(r.json.stream_url);
+  const f = foxClient(r.json.stream_url);
+  try {
+    assert.ok(await f.until(() => f.channels.length === 7), JSON.stringify(f.channels.map((c) => c.topic)));
+    assert.deepEqual(f.channels.map((c) => [c.id, c.topic]), [[3, "/rod/energy"], [4, "/rod/volume_change"],
+      [6, "/rods/upper/scene"], [7, "/rods/upper/tip"], [9, "/rods/lower/scene"], [10, "/rods/lower/tip"], [11, "/rods/lower/base"]]);
+    const ajv = new Ajv({ strict: false });
+    const subs = new Map(f.channels.map((c) => [f.client.subscribe(c.id), { topic: c.topic, validate: ajv.compile(JSON.parse(c.schema)) }]));
+    const sub = (topic) => [...subs].find(([, s]) => s.topic === topic)[0];
+    await own.ready;
+    assert.ok(await f.until(() => f.messages.length >= 40), `messages came (${f.messages.length})`);
+    for (const m of f.messages) assert.ok(subs.get(m.sub).validate(m.msg), `${subs.get(m.sub).topic}: ${ajv.errorsText(subs.get(m.sub).validate.errors)}`);
+    let same = null;
+    assert.ok(await own.waitFor(() => {
+      for (const fr of own.frames) {
+        const tip = f.messages.find((m) => m.sub === sub("/rods/lower/tip") && m.msg.t === fr.t);
+        if (tip) return (same = { fr, tip });
+      }
+      return false;
+    }), "a frame on both streams");
+    const [upper, lower] = same.fr.rods;
+    assert.deepEqual([same.tip.msg.x, same.tip.msg.y, same.tip.msg.z], lower.position.at(-1), "the lower rod's tip");
+    const at = (topic) => f.messages.find((m) => m.sub === sub(topic) && m.timestamp === same.tip.timestamp).msg;
+    assert.deepEqual((({ x, y, z }) => [x, y, z])(at("/rods/upper/tip")), upper.position.at(-1), "the upper rod's tip");
+    assert.deepEqual(at("/rods/upper/scene").entities[0].lines[0].points.map((p) => [p.x, p.y, p.z]), upper.position);
+    assert.equal(at("/rods/lower/scene").entities[0].id, "lower");
+    const pose = at("/rods/lower/base").pose;
+    assert.deepEqual([pose.position.x, pose.position.y, pose.position.z], lower.base.position, "the joined rod's base");
+    const { x, y, z, w } = pose.orientation; // the quaternion's matrix is the frame's rotation
+    const R = [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 2 * (x * y + z * w), 1 - 2 * (x * x + z * z),
+      2 * (y * z - x * w), 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)];
+    R.forEach((v, i) => assert.ok(Math.abs(v - lower.base.rotation[i]) < 1e-8, `R[${i}] ${v} vs ${lower.base.rotation[i]}`));
+    f.ws.send(JSON.stringify({ op: "subscribe", subscriptions: [{ id: 77, channelId: 2 }] }));
+    assert.ok(await f.until(() => f.statuses.some((st) => st.level === 2 && /no channel 2 \(channels are 3\.\.4, 6\.\.7, 9\.\.11\)/.test(st.message))),
+      JSON.stringify(f.statuses));
+  } finally {
+    f.client.close();
+    own.close();
+    await api(d, "DELETE", `/v1/sessions/${r.json.id}`);
+  }
+});

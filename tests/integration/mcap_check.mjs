@@ -67,7 +67,38 @@ ok(`stream reader reads ${streamed} messages to the end`);
 if (ndjson) {
   const frames = readFileSync(ndjson, "utf8").trim().split("\n").map((l) => JSON.parse(l));
   for (const [t, l] of byTopic) if (l.length !== frames.length) fail(`${t}: ${l.length} messages for ${frames.length} frames`);
+  // a rod's scene entity against its points (the model's scene, or a rod's of several)
+  const sameScene = (k, e, rod) => {
+    if (e.lines[0].points.length !== rod.position.length || e.cylinders.length !== (rod.radius ? rod.position.length - 1 : 0))
+      fail(`frame ${k}: ${e.lines[0].points.length} line points, ${e.cylinders.length} cylinders`);
+    e.lines[0].points.forEach((p, i) => {
+      if (p.x !== rod.position[i][0] || p.y !== rod.position[i][1] || p.z !== rod.position[i][2]) fail(`frame ${k}: point ${i}`);
+    });
+  };
+  // several rods: each rod's scene and tip, and a joined rod's base: the position as written,
+  // the orientation the frame's rotation (a quaternion's matrix, to its 10 digits)
+  const rodsFrame = (f, k) => {
+    for (const rod of f.rods) {
+      const tip = byTopic.get(`/rods/${rod.name}/tip`)[k].msg, end = rod.position.at(-1);
+      if (tip.t !== f.t || tip.x !== end[0] || tip.y !== end[1] || tip.z !== end[2]) fail(`frame ${k}: ${rod.name}'s tip`);
+      sameScene(k, byTopic.get(`/rods/${rod.name}/scene`)[k].msg.entities[0], rod);
+      const base = byTopic.get(`/rods/${rod.name}/base`);
+      if (!rod.base !== !base) fail(`${rod.name}: a base in the NDJSON ${!!rod.base}, in the MCAP ${!!base}`);
+      if (!base) continue;
+      const { position: p, orientation: q } = base[k].msg.pose;
+      if (p.x !== rod.base.position[0] || p.y !== rod.base.position[1] || p.z !== rod.base.position[2])
+        fail(`frame ${k}: ${rod.name}'s base position`);
+      const { x, y, z, w } = q;
+      const R = [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+        2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+        2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)];
+      R.forEach((v, i) => { if (Math.abs(v - rod.base.rotation[i]) > 1e-8) fail(`frame ${k}: ${rod.name}'s base R[${i}] ${v} vs ${rod.base.rotation[i]}`); });
+    }
+    bases += f.rods.filter((r) => r.base).length;
+  };
+  let bases = 0;
   frames.forEach((f, k) => {
+    if (f.rods) return rodsFrame(f, k);
     const tip = f.position.at(-1);
     const m = byTopic.get("/rod/tip")[k];
     // logged at the simulated time to the ns; the NDJSON's t has 10 significant digits
@@ -75,11 +106,7 @@ if (ndjson) {
     if (off || m.msg.t !== f.t || m.msg.x !== tip[0] || m.msg.y !== tip[1] || m.msg.z !== tip[2])
       fail(`frame ${k}: tip ${JSON.stringify(m.msg)} against ${f.t} ${tip}`);
     const e = byTopic.get("/rod/scene")[k].msg.entities[0];
-    if (e.lines[0].points.length !== f.position.length || e.cylinders.length !== (f.radius ? f.position.length - 1 : 0))
-      fail(`frame ${k}: ${e.lines[0].points.length} line points, ${e.cylinders.length} cylinders`);
-    e.lines[0].points.forEach((p, i) => {
-      if (p.x !== f.position[i][0] || p.y !== f.position[i][1] || p.z !== f.position[i][2]) fail(`frame ${k}: point ${i}`);
-    });
+    sameScene(k, e, f);
     const r = f.radius && Math.max(f.radius[0], f.radius[1]);
     if (r && Math.abs(e.cylinders[0].size.x - 2 * r) > 1e-9 * r) fail(`frame ${k}: cylinder 0 diameter`);
     const en = byTopic.get("/rod/energy")?.[k]?.msg;
@@ -88,5 +115,5 @@ if (ndjson) {
     const vc = byTopic.get("/rod/volume_change")?.[k]?.msg;
     if (vc && vc.volume_change !== f.volume_change) fail(`frame ${k}: volume change`);
   });
-  ok(`all ${frames.length} frames read back, equal to the NDJSON's`);
+  ok(`all ${frames.length} frames read back, equal to the NDJSON's${bases ? ` (${bases} rod bases)` : ""}`);
 }

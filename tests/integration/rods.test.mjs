@@ -1,6 +1,7 @@
 // A session of several rods (issue 29) on the daemon: GET .../frame, the stream's whole JSON
 // FRAME, its chosen fields and its binary frames (version 2, decoded by the viewer's own
-// decoder) all carry every rod by name; the recording exports them as CSV with a rod column.
+// decoder) all carry every rod by name; the recording exports them as CSV with a rod column, and
+// keeps the joined rod's base pose.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -59,6 +60,19 @@ test("a session of two rods: REST, stream JSON, chosen fields, binary version 2 
     assert.ok(lines[0].startsWith("t,rod,point,"), lines[0]);
     assert.ok(lines.length > 1 + 14, `${lines.length} lines`);
     assert.deepEqual([...new Set(lines.slice(1).map((l) => l.split(",")[1]))], ["upper", "lower"]);
+    // the joined rod's base pose is recorded: on each frame where the joint holds it, at the
+    // upper rod's tip (the NDJSON download), and in the CSV's base columns of its rows only
+    const rec = (await (await fetch(`http://127.0.0.1:${d.http}/v1/sessions/${id}/recording`)).text()).trim().split("\n");
+    for (const line of rec) {
+      const fr = JSON.parse(line);
+      assert.ok(!("base" in fr.rods[0]) && fr.rods[1].base, line.slice(0, 200));
+      const tip = fr.rods[0].position.at(-1);
+      for (let k = 0; k < 3; k++) assert.ok(Math.abs(fr.rods[1].base.position[k] - tip[k]) < 1e-6, line.slice(0, 200));
+      assert.equal(fr.rods[1].base.rotation.length, 9);
+    }
+    const head = lines[0].split(","), bx = head.indexOf("base.x");
+    assert.ok(bx > 0, lines[0]);
+    for (const l of lines.slice(1)) assert.equal(l.split(",")[bx] === "", l.split(",")[1] === "upper", l);
   } finally {
     await d.stop();
     d.cleanup();

@@ -113,7 +113,8 @@ export function decodeBinaryFrame(buf) {
 /** A JSON frame ({"op": "frame", "position": [[x, y, z], ...], ...}); null (non-finite) becomes NaN. */
 export function decodeJsonFrame(m) {
   const f = pointFields(m, { seq: m.seq, t: m.t });
-  if (Array.isArray(m.rods)) f.rods = m.rods.map((r) => pointFields(r, { name: r.name }));
+  // several rods: each rod's points and, for a joined (free) rod, its base's pose as sent
+  if (Array.isArray(m.rods)) f.rods = m.rods.map((r) => pointFields(r, r.base ? { name: r.name, base: r.base } : { name: r.name }));
   if (m.energy) {
     const e = m.energy;
     f.energy = { kinetic: e.kinetic ?? NaN, elastic: e.elastic ?? NaN, gravity: e.gravity ?? NaN };

@@ -119,7 +119,8 @@ export function parseHdf5(buffer) {
   const per = perPoint("");
   // several rods: rods/NAME/FIELD, in the spec's order (the group's "order" attribute)
   const rodNames = has("rods") ? String(file.get("rods").attrs.order ?? file.get("rods").keys.join(",")).split(",") : [];
-  const rods = rodNames.map((name) => [name, perPoint(`rods/${name}/`)]);
+  const rods = rodNames.map((name) => [name, perPoint(`rods/${name}/`),
+    has(`rods/${name}/base`) ? { position: read(`rods/${name}/base/position`), rotation: read(`rods/${name}/base/rotation`) } : null]);
   const scalar = (path) => (has(path) ? read(path) : null);
   const energy = ["kinetic", "elastic", "gravity"].map((e) => scalar(`energy/${e}`));
   const volume = scalar("volume_change");
@@ -138,9 +139,10 @@ export function parseHdf5(buffer) {
     const f = { seq: k + 1, t: t[k], n };
     for (const [name, v] of Object.entries(per)) f[name] = v.subarray(PER_POINT[name] * n * k, PER_POINT[name] * n * (k + 1));
     if (rods.length) {
-      f.rods = rods.map(([name, fields]) => {
+      f.rods = rods.map(([name, fields, rodBase]) => {
         const r = { name, n };
         for (const [key, v] of Object.entries(fields)) r[key] = v.subarray(PER_POINT[key] * n * k, PER_POINT[key] * n * (k + 1));
+        if (rodBase) r.base = { position: vec(rodBase.position, k, 3), rotation: vec(rodBase.rotation, k, 9) }; // a joined rod's
         return r;
       });
       withSelectedRod(f);

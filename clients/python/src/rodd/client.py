@@ -357,7 +357,8 @@ class Recording:
     ``contacts_at(k)`` gives frame k's rows.
 
     A model of several rods has ``rods`` {name: Recording} in the spec's order, each with its
-    own per-point arrays and ``t`` (``recording.rod(NAME)``), and no per-point arrays of its
+    own per-point arrays and ``t`` (``recording.rod(NAME)``) and, where its base moves (a rod
+    joined to another's is free), its ``base``; the recording has no per-point arrays of its
     own; its contacts add "rod" (rows,): the rod's name (NDJSON) or index in ``rods`` (HDF5)."""
 
     def __init__(self) -> None:
@@ -424,6 +425,9 @@ class Recording:
                     rr = cls()
                     rr.t = r.t
                     for k, v in h["rods"][name].items():
+                        if isinstance(v, h5py.Group):  # base/: a joined rod's base pose
+                            setattr(rr, k, group(v))
+                            continue
                         setattr(rr, k, np.asarray(v[...]))
                         r.units[f"rods/{name}/{k}"] = v.attrs["units"]
                     r.rods[name] = rr
@@ -455,6 +459,10 @@ class Recording:
                 for name in ("s", "position", "rotation", "rho", "radius", "kappa", "nu"):
                     if getattr(first_rod, name) is not None:
                         setattr(rr, name, np.stack([getattr(f.rods[i], name) for f in frames]))
+                if "base" in lines[0]["rods"][i]:
+                    rr.base = {"position": np.array([d["rods"][i]["base"]["position"] for d in lines], dtype=float),
+                               "rotation": np.array([d["rods"][i]["base"]["rotation"] for d in lines],
+                                                    dtype=float).reshape(-1, 3, 3)}
                 r.rods[first_rod.name] = rr
         first = lines[0]
         if "base" in first:
