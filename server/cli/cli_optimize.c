@@ -10,6 +10,7 @@
  * interrupted run resumes where it stopped. */
 #include "cli.h"
 #include "optim_cmaes.h"
+#include "optim_gradient.h"
 #include "optim_http.h"
 #include "optim_nlopt.h"
 #include "optim_objective.h"
@@ -53,6 +54,7 @@ typedef struct {
     const char *token;   /* RODD_TOKEN, the daemons' bearer token */
     const char *open_url; /* --open URL: the best as a session there */
     double fd_step;      /* --fd-step H, relative to each parameter's range; 0: NLopt's wrapper's 1e-6 */
+    const char *gradient; /* --gradient implicit|fd (NULL: implicit for statics in-process, else fd) */
     int nthreads;        /* jobs, or jobs per daemon times the daemons */
     optim_objective **obj; /* one per thread */
     /* the batch in flight */
@@ -211,6 +213,40 @@ static int batch(void *ctx, int k, const double *U, double *F)
     return 0;
 }
 
+/* --gradient implicit: one statics run at u with the objective's gradient (optim_gradient.h),
+ * logged as one evaluation. A resumed run checks a logged row as batch does but runs it again:
+ * the log keeps no gradients. */
+static int point_gradient(void *ctx, const double *u, double *f, double *g)
+{
+    optimize *o = ctx;
+    o->generation++;
+    double x[OPTIM_MAX_VARY], gx[OPTIM_MAX_VARY], q[Q_COUNT];
+    optim_problem_physical(&o->pb, u, x);
+    long index = o->done;
+    outcome r = {0};
+    if (index < o->nreplay && !replayed(o, index, x, &r)) {
+        fprintf(stderr, "rodd optimize: evaluation %ld in %s/evaluations.csv is not this command's "
+                "(another --vary, --set, --method, --gradient or --seed?): use another --out\n", index, o->out_dir);
+        return 1;
+    }
+    r.message[0] = '\0';
+    r.status = optim_problem_run_gradient(&o->pb, o->obj[0], x, &r.value, gx, q, r.message, sizeof r.message);
+    if (r.status != OPTIM_OK) r.value = NAN;
+    if (index >= o->nreplay) log_row(o, index, x, &r);
+    if (r.status != OPTIM_OK) {
+        o->failures++;
+        if (index >= o->nreplay)
+            fprintf(stderr, "%srodd optimize: evaluation %ld %s: %s\n", o->tty ? "\n" : "", index,
+                    optim_status_names[r.status], r.message);
+    }
+    /* the optimizer's unit box: x = LO + u (HI - LO) inside it (NLopt keeps u in [0, 1]) */
+    *f = r.status == OPTIM_OK ? o->sign * r.value : HUGE_VAL;
+    for (int i = 0; i < o->pb.n; i++) g[i] = o->sign * gx[i] * (o->pb.v[i].hi - o->pb.v[i].lo);
+    if (o->csv) fflush(o->csv);
+    o->done++;
+    return 0;
+}
+
 static void write_state(const optimize *o, int generations, long evaluations, const double *u, double f,
                         double sigma, const char *reason);
 
@@ -243,7 +279,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
                     "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
-                    "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL] [--fd-step H]\n"
+                    "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL]\n"
+                    "                     [--gradient implicit|fd] [--fd-step H]\n"
                     "                     [--out DIR] [--set PATH=VALUE]...\n");
 }
 
@@ -459,6 +496,12 @@ static int parse_args(optimize *o, int argc, char **argv)
             } else {
                 o->daemons[o->ndaemons++] = v;
             }
+        } else if (strcmp(a, "--gradient") == 0) {
+            if (strcmp(v, "implicit") != 0 && strcmp(v, "fd") != 0) {
+                fprintf(stderr, "rodd optimize: --gradient must be implicit or fd, got \"%s\"\n", v);
+                return -1;
+            }
+            o->gradient = v;
         } else if (strcmp(a, "--fd-step") == 0) {
             o->fd_step = strtod(v, &end);
             if (*end || !(o->fd_step > 0 && o->fd_step <= 0.5)) {
@@ -511,6 +554,21 @@ int cli_optimize(int argc, char **argv)
         fprintf(stderr, "rodd optimize: --fd-step is for the gradient methods (lbfgs, slsqp, mma), not %s\n", o.method);
         return EXIT_USAGE;
     }
+    if (o.gradient && !gradient) {
+        fprintf(stderr, "rodd optimize: --gradient is for the gradient methods (lbfgs, slsqp, mma), not %s\n", o.method);
+        return EXIT_USAGE;
+    }
+    if (o.gradient && strcmp(o.gradient, "implicit") == 0) {
+        const char *why = o.pb.until > 0 ? "a dynamics run (--until) has no implicit gradient: use --gradient fd"
+                          : o.ndaemons ? "the daemons (--daemon) return no gradients: use --gradient fd"
+                          : o.fd_step > 0 ? "--fd-step sets the step of --gradient fd" : NULL;
+        if (why) {
+            fprintf(stderr, "rodd optimize: --gradient implicit: %s\n", why);
+            return EXIT_USAGE;
+        }
+    }
+    if (gradient && !o.gradient) /* exact where there is a route to it */
+        o.gradient = !(o.pb.until > 0) && !o.ndaemons && !(o.fd_step > 0) ? "implicit" : "fd";
     o.token = getenv("RODD_TOKEN");
     if (o.token && !o.token[0]) o.token = NULL;
     o.nthreads = o.ndaemons ? o.jobs * o.ndaemons : o.jobs;
@@ -562,7 +620,8 @@ int cli_optimize(int argc, char **argv)
         if (orc != 0) snprintf(err, sizeof err, "out of memory");
     } else {
         nlopt_problem p = {.method = o.method, .n = o.pb.n, .x0 = u0, .lb = lb, .ub = ub, .max_evals = o.evaluations,
-                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .fd_step = o.fd_step, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o};
+                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .fd_step = o.fd_step, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o,
+                           .grad = gradient && strcmp(o.gradient, "implicit") == 0 ? point_gradient : NULL};
         orc = optim_nlopt_minimize(&p, &r, err, sizeof err);
     }
     if (o.tty) fputc('\n', stderr);
@@ -582,6 +641,7 @@ int cli_optimize(int argc, char **argv)
     cJSON_AddBoolToObject(out, "converged", r.converged);
     cJSON_AddStringToObject(out, "reason", r.reason);
     cJSON_AddStringToObject(out, "method", o.method);
+    if (o.gradient) cJSON_AddStringToObject(out, "gradient", o.gradient);
     if (isfinite(r.f) && (o.out_dir || o.open_url) && best_spec(&o, x, out) != 0) rc = EXIT_FAILURE_OTHER;
     cJSON_AddNumberToObject(out, "wall_s", round((cli_now() - o.t0) * 1000) / 1000);
     char *text = cJSON_PrintUnformatted(out);
