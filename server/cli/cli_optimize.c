@@ -56,6 +56,7 @@ typedef struct {
     double fd_step;      /* --fd-step H, relative to each parameter's range; 0: NLopt's wrapper's 1e-6 */
     const char *gradient; /* --gradient implicit|fd (NULL: implicit for statics in-process, else fd) */
     int nthreads;        /* jobs, or jobs per daemon times the daemons */
+    optim_http_conn **conns; /* with --daemon: thread t's kept-alive connection to daemon t mod n */
     optim_objective **obj; /* one per thread */
     /* the batch in flight */
     const double *U;
@@ -92,8 +93,8 @@ static void *worker(void *arg)
         outcome *r = &o->res[j];
         r->message[0] = '\0';
         /* thread t works for daemon t mod n: --jobs requests in flight on each */
-        r->status = o->ndaemons ? optim_remote_run(&o->pb, o->daemons[w->thread % o->ndaemons], o->token, x, q,
-                                                   r->message, sizeof r->message)
+        r->status = o->ndaemons ? optim_remote_run(&o->pb, o->conns[w->thread], o->token, x, q, r->message,
+                                                   sizeof r->message)
                                 : optim_problem_run(&o->pb, x, q, r->message, sizeof r->message);
         r->value = r->status == OPTIM_OK ? optim_objective_eval(o->obj[w->thread], q, x) : NAN;
         if (r->status == OPTIM_OK && isnan(r->value)) {
@@ -602,6 +603,16 @@ int cli_optimize(int argc, char **argv)
             rc = EXIT_FAILURE_OTHER;
         }
     }
+    if (rc == EXIT_OK && o.ndaemons) { /* one connection per thread, kept across its evaluations */
+        o.conns = calloc((size_t)o.nthreads, sizeof *o.conns);
+        for (int t = 0; t < o.nthreads && rc == EXIT_OK; t++) {
+            char err[300];
+            if (!o.conns || !(o.conns[t] = optim_http_conn_new(o.daemons[t % o.ndaemons], err, sizeof err))) {
+                fprintf(stderr, "rodd optimize: %s\n", o.conns ? err : "out of memory");
+                rc = EXIT_FAILURE_OTHER;
+            }
+        }
+    }
     if (rc == EXIT_OK && open_out(&o) != 0) rc = EXIT_FAILURE_OTHER;
     if (rc != EXIT_OK) goto done;
     o.tty = isatty(STDERR_FILENO);
@@ -642,6 +653,11 @@ int cli_optimize(int argc, char **argv)
     cJSON_AddStringToObject(out, "reason", r.reason);
     cJSON_AddStringToObject(out, "method", o.method);
     if (o.gradient) cJSON_AddStringToObject(out, "gradient", o.gradient);
+    if (o.ndaemons) { /* the evaluations' connections to the daemons: one per thread while they stay open */
+        long opened = 0;
+        for (int t = 0; t < o.nthreads; t++) opened += optim_http_conn_opened(o.conns[t]);
+        cJSON_AddNumberToObject(out, "connections", (double)opened);
+    }
     if (isfinite(r.f) && (o.out_dir || o.open_url) && best_spec(&o, x, out) != 0) rc = EXIT_FAILURE_OTHER;
     cJSON_AddNumberToObject(out, "wall_s", round((cli_now() - o.t0) * 1000) / 1000);
     char *text = cJSON_PrintUnformatted(out);
@@ -666,6 +682,9 @@ done:
     for (long i = 0; i < o.nreplay; i++) free(o.replay[i]);
     free(o.replay);
     for (int t = 0; t < o.nthreads; t++) optim_objective_free(o.obj[t]);
+    if (o.conns)
+        for (int t = 0; t < o.nthreads; t++) optim_http_conn_free(o.conns[t]);
+    free(o.conns);
     free(o.obj);
     return rc;
 }
