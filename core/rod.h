@@ -147,6 +147,22 @@ typedef struct {
  * ROD_OK, ROD_ENOCONV or another negative code. */
 int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res);
 
+/* The tangent of an equilibrium, for derivatives of a static solution by the implicit-function
+ * theorem: at R(u, p) = 0, du/dp = -(dR/du)^-1 dR/dp, where a parameter p changes the model
+ * and dR/dp can be formed from residuals of models at other p at the same u. The unknowns
+ * are u = [q; the constraints' multipliers]: rod_statics_nunknowns of them. One rod only
+ * (ROD_EINVAL for a model of several rods). */
+int rod_statics_nunknowns(const rod_model *m);
+/* The unknowns of the state's last static solution into u; returns their number. */
+int rod_statics_unknowns(const rod_model *m, const rod_state *st, double *u);
+/* R(u) = [K q - Q(q) - A^T lambda; c(q)] of model m at time t under the full load, into R.
+ * Leaves q (and zero velocities) in st. ROD_OK or an error code with rod_state_error set. */
+int rod_statics_residual(const rod_model *m, rod_state *st, double t, const double *u, double *R);
+/* Overwrites each of the nrhs columns b of B (column-major, nunknowns rows) with
+ * -(dR/du)^-1 b, dR/du at u by forward differences on the residual's own kinematics (not the
+ * Newton solver's coarser matrix, whose error would become the derivative's). */
+int rod_statics_tangent(const rod_model *m, rod_state *st, double t, const double *u, int nrhs, double *B);
+
 /* ---- dynamics (Eqs. 55-56) ---- */
 /* Puts the state at t = 0 at rest, in the spec's initial configuration ("rest": straight,
  * or "static": the equilibrium under the inputs at t = 0) and (re)creates its integrator. */

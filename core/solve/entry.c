@@ -2,6 +2,7 @@
  * with "rods" to the asm_* files and any other to the one-rod implementation (one_rod.h),
  * which runs exactly as it did before there were several rods. */
 #include "asm.h"
+#include "constraints_layout.h"
 #include "one_rod.h"
 
 #include <stdio.h>
@@ -141,6 +142,33 @@ int rod_dynamics_get_stats(const rod_state *st, rod_dynamics_stats *out)
 int rod_statics_solve(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
 {
     return m->as ? asm_statics(m, st, t, res) : statics_solve_one(m, st, t, res);
+}
+
+static int one_rod_only(const rod_model *m, rod_state *st)
+{
+    if (!m->as) return 0;
+    snprintf(st->err, sizeof st->err, "the tangent of a model of several rods is not supported yet");
+    return ROD_EINVAL;
+}
+
+int rod_statics_nunknowns(const rod_model *m)
+{
+    return m->as ? 0 : m->n + constraints_nmult(m);
+}
+
+int rod_statics_unknowns(const rod_model *m, const rod_state *st, double *u)
+{
+    return m->as ? ROD_EINVAL : statics_unknowns_one(m, st, u);
+}
+
+int rod_statics_residual(const rod_model *m, rod_state *st, double t, const double *u, double *R)
+{
+    return one_rod_only(m, st) ? ROD_EINVAL : statics_residual_one(m, st, t, u, R);
+}
+
+int rod_statics_tangent(const rod_model *m, rod_state *st, double t, const double *u, int nrhs, double *B)
+{
+    return one_rod_only(m, st) ? ROD_EINVAL : statics_tangent_one(m, st, t, u, nrhs, B);
 }
 
 char *rod_state_save(const rod_model *m, rod_state *st)

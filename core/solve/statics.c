@@ -92,43 +92,54 @@ static int kin_residual(N_Vector u, N_Vector f, void *data)
     return 0;
 }
 
-/* dR/du: the stiff linear part K exactly, the loads' and constraints' parts by forward
- * differences in q on the coarser kinematics (one step of the model's rule per station interval: its error
- * only slows Newton's convergence, the residual decides the solution), both ends of every
- * difference on the same kinematics; the multipliers' columns are -A^T exactly. */
-static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
+/* dR/du into J (N x N, column-major): the stiff linear part K exactly, the loads' and
+ * constraints' parts by differences in q (forward for Newton, central for the tangent), both ends of every difference on the same
+ * kinematics (coarse: one step of the model's rule per station interval, for Newton's matrix,
+ * whose error only slows Newton's convergence; fine: the residual's own, for the tangent,
+ * whose error is the derivative's); the multipliers' columns are -A^T exactly. */
+static int jacobian(statics_ctx *c, const double *q, int coarse, double *J)
 {
-    (void)fu;
-    (void)t1;
-    (void)t2;
-    statics_ctx *c = data;
     const rod_model *m = c->m;
     const int n = m->n, N = c->N;
-    const double *q = N_VGetArrayPointer(u);
     memcpy(c->qp, q, (size_t)N * sizeof *q);
-    c->coarse = 1;
-    int rc = loads(c, q, c->Q, c->cm);
+    c->coarse = coarse;
+    /* the tangent's central (error ~h^2, 1e-11 relative at h = eps^(1/3)) at twice the passes */
+    const int central = !coarse;
+    int rc = central ? 0 : loads(c, q, c->Q, c->cm);
     for (int j = 0; j < n && rc == 0; j++) {
-        const double h = 1.4901161193847656e-08 * fmax(fabs(q[j]), 1.0);
+        const double h = (central ? 6.0554544523933429e-06 : 1.4901161193847656e-08) * fmax(fabs(q[j]), 1.0);
         c->qp[j] = q[j] + h;
         rc = loads(c, c->qp, c->Q2, c->cm2);
+        if (central && rc == 0) { /* the lower end where the forward difference keeps q's */
+            c->qp[j] = q[j] - h;
+            rc = loads(c, c->qp, c->Q, c->cm);
+        }
         c->qp[j] = q[j];
-        double *col = SUNDenseMatrix_Column(Jm, j);
-        for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / h;
-        for (int i = n; i < N; i++) col[i] = (c->cm2[i - n] - c->cm[i - n]) / h;
+        const double d = central ? 2 * h : h;
+        double *col = J + (size_t)N * j;
+        for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / d;
+        for (int i = n; i < N; i++) col[i] = (c->cm2[i - n] - c->cm[i - n]) / d;
     }
     c->coarse = 0;
     if (rc != 0) return -1;
     if (N > n) {
         if (loads(c, q, c->Q, c->cm) != 0) return -1; /* A at q */
         for (int r = 0; r < N - n; r++) {
-            double *col = SUNDenseMatrix_Column(Jm, n + r);
+            double *col = J + (size_t)N * (n + r);
             constraints_mult_column(m, c->st, r, col);
             for (int i = 0; i < n; i++) col[i] = -col[i];
             memset(col + n, 0, (size_t)(N - n) * sizeof *col);
         }
     }
     return 0;
+}
+
+static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
+{
+    (void)fu;
+    (void)t1;
+    (void)t2;
+    return jacobian(data, N_VGetArrayPointer(u), 1, SUNDenseMatrix_Data(Jm));
 }
 
 static void kin_error(int code, const char *module, const char *function, char *msg, void *data)
@@ -366,5 +377,81 @@ int statics_solve_one(const rod_model *m, rod_state *st, double t, rod_statics_r
     constraints_record(m, st, q + n);
     free(buf);
     SUNContext_Free(&ctx);
+    return rc;
+}
+
+/* ---- the tangent of an equilibrium (rod.h: rod_statics_residual, rod_statics_tangent) ---- */
+/* A context at full load for m and st at time t, its scratch allocated (free c->Q), and the
+ * state's poses where statics_solve_one puts them before its residuals. */
+static int ctx_open(statics_ctx *c, const rod_model *m, rod_state *st, double t, const double *u)
+{
+    const int n = m->n, N = n + constraints_nmult(m);
+    *c = (statics_ctx){m, st, t, 1.0, N, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0.0, NULL, NULL};
+    double *buf = calloc((size_t)2 * n + 5 * (size_t)N, sizeof *buf);
+    if (!buf) {
+        state_set_error(st, "out of memory");
+        return ROD_ENOMEM;
+    }
+    c->Q = buf;
+    c->Q2 = buf + n;
+    c->qp = buf + 2 * n;
+    c->cm = c->qp + N;
+    c->cm2 = c->cm + (N - n);
+    c->last_u = c->cm2 + (N - n);
+    c->last_R = c->last_u + N;
+    st->err[0] = '\0';
+    memcpy(st->q, u, (size_t)n * sizeof *u);
+    memset(st->qd, 0, (size_t)n * sizeof *st->qd);
+    st->t = t;
+    if (m->con && base_free(m)) dyn_pose(m, st, t, st->q, 0);
+    if (constraints_nmult(m)) dyn_pose(m, st, t, st->q, 1);
+    return ROD_OK;
+}
+
+int statics_unknowns_one(const rod_model *m, const rod_state *st, double *u)
+{
+    memcpy(u, st->q, (size_t)m->n * sizeof *u);
+    constraints_multipliers(m, st, u + m->n);
+    return m->n + constraints_nmult(m);
+}
+
+int statics_residual_one(const rod_model *m, rod_state *st, double t, const double *u, double *R)
+{
+    statics_ctx c;
+    int rc = ctx_open(&c, m, st, t, u);
+    if (rc != ROD_OK) return rc;
+    rc = residual(&c, u, R) == 0 ? ROD_OK : ROD_ESOLVER;
+    if (rc != ROD_OK && !st->err[0]) state_set_error(st, "the static residual is not defined at this state");
+    free(c.Q);
+    return rc;
+}
+
+int statics_tangent_one(const rod_model *m, rod_state *st, double t, const double *u, int nrhs, double *B)
+{
+    statics_ctx c;
+    int rc = ctx_open(&c, m, st, t, u);
+    if (rc != ROD_OK) return rc;
+    const int N = c.N;
+    double *J = malloc((size_t)N * N * sizeof *J);
+    int *piv = malloc((size_t)N * sizeof *piv);
+    if (!J || !piv) {
+        state_set_error(st, "out of memory");
+        rc = ROD_ENOMEM;
+    } else if (jacobian(&c, u, 0, J) != 0) {
+        if (!st->err[0]) state_set_error(st, "the static residual is not defined at this state");
+        rc = ROD_ESOLVER;
+    } else if (dense_lu(J, N, piv) != 0) {
+        state_set_error(st, "the equilibrium's tangent stiffness is singular (a bifurcation?)");
+        rc = ROD_ESOLVER;
+    } else {
+        for (int k = 0; k < nrhs; k++) {
+            double *b = B + (size_t)N * k;
+            dense_lu_solve(J, N, piv, b);
+            for (int i = 0; i < N; i++) b[i] = -b[i];
+        }
+    }
+    free(J);
+    free(piv);
+    free(c.Q);
     return rc;
 }

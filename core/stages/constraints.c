@@ -699,6 +699,12 @@ void constraints_record(const rod_model *m, rod_state *st, const double *lambda)
     memcpy(w->viol, w->c, (size_t)L->nrows * sizeof *w->viol);
 }
 
+void constraints_multipliers(const rod_model *m, const rod_state *st, double *lambda)
+{
+    if (!m->con) return;
+    for (int a = 0; a < m->con->nmult; a++) lambda[a] = st->con->lam[m->con->mult_row[a]];
+}
+
 void constraints_reaction(const rod_state *st, int i, double force[3], double moment[3],
                           double *violation, double *pressure)
 {

@@ -79,6 +79,8 @@ void constraints_newton_qd(const rod_model *m, rod_state *st, double t, const do
  * evaluation of the accelerations left in the rows (the caller evaluates them first; with
  * lambda, st->g and J at st->q and st->t from the caller: dyn_pose). */
 void constraints_record(const rod_model *m, rod_state *st, const double *lambda);
+/* The multipliers constraints_record kept (nmult values, statics' order), into lambda. */
+void constraints_multipliers(const rod_model *m, const rod_state *st, double *lambda);
 
 /* Frames: the recorded values of constraint i. */
 /* force[3], moment[3] (N, N m, world, on the rod at the constrained point; a relative pose puts

@@ -41,7 +41,8 @@ static const cli_option optimize_options[] = {{"--vary", 1},   {"--minimize", 1}
                                               {"--from", 1},   {"--method", 1},      {"--evaluations", 1},
                                               {"--seed", 1},   {"--restarts", 1},    {"--jobs", 1},
                                               {"--out", 1},    {"--set", 1},         {"--daemon", 1},
-                                              {"--open", 1},   {"--fd-step", 1},     {NULL, 0}};
+                                              {"--open", 1},   {"--fd-step", 1},     {"--gradient", 1},
+                                              {NULL, 0}};
 static const cli_option serve_options[] = {{"--config", 1},  {"--listen", 1},   {"--ws-port", 1},
                                            {"--state-dir", 1}, {"--web-root", 1}, {"--example", 1},
                                            {NULL, 0}};
@@ -110,8 +111,8 @@ static const cli_command commands[] = {
     {"optimize", "an inverse problem: the parameters that minimize or maximize an expression of the run",
      "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
      "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
-     "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL] [--fd-step H]\n"
-     "                     [--out DIR] [--set PATH=VALUE]...\n"
+     "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL]\n"
+     "                     [--gradient implicit|fd] [--fd-step H] [--out DIR] [--set PATH=VALUE]...\n"
      "Each evaluation runs the spec with the varied values set (statics, or dynamics to --until) and\n"
      "reads EXPR (muparser, as profiles) over: tip_x tip_y tip_z, com_x com_y com_z (final frame;\n"
      "com is the area-weighted centroid), com_vx com_vy com_vz (centroid's mean velocity from T0\n"
@@ -120,8 +121,8 @@ static const cli_command commands[] = {
      "steps; in statics their sum), and the parameters as p0, p1, ... or by PATH with every '.'\n"
      "(any character but letters, digits, '_') as '_'. A model of several rods: tip_* and com_*\n"
      "are the first rod's, and each rod's are ROD.tip_x .. ROD.com_vz (ROD its name, with '_'\n"
-     "as above). Prints one JSON object: best (PATH ->\n"
-     "value), objective, evaluations, failed, converged, reason, method, wall_s. A failed\n"
+     "as above). Prints one JSON object: best (PATH -> value), objective, evaluations, failed,\n"
+     "converged, reason, method, gradient (lbfgs, slsqp, mma), wall_s. A failed\n"
      "evaluation is the worst value, reported on stderr and in the CSV.\n"
      "  --vary PATH=LO:HI a --set PATH varied in [LO, HI] (repeatable); A,B=LO:HI ties paths to one value\n"
      "  --minimize EXPR, --maximize EXPR  the objective\n"
@@ -129,7 +130,7 @@ static const cli_command commands[] = {
      "  --from T0         com_v* average from T0 (default 0)\n"
      "  --method M        cmaes (default: written here, bounds by reflection, sigma0 = 0.3 of the box),\n"
      "                    or NLopt's nelder-mead, sbplx, bobyqa, cobyla, praxis, lbfgs, slsqp, mma\n"
-     "                    (lbfgs, slsqp, mma: gradients by central finite differences, 2n+1 runs each)\n"
+     "                    (lbfgs, slsqp, mma use gradients: see --gradient)\n"
      "  --evaluations N   budget of runs (default 200)\n"
      "  --seed N          the random seed of CMA-ES and NLopt's praxis (default 1)\n"
      "  --restarts N      CMA-ES restarts with doubled population (IPOP; default 0)\n"
@@ -139,7 +140,13 @@ static const cli_command commands[] = {
      "                    them): statics by POST /v1/solve, dynamics as a session; RODD_TOKEN is\n"
      "                    the bearer token; /readyz is checked before the first evaluation\n"
      "  --open URL        create the best as a session on the daemon at URL (output's \"session\")\n"
-     "  --fd-step H       lbfgs, slsqp, mma: the central differences' step, a fraction of each\n"
+     "  --gradient G      lbfgs, slsqp, mma: how the gradient is had. implicit (the default in\n"
+     "                    statics without --daemon): one static solve a gradient, its derivative by\n"
+     "                    the implicit-function theorem, du/dp = -(dR/du)^-1 dR/dp from the\n"
+     "                    equilibrium's tangent (dR/dp a difference of residuals at the solution, no\n"
+     "                    more solves); an evaluation is one run. fd (the default in dynamics and\n"
+     "                    with --daemon): central finite differences of whole runs, 2n+1 runs each\n"
+     "  --fd-step H       --gradient fd: the central differences' step, a fraction of each\n"
      "                    range (default 1e-6)\n"
      "  --out DIR         evaluations.csv (every run), generations.csv, state.json, objective.svg,\n"
      "                    best.json (the spec at the best parameters); the same command again\n"

@@ -10,6 +10,7 @@
  * interrupted run resumes where it stopped. */
 #include "cli.h"
 #include "optim_cmaes.h"
+#include "optim_gradient.h"
 #include "optim_http.h"
 #include "optim_nlopt.h"
 #include "optim_objective.h"
@@ -53,7 +54,9 @@ typedef struct {
     const char *token;   /* RODD_TOKEN, the daemons' bearer token */
     const char *open_url; /* --open URL: the best as a session there */
     double fd_step;      /* --fd-step H, relative to each parameter's range; 0: NLopt's wrapper's 1e-6 */
+    const char *gradient; /* --gradient implicit|fd (NULL: implicit for statics in-process, else fd) */
     int nthreads;        /* jobs, or jobs per daemon times the daemons */
+    optim_http_conn **conns; /* with --daemon: thread t's kept-alive connection to daemon t mod n */
     optim_objective **obj; /* one per thread */
     /* the batch in flight */
     const double *U;
@@ -90,8 +93,8 @@ static void *worker(void *arg)
         outcome *r = &o->res[j];
         r->message[0] = '\0';
         /* thread t works for daemon t mod n: --jobs requests in flight on each */
-        r->status = o->ndaemons ? optim_remote_run(&o->pb, o->daemons[w->thread % o->ndaemons], o->token, x, q,
-                                                   r->message, sizeof r->message)
+        r->status = o->ndaemons ? optim_remote_run(&o->pb, o->conns[w->thread], o->token, x, q, r->message,
+                                                   sizeof r->message)
                                 : optim_problem_run(&o->pb, x, q, r->message, sizeof r->message);
         r->value = r->status == OPTIM_OK ? optim_objective_eval(o->obj[w->thread], q, x) : NAN;
         if (r->status == OPTIM_OK && isnan(r->value)) {
@@ -211,6 +214,40 @@ static int batch(void *ctx, int k, const double *U, double *F)
     return 0;
 }
 
+/* --gradient implicit: one statics run at u with the objective's gradient (optim_gradient.h),
+ * logged as one evaluation. A resumed run checks a logged row as batch does but runs it again:
+ * the log keeps no gradients. */
+static int point_gradient(void *ctx, const double *u, double *f, double *g)
+{
+    optimize *o = ctx;
+    o->generation++;
+    double x[OPTIM_MAX_VARY], gx[OPTIM_MAX_VARY], q[Q_MAX];
+    optim_problem_physical(&o->pb, u, x);
+    long index = o->done;
+    outcome r = {0};
+    if (index < o->nreplay && !replayed(o, index, x, &r)) {
+        fprintf(stderr, "rodd optimize: evaluation %ld in %s/evaluations.csv is not this command's "
+                "(another --vary, --set, --method, --gradient or --seed?): use another --out\n", index, o->out_dir);
+        return 1;
+    }
+    r.message[0] = '\0';
+    r.status = optim_problem_run_gradient(&o->pb, o->obj[0], x, &r.value, gx, q, r.message, sizeof r.message);
+    if (r.status != OPTIM_OK) r.value = NAN;
+    if (index >= o->nreplay) log_row(o, index, x, &r);
+    if (r.status != OPTIM_OK) {
+        o->failures++;
+        if (index >= o->nreplay)
+            fprintf(stderr, "%srodd optimize: evaluation %ld %s: %s\n", o->tty ? "\n" : "", index,
+                    optim_status_names[r.status], r.message);
+    }
+    /* the optimizer's unit box: x = LO + u (HI - LO) inside it (NLopt keeps u in [0, 1]) */
+    *f = r.status == OPTIM_OK ? o->sign * r.value : HUGE_VAL;
+    for (int i = 0; i < o->pb.n; i++) g[i] = o->sign * gx[i] * (o->pb.v[i].hi - o->pb.v[i].lo);
+    if (o->csv) fflush(o->csv);
+    o->done++;
+    return 0;
+}
+
 static void write_state(const optimize *o, int generations, long evaluations, const double *u, double f,
                         double sigma, const char *reason);
 
@@ -243,7 +280,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: rodd optimize SPEC.json --vary PATH=LO:HI [--vary ...] (--minimize EXPR | --maximize EXPR)\n"
                     "                     [--until T] [--from T0] [--method M] [--evaluations N] [--seed N]\n"
-                    "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL] [--fd-step H]\n"
+                    "                     [--restarts N] [--jobs J] [--daemon URL]... [--open URL]\n"
+                    "                     [--gradient implicit|fd] [--fd-step H]\n"
                     "                     [--out DIR] [--set PATH=VALUE]...\n");
 }
 
@@ -459,6 +497,12 @@ static int parse_args(optimize *o, int argc, char **argv)
             } else {
                 o->daemons[o->ndaemons++] = v;
             }
+        } else if (strcmp(a, "--gradient") == 0) {
+            if (strcmp(v, "implicit") != 0 && strcmp(v, "fd") != 0) {
+                fprintf(stderr, "rodd optimize: --gradient must be implicit or fd, got \"%s\"\n", v);
+                return -1;
+            }
+            o->gradient = v;
         } else if (strcmp(a, "--fd-step") == 0) {
             o->fd_step = strtod(v, &end);
             if (*end || !(o->fd_step > 0 && o->fd_step <= 0.5)) {
@@ -511,6 +555,22 @@ int cli_optimize(int argc, char **argv)
         fprintf(stderr, "rodd optimize: --fd-step is for the gradient methods (lbfgs, slsqp, mma), not %s\n", o.method);
         return EXIT_USAGE;
     }
+    if (o.gradient && !gradient) {
+        fprintf(stderr, "rodd optimize: --gradient is for the gradient methods (lbfgs, slsqp, mma), not %s\n", o.method);
+        return EXIT_USAGE;
+    }
+    if (o.gradient && strcmp(o.gradient, "implicit") == 0) {
+        const char *why = o.pb.until > 0 ? "a dynamics run (--until) has no implicit gradient: use --gradient fd"
+                          : o.ndaemons ? "the daemons (--daemon) return no gradients: use --gradient fd"
+                          : o.fd_step > 0 ? "--fd-step sets the step of --gradient fd" : NULL;
+        if (why) {
+            fprintf(stderr, "rodd optimize: --gradient implicit: %s\n", why);
+            return EXIT_USAGE;
+        }
+    }
+    const int gradient_asked = o.gradient != NULL;
+    if (gradient && !o.gradient) /* exact where there is a route to it */
+        o.gradient = !(o.pb.until > 0) && !o.ndaemons && !(o.fd_step > 0) ? "implicit" : "fd";
     o.token = getenv("RODD_TOKEN");
     if (o.token && !o.token[0]) o.token = NULL;
     o.nthreads = o.ndaemons ? o.jobs * o.ndaemons : o.jobs;
@@ -523,6 +583,13 @@ int cli_optimize(int argc, char **argv)
         fprintf(stderr, "rodd optimize: --daemon with a model of several rods is not supported yet (runs in this "
                         "process are)\n");
         rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK && o.pb.nrods && o.gradient && strcmp(o.gradient, "implicit") == 0) {
+        if (gradient_asked) { /* the equilibrium's tangent is one rod's (rod_statics_tangent) */
+            fprintf(stderr, "rodd optimize: --gradient implicit: a model of several rods has none yet: use --gradient fd\n");
+            rc = EXIT_USAGE;
+        } else
+            o.gradient = "fd";
     }
     for (int t = 0; t < o.nthreads && rc == EXIT_OK; t++) {
         char err[600];
@@ -549,6 +616,16 @@ int cli_optimize(int argc, char **argv)
             rc = EXIT_FAILURE_OTHER;
         }
     }
+    if (rc == EXIT_OK && o.ndaemons) { /* one connection per thread, kept across its evaluations */
+        o.conns = calloc((size_t)o.nthreads, sizeof *o.conns);
+        for (int t = 0; t < o.nthreads && rc == EXIT_OK; t++) {
+            char err[300];
+            if (!o.conns || !(o.conns[t] = optim_http_conn_new(o.daemons[t % o.ndaemons], err, sizeof err))) {
+                fprintf(stderr, "rodd optimize: %s\n", o.conns ? err : "out of memory");
+                rc = EXIT_FAILURE_OTHER;
+            }
+        }
+    }
     if (rc == EXIT_OK && open_out(&o) != 0) rc = EXIT_FAILURE_OTHER;
     if (rc != EXIT_OK) goto done;
     o.tty = isatty(STDERR_FILENO);
@@ -567,7 +644,8 @@ int cli_optimize(int argc, char **argv)
         if (orc != 0) snprintf(err, sizeof err, "out of memory");
     } else {
         nlopt_problem p = {.method = o.method, .n = o.pb.n, .x0 = u0, .lb = lb, .ub = ub, .max_evals = o.evaluations,
-                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .fd_step = o.fd_step, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o};
+                           .ftarget = -HUGE_VAL, .xtol_rel = 1e-9, .fd_step = o.fd_step, .seed = (unsigned long)o.seed, .eval = batch, .progress = progress, .ctx = &o,
+                           .grad = gradient && strcmp(o.gradient, "implicit") == 0 ? point_gradient : NULL};
         orc = optim_nlopt_minimize(&p, &r, err, sizeof err);
     }
     if (o.tty) fputc('\n', stderr);
@@ -587,6 +665,12 @@ int cli_optimize(int argc, char **argv)
     cJSON_AddBoolToObject(out, "converged", r.converged);
     cJSON_AddStringToObject(out, "reason", r.reason);
     cJSON_AddStringToObject(out, "method", o.method);
+    if (o.gradient) cJSON_AddStringToObject(out, "gradient", o.gradient);
+    if (o.ndaemons) { /* the evaluations' connections to the daemons: one per thread while they stay open */
+        long opened = 0;
+        for (int t = 0; t < o.nthreads; t++) opened += optim_http_conn_opened(o.conns[t]);
+        cJSON_AddNumberToObject(out, "connections", (double)opened);
+    }
     if (isfinite(r.f) && (o.out_dir || o.open_url) && best_spec(&o, x, out) != 0) rc = EXIT_FAILURE_OTHER;
     cJSON_AddNumberToObject(out, "wall_s", round((cli_now() - o.t0) * 1000) / 1000);
     char *text = cJSON_PrintUnformatted(out);
@@ -611,6 +695,9 @@ done:
     for (long i = 0; i < o.nreplay; i++) free(o.replay[i]);
     free(o.replay);
     for (int t = 0; t < o.nthreads; t++) optim_objective_free(o.obj[t]);
+    if (o.conns)
+        for (int t = 0; t < o.nthreads; t++) optim_http_conn_free(o.conns[t]);
+    free(o.conns);
     free(o.obj);
     return rc;
 }

@@ -1,5 +1,6 @@
-/* optim_http.h: URL parsing, one connection per request, the answer's status line, headers
- * and body (Content-Length, chunked, or to the close). */
+/* optim_http.h: URL parsing, a connection kept alive across requests (opened again when the
+ * daemon has closed it), the answer's status line, headers and body (Content-Length, chunked,
+ * or to the close). */
 #include "optim_http.h"
 
 #include <errno.h>
@@ -103,29 +104,121 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Everything the peer sends until it closes (the request asked it to), or -1 when that takes
- * over timeout_s in all (a peer sending a byte now and then cannot hold it), -2 past
- * OPTIM_HTTP_MAX_ANSWER bytes. */
-static int read_all(int fd, double timeout_s, char **out, size_t *len)
+/* The first pl bytes of pat in b[0..n), or NULL (memmem is GNU's). */
+static const char *find(const char *b, size_t n, const char *pat, size_t pl)
 {
-    size_t cap = 8192, n = 0;
+    for (size_t i = 0; i + pl <= n; i++)
+        if (b[i] == pat[0] && memcmp(b + i, pat, pl) == 0) return b + i;
+    return NULL;
+}
+
+/* Where a chunked body that starts at b (n bytes) ends: its length with the last chunk's
+ * "0\r\n" and the trailer's blank line, 0 while it is incomplete, -1 when it is malformed. */
+static long chunked_end(const char *b, size_t n)
+{
+    size_t in = 0;
+    for (;;) {
+        const char *eol = find(b + in, n - in, "\r\n", 2);
+        if (!eol) return 0;
+        char *end;
+        unsigned long sz = strtoul(b + in, &end, 16);
+        if (end == b + in || end > eol) return -1;
+        in = (size_t)(eol - b) + 2;
+        if (sz == 0) { /* trailers, then a blank line */
+            for (;;) {
+                const char *t = find(b + in, n - in, "\r\n", 2);
+                if (!t) return 0;
+                const int blank = t == b + in;
+                in = (size_t)(t - b) + 2;
+                if (blank) return (long)in;
+            }
+        }
+        if (sz > OPTIM_HTTP_MAX_ANSWER) return -1;
+        if (sz + 2 > n - in) return 0;
+        in += sz + 2;
+    }
+}
+
+/* The header value of name in the header block h (up to the blank line), or NULL. */
+static const char *header(const char *h, const char *name)
+{
+    const size_t l = strlen(name);
+    for (const char *p = strstr(h, "\r\n"); p && p[2] != '\r'; p = strstr(p + 2, "\r\n"))
+        if (strncasecmp(p + 2, name, l) == 0 && p[2 + l] == ':') {
+            const char *v = p + 3 + l;
+            while (*v == ' ' || *v == '\t') v++;
+            return v;
+        }
+    return NULL;
+}
+
+/* One answer on fd, all of it: the headers, then the body to its Content-Length, to the end of
+ * its chunks, or (neither given) until the peer closes, which also leaves the connection
+ * unusable (*reusable 0, as does "Connection: close"). 0 with the message in *out (*len
+ * bytes); -1 when it takes over timeout_s in all (a peer sending a byte now and then cannot
+ * hold it) or the peer closes mid-answer, -2 past OPTIM_HTTP_MAX_ANSWER bytes, -3 when the
+ * peer closed before sending a byte (a kept-alive connection it had closed: worth a retry),
+ * -4 a malformed chunked body. */
+static int read_answer(int fd, double timeout_s, int head_only, char **out, size_t *len, int *reusable)
+{
+    size_t cap = 8192, n = 0, hdr = 0;
+    long body = -1;          /* the body's length once known; -1: not yet, -2: to the close */
+    int chunked = 0, rc = 0;
     char *b = malloc(cap);
     if (!b) return -1;
+    *reusable = 1;
     const double end = now_s() + timeout_s;
     for (;;) {
+        if (!hdr) {
+            const char *sep = find(b, n, "\r\n\r\n", 4);
+            if (sep) {
+                hdr = (size_t)(sep - b) + 4;
+                char save = b[hdr];
+                b[hdr] = '\0';
+                int status = 0;
+                sscanf(b, "HTTP/1.%*d %d", &status);
+                const char *te = header(b, "Transfer-Encoding"), *cl = header(b, "Content-Length");
+                const char *cn = header(b, "Connection");
+                if (cn && strncasecmp(cn, "close", 5) == 0) *reusable = 0;
+                if (head_only || status / 100 == 1 || status == 204 || status == 304) body = 0;
+                else if (te && strncasecmp(te, "chunked", 7) == 0) chunked = 1;
+                else if (cl) body = strtol(cl, NULL, 10) >= 0 ? strtol(cl, NULL, 10) : -2;
+                else body = -2;
+                if (body == -2) *reusable = 0;
+                if (body > (long)OPTIM_HTTP_MAX_ANSWER) {
+                    rc = -2;
+                    break;
+                }
+                b[hdr] = save;
+            }
+        }
+        if (hdr && chunked) {
+            long e = chunked_end(b + hdr, n - hdr);
+            if (e < 0) {
+                rc = -4;
+                break;
+            }
+            if (e > 0) {
+                n = hdr + (size_t)e;
+                break;
+            }
+        } else if (hdr && body >= 0 && n - hdr >= (size_t)body) {
+            n = hdr + (size_t)body;
+            break;
+        }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         const double left = end - now_s();
         int pr = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
         if (pr < 0 && errno == EINTR) continue;
         if (pr <= 0) {
-            free(b);
-            return -1;
+            rc = -1;
+            break;
         }
         if (cap - n < 4096) {
             char *g = realloc(b, cap * 2);
             if (!g) {
-                free(b);
-                return -1;
+                rc = -1;
+                break;
             }
             b = g;
             cap *= 2;
@@ -133,15 +226,25 @@ static int read_all(int fd, double timeout_s, char **out, size_t *len)
         ssize_t r = recv(fd, b + n, cap - n - 1, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
-            free(b);
-            return -1;
+            rc = n ? -1 : -3;
+            break;
         }
-        if (r == 0) break;
+        if (r == 0) {
+            if (!n) rc = -3;
+            else if (!hdr || body != -2) rc = -1; /* closed mid-answer */
+            *reusable = 0;
+            break;
+        }
         n += (size_t)r;
         if (n > OPTIM_HTTP_MAX_ANSWER) {
-            free(b);
-            return -2;
+            rc = -2;
+            break;
         }
+    }
+    if (rc != 0) {
+        free(b);
+        *reusable = 0;
+        return rc;
     }
     b[n] = '\0';
     *out = b;
@@ -172,60 +275,143 @@ static int unchunk(char *b, size_t *len)
     return 0;
 }
 
+struct optim_http_conn {
+    char url[1024];
+    url_parts u;
+    int fd;       /* -1: none open */
+    int keep;     /* 1: ask for keep-alive and reuse the connection */
+    long opened;  /* connections opened so far */
+};
+
+optim_http_conn *optim_http_conn_new(const char *url, char *err, size_t errlen)
+{
+    optim_http_conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (parse_url(url, &c->u, err, errlen) != 0) {
+        free(c);
+        return NULL;
+    }
+    snprintf(c->url, sizeof c->url, "%s", url);
+    c->fd = -1;
+    c->keep = 1;
+    return c;
+}
+
+void optim_http_conn_free(optim_http_conn *c)
+{
+    if (!c) return;
+    if (c->fd >= 0) close(c->fd);
+    free(c);
+}
+
+const char *optim_http_conn_url(const optim_http_conn *c) { return c->url; }
+long optim_http_conn_opened(const optim_http_conn *c) { return c->opened; }
+
+static void drop(optim_http_conn *c)
+{
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+}
+
+int optim_http_conn_request(optim_http_conn *c, const char *method, const char *path, const char *body,
+                            const char *token, double timeout_s, optim_http_reply *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    const char *url = c->url;
+    const url_parts *u = &c->u;
+    size_t blen = body ? strlen(body) : 0;
+    char head[2048];
+    int hn = snprintf(head, sizeof head,
+                      "%s %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json\r\nConnection: %s\r\n"
+                      "%s%s%s%s"
+                      "Content-Length: %zu\r\n\r\n",
+                      method, u->prefix, path, u->host, u->port, c->keep ? "keep-alive" : "close",
+                      token ? "Authorization: Bearer " : "", token ? token : "", token ? "\r\n" : "",
+                      body ? "Content-Type: application/json\r\n" : "", blen);
+    if (hn < 0 || (size_t)hn >= sizeof head) {
+        snprintf(err, errlen, "%s %s%s: the request's head is too long", method, url, path);
+        return -1;
+    }
+    char *raw = NULL;
+    size_t n = 0;
+    int rd = -1, reusable = 0;
+    /* A kept-alive connection the daemon has closed meanwhile (its idle timeout) fails the
+     * send or answers nothing at all: then once more on a new connection. The daemon did not
+     * take that request (it answered none), so sending it again does not do anything twice. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const int reused = c->fd >= 0;
+        if (c->fd < 0) {
+            c->fd = connect_to(u, err, errlen);
+            if (c->fd < 0) return -1;
+            c->opened++;
+        }
+        if (send_all(c->fd, head, (size_t)hn) != 0 || (blen && send_all(c->fd, body, blen) != 0)) {
+            drop(c);
+            if (reused) continue;
+            snprintf(err, errlen, "%s %s%s: cannot send the request", method, url, path);
+            return -1;
+        }
+        rd = read_answer(c->fd, timeout_s, strcmp(method, "HEAD") == 0, &raw, &n, &reusable);
+        if (rd == -3 && reused) {
+            drop(c);
+            continue;
+        }
+        break;
+    }
+    if (rd != 0 || !reusable || !c->keep) drop(c);
+    if (rd != 0) {
+        if (rd == -2)
+            snprintf(err, errlen, "%s %s%s: the answer is longer than %zu bytes", method, url, path,
+                     OPTIM_HTTP_MAX_ANSWER);
+        else if (rd == -4)
+            snprintf(err, errlen, "%s %s%s: a malformed chunked body", method, url, path);
+        else if (rd == -3)
+            snprintf(err, errlen, "%s %s%s: the connection closed without an answer", method, url, path);
+        else
+            snprintf(err, errlen, "%s %s%s: no answer within %g s", method, url, path, timeout_s);
+        return -1;
+    }
+    int rc = -1;
+    char *sep = strstr(raw, "\r\n\r\n");
+    int status = 0;
+    if (!sep || sscanf(raw, "HTTP/1.%*d %d", &status) != 1) {
+        snprintf(err, errlen, "%s %s%s: the answer is not HTTP", method, url, path);
+        drop(c);
+    } else {
+        *sep = '\0';
+        int chunked = 0;
+        for (char *h = strstr(raw, "\r\n"); h && h < sep; h = strstr(h + 2, "\r\n"))
+            if (strncasecmp(h + 2, "Transfer-Encoding:", 18) == 0 && strstr(h + 20, "chunked")) chunked = 1;
+        size_t off = (size_t)(sep + 4 - raw), blen2 = n - off;
+        memmove(raw, raw + off, blen2);
+        raw[blen2] = '\0';
+        if (chunked && unchunk(raw, &blen2) != 0) {
+            snprintf(err, errlen, "%s %s%s: a malformed chunked body", method, url, path);
+            drop(c);
+        } else {
+            r->status = status;
+            r->body = raw;
+            r->len = blen2;
+            raw = NULL;
+            rc = 0;
+        }
+    }
+    free(raw);
+    return rc;
+}
+
 int optim_http_request(const char *url, const char *method, const char *path, const char *body, const char *token,
                        double timeout_s, optim_http_reply *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    url_parts u;
-    if (parse_url(url, &u, err, errlen) != 0) return -1;
-    int fd = connect_to(&u, err, errlen);
-    if (fd < 0) return -1;
-    size_t blen = body ? strlen(body) : 0;
-    char head[2048];
-    int hn = snprintf(head, sizeof head,
-                      "%s %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json\r\nConnection: close\r\n"
-                      "%s%s%s%s"
-                      "Content-Length: %zu\r\n\r\n",
-                      method, u.prefix, path, u.host, u.port, token ? "Authorization: Bearer " : "", token ? token : "",
-                      token ? "\r\n" : "", body ? "Content-Type: application/json\r\n" : "", blen);
-    char *raw = NULL;
-    size_t n = 0;
-    int rc = -1, rd;
-    if (hn < 0 || (size_t)hn >= sizeof head || send_all(fd, head, (size_t)hn) != 0 ||
-        (blen && send_all(fd, body, blen) != 0)) {
-        snprintf(err, errlen, "%s %s%s: cannot send the request", method, url, path);
-    } else if ((rd = read_all(fd, timeout_s, &raw, &n)) != 0) {
-        if (rd == -2)
-            snprintf(err, errlen, "%s %s%s: the answer is longer than %zu bytes", method, url, path,
-                     OPTIM_HTTP_MAX_ANSWER);
-        else
-            snprintf(err, errlen, "%s %s%s: no answer within %g s", method, url, path, timeout_s);
-    } else {
-        char *sep = strstr(raw, "\r\n\r\n");
-        int status = 0;
-        if (!sep || sscanf(raw, "HTTP/1.%*d %d", &status) != 1) {
-            snprintf(err, errlen, "%s %s%s: the answer is not HTTP", method, url, path);
-        } else {
-            *sep = '\0';
-            int chunked = 0;
-            for (char *h = strstr(raw, "\r\n"); h && h < sep; h = strstr(h + 2, "\r\n"))
-                if (strncasecmp(h + 2, "Transfer-Encoding:", 18) == 0 && strstr(h + 20, "chunked")) chunked = 1;
-            size_t off = (size_t)(sep + 4 - raw), blen2 = n - off;
-            memmove(raw, raw + off, blen2);
-            raw[blen2] = '\0';
-            if (chunked && unchunk(raw, &blen2) != 0) {
-                snprintf(err, errlen, "%s %s%s: a malformed chunked body", method, url, path);
-            } else {
-                r->status = status;
-                r->body = raw;
-                r->len = blen2;
-                raw = NULL;
-                rc = 0;
-            }
-        }
-    }
-    free(raw);
-    close(fd);
+    optim_http_conn *c = optim_http_conn_new(url, err, errlen);
+    if (!c) return -1;
+    c->keep = 0;
+    int rc = optim_http_conn_request(c, method, path, body, token, timeout_s, r, err, errlen);
+    optim_http_conn_free(c);
     return rc;
 }
 

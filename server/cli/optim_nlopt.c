@@ -1,5 +1,5 @@
-/* NLopt behind optim_nlopt.h: the method table, the objective with its finite-difference
- * gradient, and NLopt's result codes turned into the reasons rodd optimize reports. */
+/* NLopt behind optim_nlopt.h: the method table, the objective with its gradient (the
+ * caller's, or by finite differences), and NLopt's result codes turned into the reasons rodd optimize reports. */
 #include "optim_nlopt.h"
 
 #include <math.h>
@@ -47,7 +47,13 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     int k = 1;
     if (r->stopped) return HUGE_VAL; /* NLopt may call once more after a forced stop */
     memcpy(r->X, x, sizeof(double) * n);
-    if (grad) { /* central differences, inside the bounds: a one-sided step at a bound */
+    if (grad && p->grad) { /* one evaluation gives both */
+        if (p->grad(p->ctx, r->X, r->F, grad) != 0) {
+            r->stopped = 1;
+            nlopt_force_stop(r->opt);
+            return HUGE_VAL;
+        }
+    } else if (grad) { /* central differences, inside the bounds: a one-sided step at a bound */
         for (unsigned i = 0; i < n; i++) {
             double h = (p->fd_step > 0 ? p->fd_step : 1e-6) * (p->ub[i] - p->lb[i]);
             double *xp = r->X + (size_t)(1 + 2 * i) * n, *xm = xp + n;
@@ -58,7 +64,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
         }
         k = 1 + 2 * (int)n;
     }
-    if (p->eval(p->ctx, k, r->X, r->F) != 0) {
+    if ((!grad || !p->grad) && p->eval(p->ctx, k, r->X, r->F) != 0) {
         r->stopped = 1;
         nlopt_force_stop(r->opt);
         return HUGE_VAL;
@@ -69,7 +75,7 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
             memcpy(r->xbest, r->X + (size_t)j * n, sizeof(double) * n);
         }
     }
-    if (grad)
+    if (grad && !p->grad)
         for (unsigned i = 0; i < n; i++) {
             const double *xp = r->X + (size_t)(1 + 2 * i) * n, *xm = xp + n;
             grad[i] = (r->F[1 + 2 * i] - r->F[2 + 2 * i]) / (xp[i] - xm[i]);
@@ -109,7 +115,7 @@ int optim_nlopt_minimize(const nlopt_problem *p, optim_result *res, char *err, s
     for (int i = 0; i < NMETHODS; i++)
         if (strcmp(methods[i].name, p->method) == 0) alg = methods[i].alg;
     run r = {.p = p, .fbest = HUGE_VAL};
-    int k = gradient ? 1 + 2 * n : 1;
+    int k = gradient && !p->grad ? 1 + 2 * n : 1;
     r.X = malloc(sizeof(double) * n * k);
     r.F = malloc(sizeof(double) * k);
     r.xbest = malloc(sizeof(double) * n);

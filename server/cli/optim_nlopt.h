@@ -1,13 +1,17 @@
 /* The local and derivative-free methods of NLopt (Debian's libnlopt) behind the same batch
  * evaluation and result as optim_cmaes.h. Gradients for the gradient methods (lbfgs, slsqp,
- * mma) are central finite differences, 2 n evaluations as one batch: CVODES sensitivities
- * cannot be linked beside the engine's CVODE in one binary. */
+ * mma) come from the caller's grad function where it gives one (rodd optimize's statics:
+ * optim_gradient.h), else from central finite differences, 2 n more evaluations as one batch. */
 #ifndef RODD_OPTIM_NLOPT_H
 #define RODD_OPTIM_NLOPT_H
 
 #include "optim_cmaes.h"
 
 #include <stddef.h>
+
+/* The objective at one point x (n) into *f and its gradient into g (n): 0, or nonzero to stop
+ * the optimizer (reason "interrupted"); a failed point is the caller's to make a large f. */
+typedef int (*optim_grad_fn)(void *ctx, const double *x, double *f, double *g);
 
 typedef struct {
     const char *method;    /* nelder-mead, sbplx, bobyqa, cobyla, praxis, lbfgs, slsqp, mma */
@@ -19,6 +23,7 @@ typedef struct {
     double fd_step;        /* relative to ub - lb; 0: 1e-6 */
     unsigned long seed;    /* NLopt's random numbers (praxis), so that a run repeats exactly */
     optim_batch_fn eval;
+    optim_grad_fn grad;    /* NULL: the gradient methods' gradients by central differences of eval */
     optim_progress_fn progress; /* after each evaluation of f (and its gradient) */
     void *ctx;
 } nlopt_problem;

@@ -9,6 +9,7 @@
 #ifndef RODD_OPTIM_REMOTE_H
 #define RODD_OPTIM_REMOTE_H
 
+#include "optim_http.h"
 #include "optim_objective.h"
 #include "optim_problem.h"
 
@@ -16,10 +17,11 @@
 
 /* GET URL/readyz answers 200: 0, or -1 with the reason in err. */
 int optim_remote_ready(const char *url, const char *token, char *err, size_t len);
-/* One evaluation at x on the daemon at url, as optim_problem_run: an OPTIM_* status, the
- * quantities in q, a message in msg when not OPTIM_OK (a daemon that does not answer, or
- * answers an error, is OPTIM_FAILED naming the daemon). */
-int optim_remote_run(const optim_problem *o, const char *url, const char *token, const double *x,
+/* One evaluation at x on the daemon that conn talks to (its requests on that one kept-alive
+ * connection), as optim_problem_run: an OPTIM_* status, the quantities in q, a message in msg
+ * when not OPTIM_OK (a daemon that does not answer, or answers an error, is OPTIM_FAILED
+ * naming the daemon). */
+int optim_remote_run(const optim_problem *o, optim_http_conn *conn, const char *token, const double *x,
                      double q[Q_MAX], char *msg, size_t len);
 /* Creates a session of spec_json (paused at t = 0) named name; its id into id (0) or -1 with
  * the reason in err. */

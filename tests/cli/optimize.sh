@@ -24,16 +24,23 @@ assert d["converged"] is True and d["evaluations"] <= 100 and d["failed"] == 0, 
 assert set(d) == {"best", "objective", "evaluations", "failed", "converged", "reason", "method", "wall_s"}, d
 PY
 
-# lbfgs on central finite-difference gradients (2n + 1 = 3 runs a gradient)
+# lbfgs on central finite-difference gradients (2n + 1 = 3 runs a gradient), and on the
+# implicit gradient (one run a gradient): the same closed form, in fewer runs
 expect "lbfgs with finite-difference gradients" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "(tip_z-0.49)^2" --method lbfgs --evaluations 60 --gradient fd
+cp "$tmp/out" "$tmp/lbfgs-fd.json"
+expect "lbfgs with implicit gradients (the default in statics)" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
   --minimize "(tip_z-0.49)^2" --method lbfgs --evaluations 60
-python3 - "$tmp/out" <<'PY' && pass "lbfgs: the closed form's tension to 1e-6, 3 runs a gradient" || fail "lbfgs tension"
+python3 - "$tmp/lbfgs-fd.json" "$tmp/out" <<'PY' && pass "lbfgs: the closed form's tension to 1e-6 either way, fewer runs with implicit gradients" || fail "lbfgs tension"
 import json, math, sys
-d = json.load(open(sys.argv[1]))
+fd, im = (json.load(open(p)) for p in sys.argv[1:3])
 A = math.pi * 0.0075**2
 T = A / 4 * (0.01 * 1e5 / 0.5 + 2 * 0.4999 * 2000)
-assert abs(d["best"]["actuators.0.tension"] - T) < 1e-6 * T, d
-assert d["evaluations"] % 3 == 0, d
+for d in fd, im:
+    assert abs(d["best"]["actuators.0.tension"] - T) < 1e-6 * T and d["converged"], d
+assert fd["gradient"] == "fd" and fd["evaluations"] % 3 == 0, fd
+assert im["gradient"] == "implicit" and im["evaluations"] < fd["evaluations"], (im, fd)
+print(f"     evaluations: {fd['evaluations']} (fd) -> {im['evaluations']} (implicit)")
 PY
 
 # --fd-step: the central difference's gradient (state.json's "gradient", at "gradient_at")
@@ -54,6 +61,55 @@ print(f"     d/dT at T = {T}: {got:.10g}, closed form {want:.10g}, relative diff
 PY
 cmp -s <(cut -d, -f5 "$tmp/fd/evaluations.csv") <(printf 'actuators.0.tension\n0.25\n0.255\n0.245\n') \
   && pass "  its runs: x0 and x0 +- 1e-2 of the range" || fail "fd-step runs"
+
+# --gradient implicit: the same closed form from one static solve and the equilibrium's tangent
+expect "lbfgs, one implicit gradient" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
+  --method lbfgs --evaluations 1 --gradient implicit --out "$tmp/im"
+python3 - "$tmp/im/state.json" <<'PY' && pass "the implicit gradient is the closed form's to 1e-7" || fail "implicit gradient"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+A, L, E, nu, P = math.pi * 0.0075**2, 0.5, 1e5, 0.4999, 2000
+T = d["gradient_at"]["actuators.0.tension"]
+z = L - L * (4 * T / A - 2 * nu * P) / E
+want = 2 * (z - 0.49) * (-4 * L / (A * E))
+got = d["gradient"]["actuators.0.tension"]
+assert T == 0.25 and abs(got - want) < 1e-7 * abs(want), (got, want)
+print(f"     d/dT at T = {T}: {got:.10g}, closed form {want:.10g}, relative difference {abs(got / want - 1):.1e}")
+PY
+[ "$(wc -l <"$tmp/im/evaluations.csv")" = 2 ] && pass "  one run" || fail "implicit gradient runs"
+
+# the implicit gradient against central differences of whole runs on a bending arm (tip through
+# the kinematics, energy_elastic, three cables and the transverse pressure, which also enters
+# through the inflation): each component within the differences' own error at H = 1e-3 of the
+# range, the H^2 truncation |g_H - g_2H| / 3 (Richardson; 1.4e-5 relative here) with half of it
+# again for the estimate's own error, plus their noise, the statics' tolerance 1e-10 over H
+# (1e-7 relative)
+arm=(--set actuators.0.tension=0 --set actuators.1.tension=0 --set actuators.2.tension=0
+  --set actuators.3.tension=0 --set actuators.4.pressure=0 --vary actuators.0.tension=0:0.03
+  --vary actuators.1.tension=0:0.03 --vary actuators.2.tension=0:0.03 --vary actuators.4.pressure=0:2000
+  --minimize "1e4*((tip_x-0.15)^2 + tip_y^2 + (tip_z-0.3)^2) + energy_elastic" --method lbfgs --evaluations 1)
+# the arm, and the arm with its volume held by a Lagrange multiplier (the tangent's extra row)
+for name in octopus-reaching octopus-reaching-incompressible; do
+  oct=$top/api/examples/$name.json
+  expect "$name: the implicit gradient" 0 "$rodd" optimize "$oct" "${arm[@]}" --out "$tmp/g-im-$name"
+  expect "$name: the fd gradient, H = 1e-3" 0 "$rodd" optimize "$oct" "${arm[@]}" --gradient fd --fd-step 1e-3 \
+    --out "$tmp/g-h-$name"
+  expect "$name: the fd gradient, H = 2e-3" 0 "$rodd" optimize "$oct" "${arm[@]}" --gradient fd --fd-step 2e-3 \
+    --out "$tmp/g-2h-$name"
+  python3 - "$tmp/g-im-$name/state.json" "$tmp/g-h-$name/state.json" "$tmp/g-2h-$name/state.json" <<'PY' \
+    && pass "$name: the implicit gradient is the whole runs' central differences within their error" \
+    || fail "$name: implicit vs fd"
+import json, sys
+im, h, h2 = (json.load(open(p))["gradient"] for p in sys.argv[1:4])
+for k in im:
+    trunc = abs(h[k] - h2[k]) / 3
+    tol = 1.5 * trunc + 1e-7 * abs(h[k])
+    assert abs(im[k] - h[k]) <= tol, (k, im[k], h[k], h2[k], tol)
+    print(f"     d/d{k}: {im[k]:.10g} implicit, {h[k]:.10g} fd, apart {abs(im[k] - h[k]):.1e} (allowed {tol:.1e})")
+PY
+  [ "$(wc -l <"$tmp/g-im-$name/evaluations.csv")" = 2 ] && [ "$(wc -l <"$tmp/g-h-$name/evaluations.csv")" = 10 ] \
+    && pass "  one run for the implicit gradient, 2n + 1 = 9 for the differences" || fail "gradient runs"
+done
 
 expect "cmaes on 2 threads with --out" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "abs(tip_z-0.49)" \
   --evaluations 100 --jobs 2 --out "$tmp/o2"
@@ -148,6 +204,12 @@ refused "a path that is not a number" 64 "--vary name: the spec's value there is
 refused "LO >= HI" 64 "LO must be below HI" --vary rod.length=0.6:0.6 --minimize tip_z
 refused "an unknown name" 64 'Unexpected token "tip_q"' --vary rod.length=0.4:0.6 --minimize "tip_q+1"
 refused "a velocity in statics" 64 "com_vx is a velocity over the run: it needs --until" --vary rod.length=0.4:0.6 --minimize com_vx
+refused "--gradient implicit in dynamics" 64 "--gradient implicit: a dynamics run (--until) has no implicit gradient" \
+  --vary rod.length=0.4:0.6 --minimize tip_z --until 0.1 --method lbfgs --gradient implicit
+refused "--gradient with a method without gradients" 64 "--gradient is for the gradient methods" \
+  --vary rod.length=0.4:0.6 --minimize tip_z --method bobyqa --gradient fd
+refused "an unknown --gradient" 64 '--gradient must be implicit or fd, got "adjoint"' \
+  --vary rod.length=0.4:0.6 --minimize tip_z --method lbfgs --gradient adjoint
 refused "an invalid corner" 2 "/rod/youngs_modulus: must be > 0" --vary rod.youngs_modulus=-10:1000 --minimize tip_z
 refused "an unknown method" 64 "unknown --method newton" --vary rod.length=0.4:0.6 --minimize tip_z --method newton
 refused "--fd-step without gradients" 64 "--fd-step is for the gradient methods (lbfgs, slsqp, mma), not bobyqa" \

@@ -59,6 +59,8 @@ expect "statics in the process" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --min
   --evaluations 24 --out "$tmp/s0"
 expect "statics on two daemons" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2+1e-3*effort" \
   --evaluations 24 --daemon "$a" --daemon "$b" --out "$tmp/s2"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["connections"] == 2, d' "$tmp/out" \
+  && pass "  24 evaluations over 2 connections (kept alive, one per daemon)" || fail "statics connections"
 same_log "statics: the daemons' objectives are the process's to 1e-12" "$tmp/s0" "$tmp/s2"
 
 q="com_vz+tip_z+energy_kinetic+energy_elastic+volume_change+1e-9*effort"
@@ -66,6 +68,8 @@ expect "dynamics in the process" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --ma
   --evaluations 8 --jobs 2 --out "$tmp/d0"
 expect "dynamics on two daemons, 2 in flight on each" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --maximize "$q" \
   --until 0.1 --from 0.03 --evaluations 8 --daemon "$a" --daemon "$b" --jobs 2 --out "$tmp/d2"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["connections"] == 4, d' "$tmp/out" \
+  && pass "  8 sessions' requests over 4 connections (2 threads a daemon)" || fail "dynamics connections"
 same_log "dynamics: the daemons' objectives are the process's to 1e-12" "$tmp/d0" "$tmp/d2"
 grep -q "event=session_created" "$tmp/a.log" && grep -q "event=session_created" "$tmp/b.log" \
   && pass "both daemons ran sessions" || fail "a daemon was idle"

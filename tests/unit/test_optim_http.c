@@ -205,3 +205,143 @@ Test(optim_http, timeout_bounds_the_whole_answer)
     pthread_join(th, NULL);
     close(s.fd);
 }
+
+/* ---- keep-alive (optim_http_conn) ---- */
+/* A server that answers `total` requests, at most per_conn on one connection before it closes
+ * that connection without saying so (as a daemon's idle timeout does), and counts the
+ * connections it accepted. Its answers take turns: a Content-Length body, a chunked one, and a
+ * 204 without a body, each naming the request's index. */
+typedef struct {
+    int fd, total, per_conn;
+    int accepted, served;
+} ka_server;
+
+static int read_request(int c, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = recv(c, buf + n, cap - 1 - n, 0);
+        if (r <= 0) return -1;
+        n += (size_t)r;
+        buf[n] = '\0';
+        char *end = strstr(buf, "\r\n\r\n");
+        const char *cl = strstr(buf, "Content-Length: ");
+        if (end && (!cl || n >= (size_t)(end + 4 - buf) + (size_t)atoi(cl + 16))) return 0;
+    }
+}
+
+static void *serve_keepalive(void *arg)
+{
+    ka_server *s = arg;
+    char req[4096], ans[512];
+    while (s->served < s->total) {
+        int c = accept(s->fd, NULL, NULL);
+        if (c < 0) break;
+        s->accepted++;
+        for (int k = 0; k < s->per_conn && s->served < s->total; k++) {
+            if (read_request(c, req, sizeof req) != 0) break;
+            const int i = s->served++;
+            char body[32];
+            snprintf(body, sizeof body, "{\"i\":%d}", i);
+            if (i % 3 == 0)
+                snprintf(ans, sizeof ans, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s", strlen(body), body);
+            else if (i % 3 == 1)
+                snprintf(ans, sizeof ans, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n%.3s\r\n%zx\r\n%s\r\n0\r\n\r\n",
+                         body, strlen(body) - 3, body + 3);
+            else
+                snprintf(ans, sizeof ans, "HTTP/1.1 204 No Content\r\n\r\n");
+            send(c, ans, strlen(ans), MSG_NOSIGNAL);
+        }
+        close(c);
+    }
+    return NULL;
+}
+
+static int start_keepalive(ka_server *s, int total, int per_conn, pthread_t *th)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    *s = (ka_server){.fd = socket(AF_INET, SOCK_STREAM, 0), .total = total, .per_conn = per_conn};
+    cr_assert_eq(bind(s->fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(s->fd, 4), 0);
+    getsockname(s->fd, (struct sockaddr *)&a, &len);
+    pthread_create(th, NULL, serve_keepalive, s);
+    return ntohs(a.sin_port);
+}
+
+/* n requests on one optim_http_conn, each answer checked: its index's body, or none (204) */
+static void requests(optim_http_conn *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        optim_http_reply r;
+        char err[200] = "", want[32];
+        cr_assert_eq(optim_http_conn_request(c, i % 2 ? "GET" : "POST", "/v1/solve", i % 2 ? NULL : "{\"x\":1}", NULL, 5,
+                                             &r, err, sizeof err),
+                     0, "request %d: %s", i, err);
+        snprintf(want, sizeof want, "{\"i\":%d}", i);
+        cr_expect_eq(r.status, i % 3 == 2 ? 204 : 200, "request %d", i);
+        cr_expect_str_eq(r.body, i % 3 == 2 ? "" : want, "request %d", i);
+        optim_http_free(&r);
+    }
+}
+
+Test(optim_http, several_requests_go_through_one_connection)
+{
+    ka_server s;
+    pthread_t th;
+    int port = start_keepalive(&s, 7, 100, &th);
+    char url[64], err[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    optim_http_conn *c = optim_http_conn_new(url, err, sizeof err);
+    cr_assert_not_null(c, "%s", err);
+    requests(c, 7);
+    cr_expect_eq(optim_http_conn_opened(c), 1);
+    optim_http_conn_free(c); /* closes it: the server's loop ends */
+    pthread_join(th, NULL);
+    close(s.fd);
+    cr_expect_eq(s.accepted, 1, "the server saw %d connections", s.accepted);
+    cr_expect_eq(s.served, 7);
+}
+
+Test(optim_http, a_connection_the_server_closed_is_opened_again)
+{
+    ka_server s;
+    pthread_t th;
+    int port = start_keepalive(&s, 7, 2, &th); /* closes after every second answer */
+    char url[64], err[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    optim_http_conn *c = optim_http_conn_new(url, err, sizeof err);
+    cr_assert_not_null(c, "%s", err);
+    requests(c, 7);
+    cr_expect_eq(optim_http_conn_opened(c), 4, "opened %ld", optim_http_conn_opened(c));
+    optim_http_conn_free(c);
+    pthread_join(th, NULL);
+    close(s.fd);
+    cr_expect_eq(s.accepted, 4, "the server saw %d connections", s.accepted);
+    cr_expect_eq(s.served, 7, "each request answered once");
+}
+
+Test(optim_http, a_keep_alive_request_says_so_and_a_one_shot_says_close)
+{
+    server s;
+    pthread_t th;
+    int port = start(&s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", &th);
+    char url[64], err[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    optim_http_conn *c = optim_http_conn_new(url, err, sizeof err);
+    optim_http_reply r;
+    cr_assert_eq(optim_http_conn_request(c, "GET", "/readyz", NULL, NULL, 5, &r, err, sizeof err), 0, "%s", err);
+    pthread_join(th, NULL);
+    close(s.fd);
+    cr_expect(strstr(s.request, "Connection: keep-alive\r\n") != NULL, "%s", s.request);
+    cr_expect_str_eq(r.body, "{}");
+    optim_http_free(&r);
+    optim_http_conn_free(c);
+    port = start(&s, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", &th);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+    cr_assert_eq(optim_http_request(url, "GET", "/readyz", NULL, NULL, 5, &r, err, sizeof err), 0, "%s", err);
+    pthread_join(th, NULL);
+    close(s.fd);
+    cr_expect(strstr(s.request, "Connection: close\r\n") != NULL, "%s", s.request);
+    optim_http_free(&r);
+}
