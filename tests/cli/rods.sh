@@ -108,6 +108,8 @@ for k in ("position", "rotation"):
     np.testing.assert_allclose(h.rod("lower").base[k], j.rod("lower").base[k], rtol=1e-9, atol=1e-12)
 assert h.units["rods/lower/base/position"] == "m", sorted(h.units)
 PY
+# its MCAP reader (@mcap/core) lives with the integration tests: installed here when this runs alone
+[ -d "$top/tests/integration/node_modules/@mcap/core" ] || (cd "$top/tests/integration" && npm ci --no-audit --no-fund --silent)
 node "$top/tests/integration/mcap_check.mjs" "$tmp/ball.mcap" "$tmp/ball.ndjson" >"$tmp/check" 2>&1 \
   && grep -q "(6 rod bases)" "$tmp/check" && pass "MCAP: /rods/lower/base, the NDJSON's base pose ($(grep -c . "$tmp/check") checks)" \
   || { fail "MCAP rod base"; cat "$tmp/check" >&2; }
