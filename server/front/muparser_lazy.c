@@ -4,13 +4,10 @@
  * interface; in rodd's link these definitions stand in for the library's and forward to it,
  * loaded once for every thread (rodd optimize --jobs parses in several). rodd-full and the
  * tests link the library itself. */
-#include "cli.h"
+#include "lazy_lib.h"
 
-#include <dlfcn.h>
 #include <muParserDLL.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 /* the library's soname (Debian's libmuparser2v5) */
 #define MUPARSER_SONAME "libmuparser.so.2"
@@ -32,40 +29,27 @@ static struct {
 } mu;
 static pthread_once_t mu_once = PTHREAD_ONCE_INIT;
 
-/* A missing library or symbol leaves rodd nothing to evaluate a spec with: it says which and
- * exits as for any other failure (cli.h's EXIT_FAILURE_OTHER). */
-static void *need(void *lib, const char *name)
-{
-    void *p = dlsym(lib, name);
-    if (!p) {
-        fprintf(stderr, "rodd: %s lacks %s, which the spec's expressions need\n", MUPARSER_SONAME, name);
-        exit(EXIT_FAILURE_OTHER);
-    }
-    return p;
-}
+#define PURPOSE "the spec's expressions"
 
 static void load(void)
 {
-    void *lib = dlopen(MUPARSER_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "rodd: cannot load %s, which the spec's expressions need: %s\n", MUPARSER_SONAME,
-                dlerror());
-        exit(EXIT_FAILURE_OTHER);
-    }
+    void *lib = lazy_lib_open(MUPARSER_SONAME, PURPOSE);
     /* POSIX guarantees a data pointer from dlsym converts to the function's type */
-    *(void **)&mu.create = need(lib, "mupCreate");
-    *(void **)&mu.release = need(lib, "mupRelease");
-    *(void **)&mu.set_expr = need(lib, "mupSetExpr");
-    *(void **)&mu.define_var = need(lib, "mupDefineVar");
-    *(void **)&mu.define_name_chars = need(lib, "mupDefineNameChars");
-    *(void **)&mu.define_fun1 = need(lib, "mupDefineFun1");
-    *(void **)&mu.define_fun3 = need(lib, "mupDefineFun3");
-    *(void **)&mu.eval = need(lib, "mupEval");
-    *(void **)&mu.error = need(lib, "mupError");
-    *(void **)&mu.error_msg = need(lib, "mupGetErrorMsg");
-    *(void **)&mu.error_pos = need(lib, "mupGetErrorPos");
-    *(void **)&mu.expr_var_num = need(lib, "mupGetExprVarNum");
-    *(void **)&mu.expr_var = need(lib, "mupGetExprVar");
+#define NEED(field, name) (*(void **)&mu.field = lazy_lib_symbol(lib, MUPARSER_SONAME, name, PURPOSE))
+    NEED(create, "mupCreate");
+    NEED(release, "mupRelease");
+    NEED(set_expr, "mupSetExpr");
+    NEED(define_var, "mupDefineVar");
+    NEED(define_name_chars, "mupDefineNameChars");
+    NEED(define_fun1, "mupDefineFun1");
+    NEED(define_fun3, "mupDefineFun3");
+    NEED(eval, "mupEval");
+    NEED(error, "mupError");
+    NEED(error_msg, "mupGetErrorMsg");
+    NEED(error_pos, "mupGetErrorPos");
+    NEED(expr_var_num, "mupGetExprVarNum");
+    NEED(expr_var, "mupGetExprVar");
+#undef NEED
 }
 
 /* Every handle comes from mupCreate: the library is loaded before any other call. */

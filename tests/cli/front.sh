@@ -15,12 +15,16 @@ fi
 grep -q 'libmicrohttpd' <<<"$(readelf -d "$full")" && pass "rodd-full links the daemon's libraries" ||
   fail "rodd-full does not link libmicrohttpd"
 
-# muparser (with libstdc++ and libgomp) loads at the first expression, not at start-up
-if grep -q 'muparser' <<<"$needed"; then
-  fail "rodd links libmuparser: $(tr '\n' ' ' <<<"$needed")"
+# muparser (with libstdc++ and libgomp) loads at the first expression, NLopt and zstd at their
+# first call, not at start-up; SUNDIALS is linked in from its static archives
+if grep -Eq 'muparser|nlopt|zstd|sundials' <<<"$needed"; then
+  fail "rodd links libmuparser, libnlopt, libzstd or SUNDIALS: $(tr '\n' ' ' <<<"$needed")"
 else
-  pass "rodd does not link libmuparser"
+  pass "rodd links neither libmuparser, libnlopt, libzstd nor SUNDIALS ($(tr '\n' ' ' <<<"$needed"))"
 fi
+expect "rodd optimize loads NLopt when it runs a local method" 0 "$rodd" optimize "$top/api/examples/stiffness-tuning.json" \
+  --vary 'actuators.0.tension=0:1' --minimize '(tip_z-0.099)^2' --method sbplx --evaluations 3
+grep -q '"method":"sbplx"' "$tmp/out" && pass "its answer names the method" || fail "optimize: $(head -c 300 "$tmp/out")"
 expect "rodd checks a spec with expressions" 0 "$rodd" check "$top/api/examples/octopus-reaching.json"
 expect "rodd reports an expression's error" 2 "$rodd" check "$top/api/examples/octopus-reaching.json" \
   --set 'actuators.0.tension.wave.mu=min(t'
