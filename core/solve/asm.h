@@ -62,4 +62,8 @@ int asm_load(const rod_model *m, rod_state *st, const char *json, size_t len);
 /* asm_frame.c */
 int asm_frame(const rod_model *m, const rod_state *st, int n, rod_frame *out);
 
+/* asm_forces.c: rod_state_generalized_forces of several rods (each rod's kinds, the joints'
+ * reactions in the constraint kind, the rods' contacts in the contact kind) */
+int asm_forces(const rod_model *m, rod_state *st, double *out, double *total);
+
 #endif

@@ -46,6 +46,8 @@ typedef struct client {
     char *rx;
     size_t rxlen;
     int rx_too_big;
+    size_t rx_dropped;       /* an oversize message's bytes read and dropped (on_receive) */
+    char too_big_reason[64]; /* the 1009 close's reason, naming the limit */
     int via_rest; /* came in on the REST port (stream_adopt) */
     int reserved; /* holds a stream_reserve place (stream port only: the bridge holds the REST port's) */
     foxws *fox;   /* the client asked for foxglove.websocket.v1 (stream_foxglove.h); NULL: rodd's own */
@@ -541,31 +543,63 @@ static int on_writeable(stream_server *ss, client *c, struct lws *wsi)
     return write_one(ss, c);
 }
 
+/* An oversize message in one frame of up to this many bytes (or 16 times ws_max_message;
+ * 100,000 field names are 1.1 MB) is
+ * read to its end, dropped and answered with an error status naming the limit, the stream
+ * going on: closing with its rest unread made the kernel reset the connection, and the client
+ * then lost the status and the close that said why (it saw a 1006: no answer). A frame
+ * declared past that, or a message grown past the limit by continuations, is closed with
+ * 1009 at once (a status before it, which such a client may miss). */
+#define DRAIN_MIN (8 << 20)
+
+static void too_big(client *c, size_t cap, int closing)
+{
+    char why[220];
+    if (closing)
+        snprintf(why, sizeof why, "a message is at most %zu bytes (the daemon's ws_max_message, RODD_WS_MAX_MESSAGE); "
+                 "this one is longer: closing", cap);
+    else
+        snprintf(why, sizeof why, "a message is at most %zu bytes (the daemon's ws_max_message, RODD_WS_MAX_MESSAGE); "
+                 "this one had %zu and was dropped", cap, c->rx_dropped);
+    queue_ctl(c, c->fox ? foxws_status(2, why) : stream_status_msg("error", why, -1));
+    if (!closing) return;
+    snprintf(c->too_big_reason, sizeof c->too_big_reason, "message too large: over %zu bytes", cap);
+    begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, c->too_big_reason);
+}
+
 /* a piece of a client message: gathered up to ws_max_message, handled when whole */
 static int on_receive(stream_server *ss, client *c, struct lws *wsi, void *in, size_t len)
 {
     if (!c || !c->wsi) return 0;
     const size_t cap = ss->d->cfg.ws_max_message;
+    const size_t drain = cap > DRAIN_MIN / 16 ? 16 * cap : DRAIN_MIN;
+    const size_t rest = lws_remaining_packet_payload(wsi); /* of this frame */
     /* what the frame's header declares counts too: a frame of 2^62 bytes, or continuations
-     * without end, are refused at once, not after the final fragment that may never come */
-    if (c->rxlen + len > cap || lws_remaining_packet_payload(wsi) > cap - c->rxlen - len) {
+     * without end, are found at once, not after the final fragment that may never come */
+    if (!c->rx_too_big && (c->rxlen + len > cap || rest > cap - c->rxlen - len)) {
         c->rx_too_big = 1;
-        begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
-    }
-    if (!c->rx_too_big) {
-        char *nb = realloc(c->rx, c->rxlen + len + 1);
-        if (!nb) return -1;
-        c->rx = nb;
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
-    }
-    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
-    if (c->rx_too_big) {
-        c->rx_too_big = 0;
+        c->rx_dropped = c->rxlen;
         c->rxlen = 0;
-        begin_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+    }
+    if (c->rx_too_big) {
+        c->rx_dropped += len;
+        if (c->closing) return 0;
+        if (c->rx_dropped + rest > drain) {
+            too_big(c, cap, 1);
+        } else if (!rest) { /* the frame is read: the message ends here, or goes on past the limit */
+            const int whole = lws_is_final_fragment(wsi);
+            too_big(c, cap, !whole);
+            c->rx_too_big = !whole;
+            if (whole) lws_callback_on_writable(wsi);
+        }
         return 0;
     }
+    char *nb = realloc(c->rx, c->rxlen + len + 1);
+    if (!nb) return -1;
+    c->rx = nb;
+    memcpy(c->rx + c->rxlen, in, len);
+    c->rxlen += len;
+    if (!lws_is_final_fragment(wsi) || rest) return 0;
     if (c->closing) {
         c->rxlen = 0;
         return 0;
