@@ -354,8 +354,9 @@ int optim_http_conn_request(optim_http_conn *c, const char *method, const char *
     size_t n = 0;
     int rd = -1, reusable = 0;
     /* A kept-alive connection the daemon has closed meanwhile (its idle timeout) fails the
-     * send or answers nothing at all: then once more on a new connection. The daemon did not
-     * take that request (it answered none), so sending it again does not do anything twice. */
+     * send or answers nothing at all: then once more on a new connection, as browsers do. A
+     * daemon that closes on a request it had begun (it died) would see that request twice:
+     * rodd optimize's are a solve, a read, or a session that is deleted after its run. */
     for (int attempt = 0; attempt < 2; attempt++) {
         const int reused = c->fd >= 0;
         if (c->fd < 0) {
