@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +80,13 @@ static int connect_to(const url_parts *u, char *err, size_t errlen)
             e = errno;
             close(fd);
             fd = -1;
+            continue;
         }
+        /* A request goes out whole at once; on a kept-alive connection Nagle's algorithm
+         * would otherwise hold a short tail until the daemon's delayed ACK (40 ms a request
+         * measured, five times the wall of 224 statics evaluations). */
+        const int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
     freeaddrinfo(ai);
     if (fd < 0) snprintf(err, errlen, "cannot connect to %s:%s: %s", u->host, u->port, strerror(e ? e : ECONNREFUSED));
@@ -335,24 +343,36 @@ int optim_http_conn_request(optim_http_conn *c, const char *method, const char *
         snprintf(err, errlen, "%s %s%s: the request's head is too long", method, url, path);
         return -1;
     }
+    char *msg = malloc((size_t)hn + blen + 1); /* head and body in one send */
+    if (!msg) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(msg, head, (size_t)hn);
+    if (blen) memcpy(msg + hn, body, blen);
     char *raw = NULL;
     size_t n = 0;
     int rd = -1, reusable = 0;
     /* A kept-alive connection the daemon has closed meanwhile (its idle timeout) fails the
-     * send or answers nothing at all: then once more on a new connection. The daemon did not
-     * take that request (it answered none), so sending it again does not do anything twice. */
+     * send or answers nothing at all: then once more on a new connection, as browsers do. A
+     * daemon that closes on a request it had begun (it died) would see that request twice:
+     * rodd optimize's are a solve, a read, or a session that is deleted after its run. */
     for (int attempt = 0; attempt < 2; attempt++) {
         const int reused = c->fd >= 0;
         if (c->fd < 0) {
             c->fd = connect_to(u, err, errlen);
-            if (c->fd < 0) return -1;
+            if (c->fd < 0) {
+                rd = -5; /* err says why */
+                break;
+            }
             c->opened++;
         }
-        if (send_all(c->fd, head, (size_t)hn) != 0 || (blen && send_all(c->fd, body, blen) != 0)) {
+        if (send_all(c->fd, msg, (size_t)hn + blen) != 0) {
             drop(c);
             if (reused) continue;
             snprintf(err, errlen, "%s %s%s: cannot send the request", method, url, path);
-            return -1;
+            rd = -5;
+            break;
         }
         rd = read_answer(c->fd, timeout_s, strcmp(method, "HEAD") == 0, &raw, &n, &reusable);
         if (rd == -3 && reused) {
@@ -361,7 +381,9 @@ int optim_http_conn_request(optim_http_conn *c, const char *method, const char *
         }
         break;
     }
+    free(msg);
     if (rd != 0 || !reusable || !c->keep) drop(c);
+    if (rd == -5) return -1;
     if (rd != 0) {
         if (rd == -2)
             snprintf(err, errlen, "%s %s%s: the answer is longer than %zu bytes", method, url, path,

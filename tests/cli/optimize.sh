@@ -144,6 +144,17 @@ grep -q "resuming: 20 evaluations" "$tmp/err" && pass "it says it replays 20" ||
 cmp -s <(cut -d, -f1-5 "$tmp/o1/evaluations.csv") <(cut -d, -f1-5 "$tmp/o3/evaluations.csv") \
   && pass "the resumed log is the uninterrupted run's" || fail "resume diverged"
 
+# resume with --gradient implicit: the logged runs are checked and run again (the log keeps no
+# gradients), and the result is the uninterrupted run's
+"$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" --method lbfgs --evaluations 60 \
+  --out "$tmp/gi1" >/dev/null 2>&1
+"$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" --method lbfgs --evaluations 2 \
+  --out "$tmp/gi2" >/dev/null 2>&1
+expect "an implicit-gradient run resumes" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
+  --method lbfgs --evaluations 60 --out "$tmp/gi2"
+cmp -s <(cut -d, -f1-5 "$tmp/gi1/evaluations.csv") <(cut -d, -f1-5 "$tmp/gi2/evaluations.csv") \
+  && pass "  its log is the uninterrupted run's" || fail "implicit resume diverged"
+
 expect "another command on the same DIR is refused" 1 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
   --minimize "abs(tip_z-0.49)" --evaluations 60 --seed 2 --out "$tmp/o3"
 grep -q "evaluation 0 in .*evaluations.csv is not this command's" "$tmp/err" \
