@@ -464,11 +464,16 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
             if (ms) cJSON_AddItemToObject(b, "mass", cJSON_Duplicate(ms, 1));
             if (in) cJSON_AddItemToObject(b, "inertia", cJSON_Duplicate(in, 1));
             copy_shared(root, sub, 1);
-            /* its base: fixed (clamped where it is put), free (starting there) */
+            /* its base: fixed (clamped where it is put), moving (its stub's base moves as a
+             * one-rod spec's moving base: position and rotation profiles in t, checked by the
+             * one-rod parser under this path), free (starting there) */
             const char *t = cJSON_IsString(bt) ? bt->valuestring : "";
-            if (!cJSON_IsObject(base) || (strcmp(t, "fixed") && strcmp(t, "free"))) {
-                issues_add(iss, bp, "must be {\"type\": \"fixed\" or \"free\", \"position\", \"rotation\"} "
-                           "(a moving top-level body is not supported yet)");
+            if (!cJSON_IsObject(base) || (strcmp(t, "fixed") && strcmp(t, "free") && strcmp(t, "moving"))) {
+                issues_add(iss, bp, "must be {\"type\": \"fixed\", \"moving\" or \"free\", \"position\", "
+                           "\"rotation\"}");
+            } else if (!strcmp(t, "moving")) {
+                check_keys(base, bp, body_base_keys, iss);
+                cJSON_AddItemToObject(sub, "base", cJSON_Duplicate(base, 1));
             } else {
                 check_keys(base, bp, body_base_keys, iss);
                 double pos[3] = {0, 0, 0}, ax[3], ang;

@@ -80,6 +80,7 @@ typedef struct asm_state {
     struct asm_solver *dyn;   /* the integrator (asm_integrator.c) */
     int need_reinit;
     int started;
+    int frozen;               /* statics: a moving body's motion held still at its pose */
 } asm_state;
 
 /* The keys only a spec of several rods has, as spec_known_paths lists a one-rod spec's

@@ -16,8 +16,12 @@ void asm_state_detach(rod_state *st);
 /* Each rod's state gets the assembly's t, q and q_dot (frames, inputs read them there). */
 void asm_sync(const rod_model *m, rod_state *st);
 /* q (the assembly's) at rest: the free stubs where their spec puts them, every joined rod's
- * base where its joint holds it (parents first), q_dot = 0, at time t. */
+ * base where its joint holds it (parents first), riding it (q_dot 0 but for the bases of
+ * rods on a moving body), at time t. */
 void asm_place(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+/* Every joined rod's base set riding its joint's frame (q_dot, parents first), its strains'
+ * rates left as they are: after statics, where a moving body's motion was frozen. */
+void asm_ride(const rod_model *m, rod_state *st, double t, const double *q, double *qd);
 /* Sets an error on the top state from rod r's. */
 void asm_error_from(rod_state *st, int r);
 

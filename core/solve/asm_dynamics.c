@@ -5,6 +5,7 @@
  * touch rho). */
 #include "asm.h"
 
+#include "base.h"
 #include "dense.h"
 #include "dynamics.h"
 
@@ -42,6 +43,14 @@ int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const doub
     if (dyn_accel(a->rod[i], as->rod[i], t, q + a->off[i], qd + a->off[i], qdd + a->off[i])) {
         asm_error_from(st, i);
         return -1;
+    }
+    if (as->frozen && base_moving(a->rod[i])) {
+        /* statics: a moving body's stub is where its profiles put it at t, but still (a one-rod
+         * moving base's statics put the rod there with no motion either); with its strains
+         * locked, its twists and biases are its base's motion alone */
+        const size_t k = (size_t)6 * a->rod[i]->ns;
+        memset(as->rod[i]->eta, 0, k * sizeof *as->rod[i]->eta);
+        memset(as->rod[i]->bias, 0, k * sizeof *as->rod[i]->bias);
     }
     return 0;
 }

@@ -211,6 +211,8 @@ int asm_start(const rod_model *m, rod_state *st, int static_start)
         rod_statics_result res;
         const int rc = asm_statics(m, st, 0.0, &res);
         if (rc != ROD_OK) return rc;
+        asm_ride(m, st, 0.0, as->q, as->qd); /* statics held a moving body still */
+        asm_sync(m, st);
     }
     as->started = 1;
     as->need_reinit = 1;

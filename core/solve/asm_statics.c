@@ -70,6 +70,7 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
         goto out;
     }
     memset(as->qd, 0, (size_t)n * sizeof *as->qd);
+    as->frozen = 1;
     rc = ROD_ESOLVER;
     if (residual(m, st, t, q, zero, F, tmp)) goto out;
     rc = ROD_ENOCONV;
@@ -138,6 +139,7 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
     asm_sync(m, st);
     as->need_reinit = 1;
 out:
+    as->frozen = 0;
     free(zero);
     free(F);
     free(F1);

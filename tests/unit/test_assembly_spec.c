@@ -204,3 +204,22 @@ Test(assembly_spec, a_joint_with_a_mistyped_type)
             "\"to\": {\"rod\": \"a\"}, \"joint\": \"fixed\"}}]}",
             "/rods/1/base/type: must be \"joint\" for a base with \"to\" or \"joint\"");
 }
+
+/* A moving top-level body's profiles are checked by the one-rod parser, under the body's own
+ * path; a fixed body's position stays numbers; an unknown base type names the three. */
+Test(assembly_spec, moving_body_problems_under_their_own_paths)
+{
+#define HUB(base) "{\"rods\": [{\"name\": \"a\", " ROD "}], \"bodies\": [{\"name\": \"hub\", \"mass\": 1, " \
+                  "\"inertia\": [1, 1, 1], \"base\": " base "}]}"
+    refused(HUB("{\"type\": \"moving\", \"position\": [0, \"2*tt\", 0]}"), "/bodies/0/base/position/1");
+    refused(HUB("{\"type\": \"moving\", \"rotation\": {\"axis\": [0, 0, 0], \"angle\": \"t\"}}"),
+            "/bodies/0/base/rotation/axis");
+    refused(HUB("{\"type\": \"moving\", \"speed\": 1}"), "/bodies/0/base: has an unknown key \"speed\"");
+    refused(HUB("{\"type\": \"fixed\", \"position\": [0, \"t\", 0]}"),
+            "/bodies/0/base/position: must be an array of 3 numbers");
+    refused(HUB("{\"type\": \"flying\"}"), "/bodies/0/base: must be {\"type\": \"fixed\", \"moving\" or \"free\"");
+    rod_model *m = tu_model(HUB("{\"type\": \"moving\", \"position\": [\"0.1*t\", 0, 0], \"rotation\": "
+                                "{\"axis\": [0, 0, 1], \"angle\": \"sin(t)\"}}"));
+    rod_model_free(m);
+#undef HUB
+}
