@@ -63,14 +63,16 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
     asm_contact(m, st, q, qd, qdd, as->cq);
     if (!nr) return 0;
     double *A = as->scratch, *W = A + (size_t)nr * n, *S = W + (size_t)nr * n;
-    double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr;
-    asm_rows(m, st, q, qd, alpha, A, rhs, err);
+    double *rhs = S + (size_t)nr * nr, *err = rhs + nr, *res = err + nr, *rate = res + nr;
+    asm_rows(m, st, q, qd, alpha, A, rhs, err, rate);
     /* W = M^{-1} A^T, column r over the rods of row r (a joint's two, a lock's stub): A and W
      * are zero elsewhere, so every product below runs over those rods' columns only */
     int *rr = as->row_rods;
+    const asm_joint **pen = as->row_pen;
     for (int r = 0; r < nr; r++) {
         int *rods = rr + 2 * r;
         rods[0] = rods[1] = -1;
+        pen[r] = NULL;
         if (r >= a->lock_row0) {
             rods[0] = a->lock_rod[r - a->lock_row0];
         } else {
@@ -78,6 +80,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
                 if (r >= a->joint[j].row0 && r < a->joint[j].row0 + a->joint[j].nrows) {
                     rods[0] = a->joint[j].child;
                     rods[1] = a->joint[j].parent;
+                    if (a->joint[j].penalty && !as->exact_joints) pen[r] = &a->joint[j];
                 }
         }
         for (int k = 0; k < 2; k++) {
@@ -91,7 +94,26 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
             dense_cholesky_solve(as->rod[i]->Mxi, nx, w);
         }
     }
+    /* a penalty joint's rows push with -k c - d c_dot through A^T (M q_ddot gains A^T f, so
+     * q_ddot gains W f) before the multiplier rows are solved against what that leaves; in S
+     * they are rows of their own (identity, right side 0), so their multipliers are 0 */
     for (int r = 0; r < nr; r++) {
+        if (!pen[r]) continue;
+        const double f = -pen[r]->stiffness * err[r] - pen[r]->damping * rate[r];
+        as->lambda[r] = f;
+        const double *w = W + (size_t)n * r;
+        for (int k = 0; k < 2; k++) {
+            const int i = rr[2 * r + k];
+            if (i < 0) continue;
+            for (int c = a->off[i]; c < a->off[i] + a->rod[i]->n_xi; c++) qdd[c] += w[c] * f;
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        if (pen[r]) {
+            for (int r2 = 0; r2 <= r; r2++) S[r + (size_t)nr * r2] = r2 == r;
+            res[r] = 0;
+            continue;
+        }
         double v = rhs[r];
         for (int k = 0; k < 2; k++) {
             const int i = rr[2 * r + k];
@@ -100,6 +122,10 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
         }
         res[r] = v;
         for (int r2 = 0; r2 <= r; r2++) {
+            if (pen[r2]) {
+                S[r + (size_t)nr * r2] = 0;
+                continue;
+            }
             double sv = 0;
             const double *w = W + (size_t)n * r2;
             for (int k = 0; k < 2; k++) {
@@ -117,6 +143,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
     }
     dense_cholesky_solve(S, nr, res);
     for (int r = 0; r < nr; r++) {
+        if (pen[r]) continue;
         as->lambda[r] = res[r];
         const double *w = W + (size_t)n * r;
         for (int k = 0; k < 2; k++) {

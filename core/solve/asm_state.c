@@ -22,11 +22,12 @@ int asm_state_attach(const rod_model *m, rod_state *st, char *err, size_t errlen
     as->q = calloc(n, sizeof *as->q);
     as->qd = calloc(n, sizeof *as->qd);
     as->lambda = calloc(r, sizeof *as->lambda);
-    /* A and W (r x n each), S (r x r), rhs, err, res (r each) */
-    as->scratch = calloc(2 * r * n + r * r + 3 * r, sizeof *as->scratch);
+    /* A and W (r x n each), S (r x r), rhs, err, res, rate (r each) */
+    as->scratch = calloc(2 * r * n + r * r + 4 * r, sizeof *as->scratch);
     as->row_rods = malloc(2 * r * sizeof *as->row_rods);
+    as->row_pen = calloc(r, sizeof *as->row_pen);
     as->cq = calloc(n, sizeof *as->cq);
-    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->cq) goto nomem;
+    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->row_pen || !as->cq) goto nomem;
     as->rod[0] = st;
     for (int i = 1; i < a->nrods; i++) {
         as->rod[i] = state_create_one(a->rod[i], err, errlen);
@@ -55,6 +56,7 @@ void asm_state_detach(rod_state *st)
     free(as->lambda);
     free(as->scratch);
     free(as->row_rods);
+    free(as->row_pen);
     free(as->cq);
     free(as);
     st->as = NULL;

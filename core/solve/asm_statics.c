@@ -51,14 +51,12 @@ static int residual(const rod_model *m, rod_state *st, double t, const double *q
     return 0;
 }
 
-int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+static int newton(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
 {
     const assembly *a = m->as;
     asm_state *as = st->as;
     const rod_spec *sp = a->rod[0]->spec;
     const int n = a->n;
-    memset(res, 0, sizeof *res);
-    res->load_steps = 1;
     double *q = as->q, *zero = calloc((size_t)n, sizeof *zero), *F = malloc((size_t)n * sizeof *F),
            *F1 = malloc((size_t)n * sizeof *F1), *dq = malloc((size_t)n * sizeof *dq),
            *J = malloc((size_t)n * (size_t)n * sizeof *J), *qt = malloc((size_t)n * sizeof *qt),
@@ -70,11 +68,10 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
         goto out;
     }
     memset(as->qd, 0, (size_t)n * sizeof *as->qd);
-    as->frozen = 1;
     rc = ROD_ESOLVER;
     if (residual(m, st, t, q, zero, F, tmp)) goto out;
     rc = ROD_ENOCONV;
-    for (int it = 0; it < sp->max_iterations; it++) {
+    for (int it = res->iterations; it < sp->max_iterations; it++) {
         for (int j = 0; j < n; j++) {
             /* central differences: the high Legendre degrees' accelerations are stiff enough
              * that a one-sided difference's error stalls Newton */
@@ -139,7 +136,6 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
     asm_sync(m, st);
     as->need_reinit = 1;
 out:
-    as->frozen = 0;
     free(zero);
     free(F);
     free(F1);
@@ -149,5 +145,30 @@ out:
     free(bar);
     free(tmp);
     free(piv);
+    return rc;
+}
+
+/* Penalty joints give by their reaction over k: from the straight rods a full Newton step can
+ * put a joint's two sides far apart, where k c is a force far beyond the rods' (a halved
+ * cantilever sagging 30 % of its length diverged at k = 1e4). So the joints are first held
+ * exactly (multipliers on the same rows), and the penalties' equilibrium, O(1/k) from that
+ * one, is found from there. */
+int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
+    memset(res, 0, sizeof *res);
+    res->load_steps = 1;
+    int penalty = 0;
+    for (int j = 0; j < a->njoints; j++) penalty |= a->joint[j].penalty;
+    as->frozen = 1;
+    int rc = ROD_OK;
+    if (penalty) {
+        as->exact_joints = 1;
+        rc = newton(m, st, t, res);
+        as->exact_joints = 0;
+    }
+    if (rc == ROD_OK) rc = newton(m, st, t, res);
+    as->frozen = 0;
     return rc;
 }

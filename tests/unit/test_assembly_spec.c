@@ -1,6 +1,8 @@
 /* A spec of several rods refused where it is wrong, by JSON path (issue 29): unknown joint
  * targets, names used twice, joints in a cycle, a hinge without its axis, keys that belong in
  * each rod; and a one-rod spec's inputs addressed as ROD.NAME in a model of several. */
+#include "assembly.h"
+#include "model.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -222,4 +224,21 @@ Test(assembly_spec, moving_body_problems_under_their_own_paths)
                                 "{\"axis\": [0, 0, 1], \"angle\": \"sin(t)\"}}"));
     rod_model_free(m);
 #undef HUB
+}
+
+/* A penalty joint's keys as a pose constraint's: its stiffness required and positive, no
+ * stiffness or damping with multipliers, the method one of the two. */
+Test(assembly_spec, penalty_joint_problems_under_their_own_paths)
+{
+#define PJ(extra) "{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", " \
+                  "\"to\": {\"rod\": \"a\"}, \"joint\": \"ball\"" extra "}}]}"
+    refused(PJ(", \"method\": \"penalty\""), "/rods/1/base/stiffness: a penalty joint needs its stiffness");
+    refused(PJ(", \"method\": \"penalty\", \"stiffness\": -1"), "/rods/1/base/stiffness: a penalty joint needs");
+    refused(PJ(", \"method\": \"penalty\", \"stiffness\": 10, \"damping\": \"x\""), "/rods/1/base/damping: must be a number");
+    refused(PJ(", \"stiffness\": 10"), "/rods/1/base/stiffness: is not allowed with method \"multiplier\"");
+    refused(PJ(", \"method\": \"spring\""), "/rods/1/base/method: must be \"multiplier\" or \"penalty\"");
+    rod_model *m = tu_model(PJ(", \"method\": \"penalty\", \"stiffness\": 1e4, \"damping\": 2"));
+    cr_assert(m->as->joint[0].penalty && m->as->joint[0].stiffness == 1e4 && m->as->joint[0].damping == 2);
+    rod_model_free(m);
+#undef PJ
 }
