@@ -458,9 +458,15 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         }
         if (!isb) {
             check_keys(o, p, rod_keys, iss);
-            if (cJSON_GetObjectItemCaseSensitive(o, "constraints"))
-                issues_add(iss, p, "constraints: not yet supported in a model of several rods "
-                           "(the joints are its constraints)");
+            const cJSON *cons = cJSON_GetObjectItemCaseSensitive(o, "constraints");
+            for (int k = 0; cJSON_IsArray(cons) && k < cJSON_GetArraySize(cons); k++) {
+                const cJSON *nm = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cons, k), "name");
+                char cp[96];
+                snprintf(cp, sizeof cp, "%s/constraints/%d/name", p, k);
+                if (cJSON_IsString(nm) && !strcmp(nm->valuestring, "base"))
+                    issues_add(iss, cp, "\"base\" names the rod's joint in a model of several rods "
+                               "(its reaction is ROD.base): choose another name");
+            }
             for (const cJSON *c = o->child; c; c = c->next)
                 if (strcmp(c->string, "name") && !(joined && !strcmp(c->string, "base")))
                     cJSON_AddItemToObject(sub, c->string, cJSON_Duplicate(c, 1));

@@ -81,6 +81,7 @@ typedef struct asm_state {
     int *row_rods;            /* 2 nrows: the rods each row touches (-1: none) */
     const asm_joint **row_pen; /* nrows: the penalty joint a row is of, else NULL */
     double *cq;               /* n: contact's generalized forces, then accelerations */
+    double *gq;               /* n: the joints' generalized forces on rods with constraints */
     int ncontacts;            /* the rods' contacts with each other at the last evaluation */
     asm_contact_report contact[ASM_MAX_CONTACTS];
     struct asm_solver *dyn;   /* the integrator (asm_integrator.c) */
@@ -88,6 +89,8 @@ typedef struct asm_state {
     int started;
     int frozen;               /* statics: a moving body's motion held still at its pose */
     int exact_joints;         /* statics' first pass: penalty joints held by multipliers */
+    double relax;             /* statics: the rods' own multiplier rows held at relax times */
+    double *c0;               /* their violations where it started (each rod's nmult in turn) */
 } asm_state;
 
 /* The keys only a spec of several rods has, as spec_known_paths lists a one-rod spec's

@@ -3,6 +3,7 @@
 #include "asm.h"
 
 #include "base.h"
+#include "constraints_layout.h"
 #include "dynamics.h"
 #include "kinematics.h"
 #include "one_rod.h"
@@ -27,7 +28,11 @@ int asm_state_attach(const rod_model *m, rod_state *st, char *err, size_t errlen
     as->row_rods = malloc(2 * r * sizeof *as->row_rods);
     as->row_pen = calloc(r, sizeof *as->row_pen);
     as->cq = calloc(n, sizeof *as->cq);
-    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->row_pen || !as->cq) goto nomem;
+    as->gq = calloc(n, sizeof *as->gq);
+    int nc = 0;
+    for (int i = 0; i < a->nrods; i++) nc += constraints_nmult(a->rod[i]);
+    as->c0 = calloc((size_t)(nc ? nc : 1), sizeof *as->c0);
+    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->row_pen || !as->cq || !as->gq || !as->c0) goto nomem;
     as->rod[0] = st;
     for (int i = 1; i < a->nrods; i++) {
         as->rod[i] = state_create_one(a->rod[i], err, errlen);
@@ -58,6 +63,8 @@ void asm_state_detach(rod_state *st)
     free(as->row_rods);
     free(as->row_pen);
     free(as->cq);
+    free(as->gq);
+    free(as->c0);
     free(as);
     st->as = NULL;
 }

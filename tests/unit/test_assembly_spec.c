@@ -242,3 +242,14 @@ Test(assembly_spec, penalty_joint_problems_under_their_own_paths)
     rod_model_free(m);
 #undef PJ
 }
+
+/* A rod's own constraints are taken in a model of several rods; "base" names its joint there. */
+Test(assembly_spec, a_rods_constraints_are_taken_but_not_named_base)
+{
+#define PINNED(nm) "{\"rods\": [{\"name\": \"a\", " ROD ", \"constraints\": [{\"name\": \"" nm "\", \"type\": \"pose\", " \
+                   "\"position\": [0, 0, 0.2]}]}]}"
+    refused(PINNED("base"), "/rods/0/constraints/0/name: \"base\" names the rod's joint");
+    rod_model *m = tu_model(PINNED("pin"));
+    rod_model_free(m);
+#undef PINNED
+}
