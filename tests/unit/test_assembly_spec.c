@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,4 +253,41 @@ Test(assembly_spec, a_rods_constraints_are_taken_but_not_named_base)
     rod_model *m = tu_model(PINNED("pin"));
     rod_model_free(m);
 #undef PINNED
+}
+
+/* The same with what this session added: a moving body, a penalty joint, a rod's own held tip
+ * (where it is at rest, and the body starting from rest: a consistent start). */
+#define ROD3 "\"model\": \"classic\", \"rod\": {\"length\": 0.2, \"radius\": 0.01, \"density\": 1000, " \
+             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 2, \"bend2\": 2, \"stretch\": 1}"
+Test(assembly_spec, a_checkpoint_of_moving_penalty_and_constrained_rods_continues, .timeout = 60)
+{
+    rod_model *m = tu_model(
+        "{\"environment\": {\"gravity\": [0, 0, -9.81]}, \"bodies\": [{\"name\": \"cart\", \"mass\": 1, \"inertia\": "
+        "[1, 1, 1], \"base\": {\"type\": \"moving\", \"position\": [\"0.05*(1-cos(3*t))\", 0, 0]}}], \"rods\": [{\"name\": "
+        "\"a\", " ROD3 ", \"base\": {\"type\": \"joint\", \"to\": {\"body\": \"cart\"}, \"joint\": \"fixed\", \"method\": "
+        "\"penalty\", \"stiffness\": 1e3, \"damping\": 0.1}}, {\"name\": \"b\", " ROD3 ", \"base\": {\"type\": \"joint\", "
+        "\"to\": {\"rod\": \"a\"}, \"joint\": \"ball\"}, \"constraints\": [{\"name\": \"pin\", \"type\": \"pose\", "
+        "\"position\": [0, 0, 0.400001]}]}]}"); /* b's tip at rest (the cart's stub: 1 um) */
+    rod_state *st = tu_started(m);
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.02), ROD_OK, "%s", rod_state_error(st));
+    char *cp = rod_state_save(m, st);
+    cr_assert_not_null(cp, "%s", rod_state_error(st));
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.04), ROD_OK, "%s", rod_state_error(st));
+    char err[256];
+    rod_state *s2 = rod_state_create(m, err, sizeof err);
+    cr_assert_eq(rod_dynamics_start_for_load(m, s2), ROD_OK);
+    cr_assert_eq(rod_state_load(m, s2, cp, strlen(cp)), ROD_OK, "%s", rod_state_error(s2));
+    cr_assert_eq(rod_dynamics_advance(m, s2, 0.04), ROD_OK, "%s", rod_state_error(s2));
+    const int n = rod_model_ndof(m);
+    cr_assert_eq(memcmp(rod_state_q(st), rod_state_q(s2), (size_t)n * sizeof(double)), 0,
+                 "the restored state goes on bit for bit");
+    rod_frame f = tu_frame(m, s2, 2);
+    cr_assert_eq(f.ncons, 3);
+    cr_assert_str_eq(f.cons[2].name, "b.pin");
+    cr_assert_lt(fabs(f.cons[2].violation), 1e-8, "%g %g %g", f.cons[2].violation, f.cons[0].violation, f.cons[1].violation);
+    rod_frame_free(&f);
+    free(cp);
+    rod_state_free(s2);
+    rod_state_free(st);
+    rod_model_free(m);
 }
