@@ -107,6 +107,8 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
      * are zero elsewhere, so every product below runs over those rods' columns only */
     int *rr = as->row_rods;
     const asm_joint **pen = as->row_pen;
+    int mv[ASM_MAX_RODS];
+    for (int i = 0; i < a->nrods; i++) mv[i] = moved(a, i);
     for (int r = 0; r < nr; r++) {
         int *rods = rr + 2 * r;
         rods[0] = rods[1] = -1;
@@ -144,7 +146,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
         for (int k = 0; k < 2; k++) {
             const int i = rr[2 * r + k];
             if (i < 0) continue;
-            for (int c = a->off[i]; c < a->off[i] + moved(a, i); c++) qdd[c] += w[c] * f;
+            for (int c = a->off[i]; c < a->off[i] + mv[i]; c++) qdd[c] += w[c] * f;
         }
     }
     for (int r = 0; r < nr; r++) {
@@ -157,7 +159,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
         for (int k = 0; k < 2; k++) {
             const int i = rr[2 * r + k];
             if (i < 0) continue;
-            for (int c = a->off[i]; c < a->off[i] + moved(a, i); c++) v -= A[r + (size_t)nr * c] * qdd[c];
+            for (int c = a->off[i]; c < a->off[i] + mv[i]; c++) v -= A[r + (size_t)nr * c] * qdd[c];
         }
         res[r] = v;
         for (int r2 = 0; r2 <= r; r2++) {
@@ -170,7 +172,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
             for (int k = 0; k < 2; k++) {
                 const int i = rr[2 * r + k];
                 if (i < 0 || (i != rr[2 * r2] && i != rr[2 * r2 + 1])) continue;
-                for (int c = a->off[i]; c < a->off[i] + moved(a, i); c++) sv += A[r + (size_t)nr * c] * w[c];
+                for (int c = a->off[i]; c < a->off[i] + mv[i]; c++) sv += A[r + (size_t)nr * c] * w[c];
             }
             S[r + (size_t)nr * r2] = sv;
         }
@@ -188,7 +190,7 @@ int asm_join(const rod_model *m, rod_state *st, const double *q, const double *q
         for (int k = 0; k < 2; k++) {
             const int i = rr[2 * r + k];
             if (i < 0) continue;
-            for (int c = a->off[i]; c < a->off[i] + moved(a, i); c++) qdd[c] += w[c] * res[r];
+            for (int c = a->off[i]; c < a->off[i] + mv[i]; c++) qdd[c] += w[c] * res[r];
         }
     }
     respond(m, st);
