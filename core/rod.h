@@ -277,7 +277,7 @@ typedef struct rod_frame {
      * arrays above stay empty (n = 0) and rods[i] holds rod i's name, n, t, s, position,
      * rotation, rho, radius, kappa, nu (and its base_* where its base moves), in the spec's
      * order; the energies, constraints (a joint's reaction named "ROD.base" after the child
-     * rod), bodies (a rod's own as "ROD.BODY", the model's top-level ones by their names) and
+     * rod, then each rod's own constraints as "ROD.NAME"), bodies (a rod's own as "ROD.BODY", the model's top-level ones by their names) and
      * contacts stay at the top, contact_rod saying whose point each contact is. One rod:
      * nrods = 0, rods and contact_rod NULL, name "". */
     int nrods;

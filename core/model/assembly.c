@@ -25,14 +25,16 @@ static const char *const top_keys[] = {"name", "description", "duration", "rods"
     "environment", "solver", "discretization", "initial", NULL};
 static const char *const rod_keys[] = {"name", "model", "rod", "strains", "inflation", "actuators",
     "loads", "base", "bodies", "constraints", "authors_code", NULL};
-static const char *const joint_keys[] = {"type", "to", "joint", "axis", "position", "rotation", NULL};
+static const char *const joint_keys[] = {"type", "to", "joint", "axis", "position", "rotation", "method",
+    "stiffness", "damping", NULL};
 static const char *const body_keys[] = {"name", "mass", "inertia", "base", NULL};
 static const char *const body_base_keys[] = {"type", "position", "rotation", NULL};
 
 const char *const assembly_known_paths[] = {
     "/rods", "/rods/*", "/rods/*/name", "/rods/*/base/to", "/rods/*/base/to/rod", "/rods/*/base/to/body",
     "/rods/*/base/to/s", "/rods/*/base/joint", "/rods/*/base/axis", "/rods/*/base/position",
-    "/rods/*/base/rotation", "/rods/*/base/rotation/axis", "/rods/*/base/rotation/angle",
+    "/rods/*/base/rotation", "/rods/*/base/rotation/axis", "/rods/*/base/rotation/angle", "/rods/*/base/method",
+    "/rods/*/base/stiffness", "/rods/*/base/damping",
     "/bodies/*/base", "/bodies/*/base/type", "/bodies/*/base/position", "/bodies/*/base/rotation",
     "/bodies/*/base/rotation/axis", "/bodies/*/base/rotation/angle", NULL};
 
@@ -45,6 +47,8 @@ typedef struct {
     int type;
     double pos[3], axis_rot[3], angle, hinge[3];
     int has_hinge;
+    int penalty;
+    double stiffness, damping;
 } joint_spec;
 
 static int in_list(const char *k, const char *const *list)
@@ -180,6 +184,37 @@ static void copy_shared(const cJSON *root, cJSON *sub, int gravity_only)
     }
 }
 
+/* "method": "multiplier" (default) or "penalty" with its "stiffness" (> 0) and "damping"
+ * (>= 0), the keys and words of a pose constraint's */
+static void parse_method(const cJSON *b, const char *path, joint_spec *j, rod_issues *iss)
+{
+    const cJSON *me = cJSON_GetObjectItemCaseSensitive(b, "method"),
+                *k = cJSON_GetObjectItemCaseSensitive(b, "stiffness"),
+                *d = cJSON_GetObjectItemCaseSensitive(b, "damping");
+    char p[200];
+    snprintf(p, sizeof p, "%s/method", path);
+    if (me && !(cJSON_IsString(me) && (!strcmp(me->valuestring, "multiplier") || !strcmp(me->valuestring, "penalty")))) {
+        issues_add(iss, p, "must be \"multiplier\" or \"penalty\"");
+        return;
+    }
+    j->penalty = me && !strcmp(me->valuestring, "penalty");
+    if (!j->penalty) {
+        snprintf(p, sizeof p, "%s/%s", path, k ? "stiffness" : "damping");
+        if (k || d) issues_add(iss, p, "is not allowed with method \"multiplier\" (a penalty's)");
+        return;
+    }
+    snprintf(p, sizeof p, "%s/stiffness", path);
+    if (!cJSON_IsNumber(k) || !(k->valuedouble > 0) || !isfinite(k->valuedouble))
+        issues_add(iss, p, "a penalty joint needs its stiffness, a number > 0 (N/m, N m/rad)");
+    else
+        j->stiffness = k->valuedouble;
+    snprintf(p, sizeof p, "%s/damping", path);
+    if (d && (!cJSON_IsNumber(d) || !(d->valuedouble >= 0) || !isfinite(d->valuedouble)))
+        issues_add(iss, p, "must be a number >= 0 (N s/m, N m s/rad)");
+    else if (d)
+        j->damping = d->valuedouble;
+}
+
 /* the joint of rod i's base, its problems reported under path */
 static void parse_joint(const cJSON *b, const char *path, joint_spec *j, rod_issues *iss)
 {
@@ -234,6 +269,7 @@ static void parse_joint(const cJSON *b, const char *path, joint_spec *j, rod_iss
     }
     get_vec3(b, "position", path, j->pos, iss);
     get_rotation(b, path, j->axis_rot, &j->angle, iss);
+    parse_method(b, path, j, iss);
 }
 
 void assembly_free(assembly *a)
@@ -422,9 +458,15 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         }
         if (!isb) {
             check_keys(o, p, rod_keys, iss);
-            if (cJSON_GetObjectItemCaseSensitive(o, "constraints"))
-                issues_add(iss, p, "constraints: not yet supported in a model of several rods "
-                           "(the joints are its constraints)");
+            const cJSON *cons = cJSON_GetObjectItemCaseSensitive(o, "constraints");
+            for (int k = 0; cJSON_IsArray(cons) && k < cJSON_GetArraySize(cons); k++) {
+                const cJSON *nm = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cons, k), "name");
+                char cp[96];
+                snprintf(cp, sizeof cp, "%s/constraints/%d/name", p, k);
+                if (cJSON_IsString(nm) && !strcmp(nm->valuestring, "base"))
+                    issues_add(iss, cp, "\"base\" names the rod's joint in a model of several rods "
+                               "(its reaction is ROD.base): choose another name");
+            }
             for (const cJSON *c = o->child; c; c = c->next)
                 if (strcmp(c->string, "name") && !(joined && !strcmp(c->string, "base")))
                     cJSON_AddItemToObject(sub, c->string, cJSON_Duplicate(c, 1));
@@ -464,11 +506,16 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
             if (ms) cJSON_AddItemToObject(b, "mass", cJSON_Duplicate(ms, 1));
             if (in) cJSON_AddItemToObject(b, "inertia", cJSON_Duplicate(in, 1));
             copy_shared(root, sub, 1);
-            /* its base: fixed (clamped where it is put), free (starting there) */
+            /* its base: fixed (clamped where it is put), moving (its stub's base moves as a
+             * one-rod spec's moving base: position and rotation profiles in t, checked by the
+             * one-rod parser under this path), free (starting there) */
             const char *t = cJSON_IsString(bt) ? bt->valuestring : "";
-            if (!cJSON_IsObject(base) || (strcmp(t, "fixed") && strcmp(t, "free"))) {
-                issues_add(iss, bp, "must be {\"type\": \"fixed\" or \"free\", \"position\", \"rotation\"} "
-                           "(a moving top-level body is not supported yet)");
+            if (!cJSON_IsObject(base) || (strcmp(t, "fixed") && strcmp(t, "free") && strcmp(t, "moving"))) {
+                issues_add(iss, bp, "must be {\"type\": \"fixed\", \"moving\" or \"free\", \"position\", "
+                           "\"rotation\"}");
+            } else if (!strcmp(t, "moving")) {
+                check_keys(base, bp, body_base_keys, iss);
+                cJSON_AddItemToObject(sub, "base", cJSON_Duplicate(base, 1));
             } else {
                 check_keys(base, bp, body_base_keys, iss);
                 double pos[3] = {0, 0, 0}, ax[3], ang;
@@ -542,6 +589,9 @@ rod_model *assembly_compile(const cJSON *root, rod_issues *iss)
         memcpy(jt->offset.r, js[i].pos, sizeof jt->offset.r);
         if (jt->type == JOINT_HINGE) hinge_basis(jt, &js[i], jt->offset.R);
         jt->nrows = jt->type == JOINT_FIXED ? 6 : jt->type == JOINT_BALL ? 3 : 5;
+        jt->penalty = js[i].penalty;
+        jt->stiffness = js[i].stiffness;
+        jt->damping = js[i].damping;
         jt->row0 = a->nrows;
         a->nrows += jt->nrows;
         a->joint_of[i] = a->njoints++;

@@ -5,7 +5,8 @@
  * A joined rod's base is free (six coordinates of its own, base.h); the joint's rows hold
  * the child's base frame to the parent's frame at the point (offset by the joint's pose) by
  * Lagrange multipliers: all six relative twist components for "fixed", the three linear ones
- * for "ball", and the linear ones plus the two angular ones across the axis for "hinge". The
+ * for "ball", and the linear ones plus the two angular ones across the axis for "hinge" (or
+ * by a penalty on the same rows, "method": "penalty", as a pose constraint's). The
  * rows' algebra is core/solve/asm_rows.c's; this header is data only, so the model layer
  * (model_eval.c, state.c) reads the sizes without calling up into the solve layer. */
 #ifndef ROD_ASSEMBLY_H
@@ -27,6 +28,10 @@ typedef struct {
     double axis[3];     /* hinge: unit axis in the child's base frame */
     double b[2][3];     /* hinge: two unit vectors across it */
     int nrows, row0;    /* its rows in the assembly's multipliers */
+    /* "method": "penalty" (as a pose constraint's): the rows' force is -k c - d c_dot instead
+     * of a multiplier (N/m on the position rows, N m/rad on the angular ones; N s/m, N m s/rad) */
+    int penalty;
+    double stiffness, damping;
 } asm_joint;
 
 typedef struct {
@@ -74,12 +79,18 @@ typedef struct asm_state {
     double *lambda;           /* nrows: the joints' reactions on the child, its base frame */
     double *scratch;          /* the solve layer's working arrays */
     int *row_rods;            /* 2 nrows: the rods each row touches (-1: none) */
+    const asm_joint **row_pen; /* nrows: the penalty joint a row is of, else NULL */
     double *cq;               /* n: contact's generalized forces, then accelerations */
+    double *gq;               /* n: the joints' generalized forces on rods with constraints */
     int ncontacts;            /* the rods' contacts with each other at the last evaluation */
     asm_contact_report contact[ASM_MAX_CONTACTS];
     struct asm_solver *dyn;   /* the integrator (asm_integrator.c) */
     int need_reinit;
     int started;
+    int frozen;               /* statics: a moving body's motion held still at its pose */
+    int exact_joints;         /* statics' first pass: penalty joints held by multipliers */
+    double relax;             /* statics: the rods' own multiplier rows held at relax times */
+    double *c0;               /* their violations where it started (each rod's nmult in turn) */
 } asm_state;
 
 /* The keys only a spec of several rods has, as spec_known_paths lists a one-rod spec's

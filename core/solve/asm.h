@@ -16,17 +16,22 @@ void asm_state_detach(rod_state *st);
 /* Each rod's state gets the assembly's t, q and q_dot (frames, inputs read them there). */
 void asm_sync(const rod_model *m, rod_state *st);
 /* q (the assembly's) at rest: the free stubs where their spec puts them, every joined rod's
- * base where its joint holds it (parents first), q_dot = 0, at time t. */
+ * base where its joint holds it (parents first), riding it (q_dot 0 but for the bases of
+ * rods on a moving body), at time t. */
 void asm_place(const rod_model *m, rod_state *st, double t, double *q, double *qd);
+/* Every joined rod's base set riding its joint's frame (q_dot, parents first), its strains'
+ * rates left as they are: after statics, where a moving body's motion was frozen. */
+void asm_ride(const rod_model *m, rod_state *st, double t, const double *q, double *qd);
 /* Sets an error on the top state from rod r's. */
 void asm_error_from(rod_state *st, int r);
 
 /* asm_rows.c: the joints' rows at the rods' last dyn_accel (their g, J, eta, bias at (q,
  * q_dot)): A (nrows x n, column-major), the right side of A q_ddot = rhs with the drift
  * pulled back at rate alpha (1/s: -2 alpha c_dot - alpha^2 c), and each row's violation err
- * (m or rad); the locks' rows hold the stubs' strain coordinates (q, q_dot) at 0. */
+ * (m or rad) and its rate (the held twist component, m/s or rad/s: c_dot where c = 0); the
+ * locks' rows hold the stubs' strain coordinates (q, q_dot) at 0. */
 void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *qd, double alpha, double *A,
-              double *rhs, double *err);
+              double *rhs, double *err, double *rate);
 
 /* asm_dynamics.c: q_ddot of every rod with the joints' multipliers (st->as->lambda), the drift
  * pulled back at rate alpha. 0, or -1 with the state's error set. */

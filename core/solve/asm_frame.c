@@ -1,7 +1,7 @@
 /* A FRAME of several rods (rod.h, issue 29): each rod's own frame in rods[], the energies
  * summed, the bodies (a rod's as "ROD.BODY", a top-level one by its name), the joints'
- * reactions on the child rods as constraints named "CHILD.base", the contacts with the rod
- * they touch. n = 0: the shape alone (rod_frame_shape). */
+ * reactions on the child rods as constraints named "CHILD.base", then each rod's own
+ * constraints as "ROD.NAME", the contacts with the rod they touch. n = 0: the shape alone (rod_frame_shape). */
 #include "asm.h"
 
 #include "one_rod.h"
@@ -24,12 +24,13 @@ int asm_frame(const rod_model *m, const rod_state *cst, int n, rod_frame *out)
     memset(out, 0, sizeof *out);
     rod_frame *fr = calloc((size_t)a->nrods, sizeof *fr);
     if (!fr) return ROD_ENOMEM;
-    int rc = ROD_OK, nb = 0, nc = 0;
+    int rc = ROD_OK, nb = 0, nc = 0, ncons = a->njoints;
     if (as) asm_sync(m, st);
     for (int i = 0; i < a->nrods && rc == ROD_OK; i++) {
         rc = as ? frame_compute_one(a->rod[i], as->rod[i], n, &fr[i]) : frame_shape_one(a->rod[i], &fr[i]);
         nb += fr[i].nbodies;
         nc += fr[i].ncontacts;
+        if (i < a->nreal) ncons += fr[i].ncons;
         out->has_contacts |= fr[i].has_contacts;
         out->e_kinetic += fr[i].e_kinetic;
         out->e_elastic += fr[i].e_elastic;
@@ -43,14 +44,14 @@ int asm_frame(const rod_model *m, const rod_state *cst, int n, rod_frame *out)
     out->nrods = a->nreal;
     out->rods = calloc((size_t)a->nreal, sizeof *out->rods);
     out->bodies = nb ? calloc((size_t)nb, sizeof *out->bodies) : NULL;
-    out->cons = a->njoints ? calloc((size_t)a->njoints, sizeof *out->cons) : NULL;
+    out->cons = ncons ? calloc((size_t)ncons, sizeof *out->cons) : NULL;
     if (nc) {
         out->contact_s = malloc((size_t)nc * sizeof *out->contact_s);
         out->contact_point = malloc((size_t)3 * nc * sizeof *out->contact_point);
         out->contact_force = malloc((size_t)3 * nc * sizeof *out->contact_force);
         out->contact_rod = malloc((size_t)nc * sizeof *out->contact_rod);
     }
-    if (rc == ROD_OK && (!out->rods || (nb && !out->bodies) || (a->njoints && !out->cons) ||
+    if (rc == ROD_OK && (!out->rods || (nb && !out->bodies) || (ncons && !out->cons) ||
                          (nc && (!out->contact_s || !out->contact_point || !out->contact_force || !out->contact_rod))))
         rc = ROD_ENOMEM;
     for (int i = 0; i < a->nrods && rc == ROD_OK; i++) {
@@ -100,6 +101,13 @@ int asm_frame(const rod_model *m, const rod_state *cst, int n, rod_frame *out)
         memcpy(c->point, gc->r, sizeof c->point);
         memcpy(c->target, g.r, sizeof c->target);
     }
+    /* then each rod's own constraints, "ROD.NAME" */
+    for (int i = 0; i < a->nreal && rc == ROD_OK; i++)
+        for (int k = 0; k < fr[i].ncons; k++) {
+            rod_frame_constraint *c = &out->cons[out->ncons++];
+            *c = fr[i].cons[k];
+            snprintf(c->name, sizeof c->name, "%.35s.%.35s", a->name[i], fr[i].cons[k].name);
+        }
     for (int i = 0; i < a->nrods; i++) {
         if (i < a->nreal && rc == ROD_OK) {
             out->rods[i] = fr[i];

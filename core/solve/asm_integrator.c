@@ -28,7 +28,7 @@ struct asm_solver {
     rod_dynamics_stats done; /* counters of the runs before the last restart */
 };
 
-enum { STEPS_PER_CALL = 5000 };
+enum { STEPS_PER_CALL = INTEGRATOR_STEPS_PER_CALL };
 
 void asm_integrator_free(struct asm_solver *d)
 {
@@ -211,6 +211,8 @@ int asm_start(const rod_model *m, rod_state *st, int static_start)
         rod_statics_result res;
         const int rc = asm_statics(m, st, 0.0, &res);
         if (rc != ROD_OK) return rc;
+        asm_ride(m, st, 0.0, as->q, as->qd); /* statics held a moving body still */
+        asm_sync(m, st);
     }
     as->started = 1;
     as->need_reinit = 1;
@@ -242,10 +244,15 @@ int asm_advance(const rod_model *m, rod_state *st, double t_end)
     st->err[0] = '\0';
     sunrealtype tret = as->t;
     int flag;
-    do {
+    for (;;) {
+        const double t_before = tret;
         flag = CVode(d->mem, t_end, d->y, &tret, CV_NORMAL);
-        if (flag == CV_TOO_MUCH_WORK) st->err[0] = '\0';
-    } while (flag == CV_TOO_MUCH_WORK);
+        if (flag != CV_TOO_MUCH_WORK) break;
+        if (integrator_stuck(st, d->mem, t_before, tret)) { /* as one rod's integrator judges it */
+            as->need_reinit = 1;
+            return ROD_ESOLVER;
+        }
+    }
     if (flag < 0 && atomic_exchange(&st->interrupt, 0)) {
         as->need_reinit = 1;
         state_set_error(st, "interrupted at t = %g", as->t);

@@ -61,7 +61,7 @@ static int selectors(const asm_joint *jt, const lie_pose *h, double s[6][6], dou
 }
 
 void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *qd, double alpha, double *A,
-              double *rhs, double *err)
+              double *rhs, double *err, double *rate)
 {
     const assembly *a = m->as;
     const int nr = a->nrows;
@@ -103,6 +103,7 @@ void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *
             }
             rhs[row] = sa - 2 * alpha * sv - alpha * alpha * c[r];
             err[row] = c[r];
+            rate[row] = sv;
             double *Ac = A + row + (size_t)nr * a->off[jt->child];
             for (int col = 0; col < cm->n_xi; col++) {
                 double v = 0;
@@ -123,5 +124,6 @@ void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *
         A[row + (size_t)nr * c] = 1;
         rhs[row] = -2 * alpha * qd[c] - alpha * alpha * q[c];
         err[row] = q[c];
+        rate[row] = qd[c];
     }
 }

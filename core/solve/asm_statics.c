@@ -5,6 +5,7 @@
  * Newton step is below solver.tolerance (in units of q, as one rod's residual is). */
 #include "asm.h"
 
+#include "constraints.h"
 #include "dense.h"
 
 #include <math.h>
@@ -51,14 +52,14 @@ static int residual(const rod_model *m, rod_state *st, double t, const double *q
     return 0;
 }
 
-int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+/* bail: give up as soon as the Newton steps grow a hundredfold (ROD_ENOCONV) */
+static int newton(const rod_model *m, rod_state *st, double t, rod_statics_result *res, int bail)
 {
+    double first = 0;
     const assembly *a = m->as;
     asm_state *as = st->as;
     const rod_spec *sp = a->rod[0]->spec;
     const int n = a->n;
-    memset(res, 0, sizeof *res);
-    res->load_steps = 1;
     double *q = as->q, *zero = calloc((size_t)n, sizeof *zero), *F = malloc((size_t)n * sizeof *F),
            *F1 = malloc((size_t)n * sizeof *F1), *dq = malloc((size_t)n * sizeof *dq),
            *J = malloc((size_t)n * (size_t)n * sizeof *J), *qt = malloc((size_t)n * sizeof *qt),
@@ -108,6 +109,11 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
          * decades (a high degree's stiffness beside a soft bend), so a step is judged by the
          * Newton correction it leaves, J^{-1} F, not by F itself */
         const double ndq = norm_inf(dq, n), tol = sp->tolerance * fmax(1.0, norm_inf(q, n));
+        if (it == 0) first = ndq;
+        if (bail && ndq > 100 * first) { /* wandering off: the caller has a gentler way */
+            state_set_error(st, "statics diverged (Newton step %.3g after %.3g)", ndq, first);
+            break;
+        }
         double step = 1;
         for (int k = 0; k < 30 && ndq > tol; k++, step *= 0.5) {
             for (int i = 0; i < n; i++) qt[i] = q[i] + step * dq[i];
@@ -147,5 +153,78 @@ out:
     free(bar);
     free(tmp);
     free(piv);
+    return rc;
+}
+
+/* Penalty joints give by their reaction over k: from the straight rods a full Newton step can
+ * put a joint's two sides far apart, where k c is a force far beyond the rods' (a halved
+ * cantilever sagging 30 % of its length diverged at k = 1e4). So the joints are first held
+ * exactly (multipliers on the same rows), and the penalties' equilibrium, O(1/k) from that
+ * one, is found from there. */
+static int joints_then_springs(const rod_model *m, rod_state *st, double t, rod_statics_result *res, int bail)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
+    int penalty = 0;
+    for (int j = 0; j < a->njoints; j++) penalty |= a->joint[j].penalty;
+    int rc = ROD_OK;
+    if (penalty) {
+        as->exact_joints = 1;
+        rc = newton(m, st, t, res, bail);
+        as->exact_joints = 0;
+    }
+    return rc == ROD_OK ? newton(m, st, t, res, bail) : rc;
+}
+
+/* The rods' own constraints can ask for a shape far from where statics starts (a tip held
+ * aside): one Newton step there, on kinematics linearized about the straight rods, lands far
+ * off and the iteration wanders. When the direct solve fails, the targets are reached in
+ * steps instead, the rows held at (1 - k / N) of their violations at the start for
+ * k = 1 .. N, each step from the last one's equilibrium (one-rod statics steps its loads
+ * likewise). */
+int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
+{
+    const assembly *a = m->as;
+    asm_state *as = st->as;
+    memset(res, 0, sizeof *res);
+    res->load_steps = 1;
+    as->frozen = 1;
+    as->relax = 0;
+    int nc = 0;
+    for (int i = 0; i < a->nrods; i++) nc += constraints_nmult(a->rod[i]);
+    double *q0 = nc ? malloc((size_t)a->n * sizeof *q0) : NULL;
+    int rc = ROD_ENOMEM;
+    if (nc && !q0) {
+        state_set_error(st, "out of memory in statics");
+        goto out;
+    }
+    if (nc) { /* the rows' violations where statics starts */
+        memcpy(q0, as->q, (size_t)a->n * sizeof *q0);
+        double *qdd = calloc((size_t)a->n * 2, sizeof *qdd);
+        if (!qdd) {
+            state_set_error(st, "out of memory in statics");
+            goto out;
+        }
+        rc = asm_accel(m, st, t, as->q, qdd + a->n, qdd, asm_alpha(m)) ? ROD_ESOLVER : ROD_OK;
+        free(qdd);
+        if (rc != ROD_OK) goto out;
+        for (int i = 0, o = 0; i < a->nrods; o += constraints_nmult(a->rod[i]), i++)
+            constraints_mult_values(a->rod[i], as->rod[i], as->c0 + o);
+    }
+    rc = joints_then_springs(m, st, t, res, nc > 0);
+    static const int steps[] = {8, 32};
+    for (int k = 0; nc && rc != ROD_OK && rc != ROD_ENOMEM && k < 2; k++) {
+        memcpy(as->q, q0, (size_t)a->n * sizeof *q0);
+        res->load_steps = steps[k];
+        for (int s = 1; s <= steps[k]; s++) {
+            as->relax = 1.0 - (double)s / steps[k];
+            rc = joints_then_springs(m, st, t, res, 0);
+            if (rc != ROD_OK) break;
+        }
+    }
+out:
+    as->relax = 0;
+    as->frozen = 0;
+    free(q0);
     return rc;
 }

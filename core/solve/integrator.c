@@ -232,8 +232,24 @@ static void add_counters(struct dyn_solver *d, rod_dynamics_stats *acc)
  * max(1, |t|)) is stuck: a rod driven past what it can follow shrinks its steps toward
  * roundoff and would grind there through millions of them. Passing a jump in a load takes
  * steps down to atol / (jump in acceleration), often 1e-13 s, but only for a few dozen. */
-enum { STEPS_PER_CALL = 5000 };
+#define STEPS_PER_CALL INTEGRATOR_STEPS_PER_CALL
 #define STUCK_MEAN_STEP 1e-13
+
+int integrator_stuck(rod_state *st, void *cvode_mem, double t_before, double tret)
+{
+    if (tret - t_before < STUCK_MEAN_STEP * STEPS_PER_CALL * fmax(1.0, fabs(tret))) {
+        sunrealtype h = 0;
+        CVodeGetCurrentStep(cvode_mem, &h);
+        state_set_error(st,
+                        "the integrator is stuck at t = %.9g: %d steps moved it %.3g s (step %.3g s); "
+                        "the model is driven past what it can follow (a force far beyond its "
+                        "stiffness, or a state it cannot reach)",
+                        tret, STEPS_PER_CALL, tret - t_before, h);
+        return 1;
+    }
+    st->err[0] = '\0';
+    return 0;
+}
 
 /* A free base's chart (base.h): CVODE stops where the base's rotation coordinates reach
  * 3 pi / 2, and the advance re-charts and restarts there. */
@@ -422,17 +438,7 @@ int dynamics_advance_one(const rod_model *m, rod_state *st, double t_end)
             continue;
         }
         if (flag != CV_TOO_MUCH_WORK) break;
-        sunrealtype h = 0;
-        CVodeGetCurrentStep(d->mem, &h);
-        if (tret - t_before < STUCK_MEAN_STEP * STEPS_PER_CALL * fmax(1.0, fabs(tret))) {
-            state_set_error(st,
-                            "the integrator is stuck at t = %.9g: %d steps moved it %.3g s (step %.3g s); "
-                            "the model is driven past what it can follow (a force far beyond its "
-                            "stiffness, or a state it cannot reach)",
-                            tret, STEPS_PER_CALL, tret - t_before, h);
-            return ROD_ESOLVER;
-        }
-        st->err[0] = '\0'; /* "mxstep steps taken": only a piece of a long advance */
+        if (integrator_stuck(st, d->mem, t_before, tret)) return ROD_ESOLVER;
     }
     if (flag < 0 && atomic_exchange(&st->interrupt, 0)) {
         /* CVODE's history has moved past the state we keep: restart from that state */

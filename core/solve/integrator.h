@@ -23,5 +23,12 @@ int integrator_begin(const rod_model *m, rod_state *st);
 /* After CVode returned flag < 0 at t: the state's error names CVODE's failure, unless a
  * right-hand side has already set the cause. */
 void integrator_cvode_error(rod_state *st, int flag, double t);
+/* CVODE gets at most this many steps per call (both integrators, one rod's and several's). */
+enum { INTEGRATOR_STEPS_PER_CALL = 5000 };
+/* After CVode returned CV_TOO_MUCH_WORK at tret, the call having begun at t_before: 1 with the
+ * state's error set when that call was stuck (its steps averaged under STUCK_MEAN_STEP of
+ * max(1, |t|): integrator.c), else 0 with CVODE's "mxstep steps taken" cleared (only a piece of
+ * a long advance). */
+int integrator_stuck(rod_state *st, void *cvode_mem, double t_before, double tret);
 
 #endif

@@ -169,3 +169,20 @@ void base_free_rechart(const rod_model *m, double *q, double *qd)
     memcpy(x, y, sizeof y);
     memcpy(xd, b, sizeof b);
 }
+
+void base_free_rate(const rod_model *m, const double *q, const double eta_b[6], double *qd)
+{
+    if (m->base_col < 0) return;
+    const double *x = q + m->base_col;
+    lie_pose gb;
+    lie_exp(x, &gb);
+    double T[36], b[6];
+    lie_Ad_apply(&gb, eta_b, b);
+    for (int c = 0; c < 6; c++) {
+        double e[6] = {0};
+        e[c] = 1.0;
+        lie_dexp_apply(x, e, T + 6 * c);
+    }
+    solve_small(T, 6, b);
+    memcpy(qd + m->base_col, b, sizeof b);
+}

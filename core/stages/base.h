@@ -41,6 +41,9 @@ void base_free_pose(const rod_model *m, const double *q, lie_pose *gb);
 void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      int n, double *eta, double *bias);
 void base_free_rechart(const rod_model *m, double *q, double *qd);
+/* The free base's x_dot (qd[base_col ..]) that gives it the body twist eta_b at q:
+ * T_x x_dot = Ad_{exp x} eta_b. */
+void base_free_rate(const rod_model *m, const double *q, const double eta_b[6], double *qd);
 double base_free_chart_root(const rod_model *m, const double *q);
 
 #endif

@@ -777,3 +777,49 @@ double constraints_relative_s(const rod_model *m, int i)
     const spec_constraint *k = &m->spec->cons[i];
     return k->type == CON_POSE && k->relative ? k->s_rel : -1.0;
 }
+
+void constraints_pull_back(const rod_model *m, rod_state *st, double alpha, int still, double relax,
+                           const double *c0, double *qdd)
+{
+    if (!m->con || !m->con->nmult) return;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
+    for (int a = 0; a < nm; a++) {
+        const int r = L->mult_row[a];
+        const double c = w->c[r] - (still && c0 ? relax * c0[a] : 0.0);
+        w->mu[a] = still ? w->bias[r] - alpha * alpha * c : -2 * alpha * w->cd[r] - alpha * alpha * c;
+    }
+    dense_cholesky_solve(w->S, nm, w->mu);
+    for (int a = 0; a < nm; a++) {
+        w->lam[L->mult_row[a]] += w->mu[a];
+        const double *Ba = w->B + (size_t)a * n;
+        for (int j = 0; j < n; j++) qdd[j] += Ba[j] * w->mu[a];
+    }
+}
+
+void constraints_respond(const rod_model *m, rod_state *st, const double *g)
+{
+    if (!m->con) return;
+    const struct con_layout *L = m->con;
+    struct con_work *w = st->con;
+    const int n = m->n, nm = L->nmult;
+    if (nm) {
+        memcpy(w->tmp, g, (size_t)n * sizeof *w->tmp);
+        apply_Minv(m, st, w->tmp);
+        for (int a = 0; a < nm; a++) {
+            const double *Ar = w->A + (size_t)L->mult_row[a] * n;
+            double s = 0;
+            for (int j = 0; j < n; j++) s += Ar[j] * w->tmp[j];
+            w->mu[a] = s;
+        }
+        dense_cholesky_solve(w->S, nm, w->mu);
+        for (int a = 0; a < nm; a++) w->lam[L->mult_row[a]] -= w->mu[a];
+    }
+    memcpy(w->viol, w->c, (size_t)L->nrows * sizeof *w->viol);
+}
+
+void constraints_mult_values(const rod_model *m, const rod_state *st, double *c)
+{
+    for (int a = 0; m->con && a < m->con->nmult; a++) c[a] = st->con->c[m->con->mult_row[a]];
+}

@@ -60,6 +60,21 @@ void constraints_penalty_add(const rod_model *m, const rod_state *st, double wk,
  * an acceleration with the multipliers' response taken out, for the Jacobian of the stiff
  * part (a column of -M^{-1} K becomes what the constrained system does). */
 void constraints_project_column(const rod_model *m, rod_state *st, double *v);
+/* Several rods (the solve layer's assemblies): a rod's multiplier rows are held there as its
+ * joints are, their drift pulled back instead of projected after each step.
+ * constraints_pull_back, after constraints_accel (with q_dot): A q_ddot gains
+ * -2 alpha c_dot - alpha^2 c, the multipliers with it; still (statics, q_dot = 0): A q_ddot
+ * becomes -alpha^2 (c - relax c0), the targets' motion left out and the rows held at relax
+ * times their violations c0 (nmult, NULL: none) where statics started, a continuation from
+ * there. constraints_mult_values: the multiplier rows' c (nmult) at the last evaluation.
+ * constraints_respond: the multipliers'
+ * response to a generalized force g (n) put on the rod from outside after constraints_accel
+ * (the joints', whose accelerations the caller took through constraints_project_column):
+ * lam gains -S^{-1} A M^{-1} g; and the rows' violations recorded for frames. */
+void constraints_pull_back(const rod_model *m, rod_state *st, double alpha, int still, double relax,
+                           const double *c0, double *qdd);
+void constraints_mult_values(const rod_model *m, const rod_state *st, double *c);
+void constraints_respond(const rod_model *m, rod_state *st, const double *g);
 /* Whether the state's last constraint error was multiplier rows that (nearly) depend on each
  * other (no start or step changes that). */
 int constraints_dependent(const rod_state *st);

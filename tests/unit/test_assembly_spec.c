@@ -1,9 +1,12 @@
 /* A spec of several rods refused where it is wrong, by JSON path (issue 29): unknown joint
  * targets, names used twice, joints in a cycle, a hinge without its axis, keys that belong in
  * each rod; and a one-rod spec's inputs addressed as ROD.NAME in a model of several. */
+#include "assembly.h"
+#include "model.h"
 #include "testutil.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,4 +206,88 @@ Test(assembly_spec, a_joint_with_a_mistyped_type)
     refused("{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"jiont\", "
             "\"to\": {\"rod\": \"a\"}, \"joint\": \"fixed\"}}]}",
             "/rods/1/base/type: must be \"joint\" for a base with \"to\" or \"joint\"");
+}
+
+/* A moving top-level body's profiles are checked by the one-rod parser, under the body's own
+ * path; a fixed body's position stays numbers; an unknown base type names the three. */
+Test(assembly_spec, moving_body_problems_under_their_own_paths)
+{
+#define HUB(base) "{\"rods\": [{\"name\": \"a\", " ROD "}], \"bodies\": [{\"name\": \"hub\", \"mass\": 1, " \
+                  "\"inertia\": [1, 1, 1], \"base\": " base "}]}"
+    refused(HUB("{\"type\": \"moving\", \"position\": [0, \"2*tt\", 0]}"), "/bodies/0/base/position/1");
+    refused(HUB("{\"type\": \"moving\", \"rotation\": {\"axis\": [0, 0, 0], \"angle\": \"t\"}}"),
+            "/bodies/0/base/rotation/axis");
+    refused(HUB("{\"type\": \"moving\", \"speed\": 1}"), "/bodies/0/base: has an unknown key \"speed\"");
+    refused(HUB("{\"type\": \"fixed\", \"position\": [0, \"t\", 0]}"),
+            "/bodies/0/base/position: must be an array of 3 numbers");
+    refused(HUB("{\"type\": \"flying\"}"), "/bodies/0/base: must be {\"type\": \"fixed\", \"moving\" or \"free\"");
+    rod_model *m = tu_model(HUB("{\"type\": \"moving\", \"position\": [\"0.1*t\", 0, 0], \"rotation\": "
+                                "{\"axis\": [0, 0, 1], \"angle\": \"sin(t)\"}}"));
+    rod_model_free(m);
+#undef HUB
+}
+
+/* A penalty joint's keys as a pose constraint's: its stiffness required and positive, no
+ * stiffness or damping with multipliers, the method one of the two. */
+Test(assembly_spec, penalty_joint_problems_under_their_own_paths)
+{
+#define PJ(extra) "{\"rods\": [{\"name\": \"a\", " ROD "}, {\"name\": \"b\", " ROD ", \"base\": {\"type\": \"joint\", " \
+                  "\"to\": {\"rod\": \"a\"}, \"joint\": \"ball\"" extra "}}]}"
+    refused(PJ(", \"method\": \"penalty\""), "/rods/1/base/stiffness: a penalty joint needs its stiffness");
+    refused(PJ(", \"method\": \"penalty\", \"stiffness\": -1"), "/rods/1/base/stiffness: a penalty joint needs");
+    refused(PJ(", \"method\": \"penalty\", \"stiffness\": 10, \"damping\": \"x\""), "/rods/1/base/damping: must be a number");
+    refused(PJ(", \"stiffness\": 10"), "/rods/1/base/stiffness: is not allowed with method \"multiplier\"");
+    refused(PJ(", \"method\": \"spring\""), "/rods/1/base/method: must be \"multiplier\" or \"penalty\"");
+    rod_model *m = tu_model(PJ(", \"method\": \"penalty\", \"stiffness\": 1e4, \"damping\": 2"));
+    cr_assert(m->as->joint[0].penalty && m->as->joint[0].stiffness == 1e4 && m->as->joint[0].damping == 2);
+    rod_model_free(m);
+#undef PJ
+}
+
+/* A rod's own constraints are taken in a model of several rods; "base" names its joint there. */
+Test(assembly_spec, a_rods_constraints_are_taken_but_not_named_base)
+{
+#define PINNED(nm) "{\"rods\": [{\"name\": \"a\", " ROD ", \"constraints\": [{\"name\": \"" nm "\", \"type\": \"pose\", " \
+                   "\"position\": [0, 0, 0.2]}]}]}"
+    refused(PINNED("base"), "/rods/0/constraints/0/name: \"base\" names the rod's joint");
+    rod_model *m = tu_model(PINNED("pin"));
+    rod_model_free(m);
+#undef PINNED
+}
+
+/* The same with what this session added: a moving body, a penalty joint, a rod's own held tip
+ * (where it is at rest, and the body starting from rest: a consistent start). */
+#define ROD3 "\"model\": \"classic\", \"rod\": {\"length\": 0.2, \"radius\": 0.01, \"density\": 1000, " \
+             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 2, \"bend2\": 2, \"stretch\": 1}"
+Test(assembly_spec, a_checkpoint_of_moving_penalty_and_constrained_rods_continues, .timeout = 60)
+{
+    rod_model *m = tu_model(
+        "{\"environment\": {\"gravity\": [0, 0, -9.81]}, \"bodies\": [{\"name\": \"cart\", \"mass\": 1, \"inertia\": "
+        "[1, 1, 1], \"base\": {\"type\": \"moving\", \"position\": [\"0.05*(1-cos(3*t))\", 0, 0]}}], \"rods\": [{\"name\": "
+        "\"a\", " ROD3 ", \"base\": {\"type\": \"joint\", \"to\": {\"body\": \"cart\"}, \"joint\": \"fixed\", \"method\": "
+        "\"penalty\", \"stiffness\": 1e3, \"damping\": 0.1}}, {\"name\": \"b\", " ROD3 ", \"base\": {\"type\": \"joint\", "
+        "\"to\": {\"rod\": \"a\"}, \"joint\": \"ball\"}, \"constraints\": [{\"name\": \"pin\", \"type\": \"pose\", "
+        "\"position\": [0, 0, 0.400001]}]}]}"); /* b's tip at rest (the cart's stub: 1 um) */
+    rod_state *st = tu_started(m);
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.02), ROD_OK, "%s", rod_state_error(st));
+    char *cp = rod_state_save(m, st);
+    cr_assert_not_null(cp, "%s", rod_state_error(st));
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.04), ROD_OK, "%s", rod_state_error(st));
+    char err[256];
+    rod_state *s2 = rod_state_create(m, err, sizeof err);
+    cr_assert_eq(rod_dynamics_start_for_load(m, s2), ROD_OK);
+    cr_assert_eq(rod_state_load(m, s2, cp, strlen(cp)), ROD_OK, "%s", rod_state_error(s2));
+    cr_assert_eq(rod_dynamics_advance(m, s2, 0.04), ROD_OK, "%s", rod_state_error(s2));
+    const int n = rod_model_ndof(m);
+    cr_assert_eq(memcmp(rod_state_q(st), rod_state_q(s2), (size_t)n * sizeof(double)), 0,
+                 "the restored state goes on bit for bit");
+    rod_frame f = tu_frame(m, s2, 2);
+    cr_assert_eq(f.ncons, 3);
+    cr_assert_str_eq(f.cons[2].name, "b.pin");
+    cr_assert_lt(fabs(f.cons[2].violation), 1e-8, "%g %g %g", f.cons[2].violation, f.cons[0].violation, f.cons[1].violation);
+    rod_frame_free(&f);
+    free(cp);
+    rod_state_free(s2);
+    rod_state_free(st);
+    rod_model_free(m);
 }

@@ -42,6 +42,30 @@ Test(integrator_guards, a_rod_driven_far_past_its_stiffness_fails_fast_with_a_me
     rod_model_free(m);
 }
 
+/* The same arm as the one rod of a model of several rods, on a fixed body: the several-rod
+ * integrator has the same guard (without it this ground on until an interrupt). */
+Test(integrator_guards, an_assembly_driven_far_past_its_stiffness_fails_fast_with_a_message, .timeout = 120)
+{
+    rod_model *m = tu_model(
+        "{\"bodies\": [{\"name\": \"post\", \"mass\": 1, \"inertia\": [1, 1, 1], \"base\": {\"type\": \"fixed\"}}], "
+        "\"rods\": [{\"name\": \"arm\", \"model\": \"extended\", \"rod\": {\"length\": 0.5, \"radius\": {\"base\": 0.015, "
+        "\"tip\": 0.006}, \"density\": 1000, \"youngs_modulus\": 5000, \"poisson_ratio\": 0.49, \"shear_viscosity\": 200}, "
+        "\"strains\": {\"bend2\": 4, \"stretch\": 2}, \"inflation\": {\"pieces\": 2, \"boundary\": \"neumann\"}, "
+        "\"actuators\": [{\"name\": \"LM1\", \"type\": \"cable\", \"route\": {\"offset\": [0.8, 0], "
+        "\"relative_to_radius\": true}, \"tension\": \"1e6*heaviside(t-0.1)\"}], \"base\": {\"type\": \"joint\", "
+        "\"to\": {\"body\": \"post\"}, \"joint\": \"fixed\"}}]}");
+    rod_state *st = tu_started(m);
+    const int rc = rod_dynamics_advance(m, st, 0.2);
+    rod_dynamics_stats s;
+    rod_dynamics_get_stats(st, &s);
+    cr_log_info("assembly overdriven: %s after %ld steps", rod_state_error(st), s.steps);
+    cr_assert_eq(rc, ROD_ESOLVER);
+    cr_assert(strstr(rod_state_error(st), "stuck at t = 0.1"), "message: %s", rod_state_error(st));
+    cr_assert_lt(s.steps, 20000, "gave up after %ld steps", s.steps);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
 Test(integrator_guards, a_hard_jump_in_a_load_still_goes_through, .timeout = 120)
 {
     /* 2 N at once, about 0.6 EA: passing the jump takes steps below 1e-12 s for a while */
