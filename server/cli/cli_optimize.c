@@ -519,11 +519,6 @@ int cli_optimize(int argc, char **argv)
     o.obj = calloc((size_t)o.nthreads, sizeof *o.obj);
     if (!o.obj) return EXIT_FAILURE_OTHER;
     int rc = optim_problem_check_paths(&o.pb); /* first: it names the rods the objective may read */
-    if (rc == EXIT_OK && o.pb.nrods && o.ndaemons) {
-        fprintf(stderr, "rodd optimize: --daemon with a model of several rods is not supported yet (runs in this "
-                        "process are)\n");
-        rc = EXIT_USAGE;
-    }
     for (int t = 0; t < o.nthreads && rc == EXIT_OK; t++) {
         char err[600];
         o.obj[t] = optim_objective_create(o.expr, paths, o.pb.n, o.pb.rods, o.pb.nrods, err, sizeof err);
