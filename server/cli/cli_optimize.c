@@ -579,11 +579,6 @@ int cli_optimize(int argc, char **argv)
     o.obj = calloc((size_t)o.nthreads, sizeof *o.obj);
     if (!o.obj) return EXIT_FAILURE_OTHER;
     int rc = optim_problem_check_paths(&o.pb); /* first: it names the rods the objective may read */
-    if (rc == EXIT_OK && o.pb.nrods && o.ndaemons) {
-        fprintf(stderr, "rodd optimize: --daemon with a model of several rods is not supported yet (runs in this "
-                        "process are)\n");
-        rc = EXIT_USAGE;
-    }
     if (rc == EXIT_OK && o.pb.nrods && o.gradient && strcmp(o.gradient, "implicit") == 0) {
         if (gradient_asked) { /* the equilibrium's tangent is one rod's (rod_statics_tangent) */
             fprintf(stderr, "rodd optimize: --gradient implicit: a model of several rods has none yet: use --gradient fd\n");

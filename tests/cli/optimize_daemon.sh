@@ -71,6 +71,21 @@ expect "dynamics on two daemons, 2 in flight on each" 0 "$rodd" optimize "$ex" -
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["connections"] == 4, d' "$tmp/out" \
   && pass "  8 sessions' requests over 4 connections (2 threads a daemon)" || fail "dynamics connections"
 same_log "dynamics: the daemons' objectives are the process's to 1e-12" "$tmp/d0" "$tmp/d2"
+# several rods (issue 29): a rod's own quantities, statics by /v1/solve and dynamics by
+# sessions and their checkpoints, as in the process
+rods=$here/rods.json
+for mode in statics dynamics; do
+  rq="1e3*(upper.tip_x-0.0008)^2+tip_z" extra=()
+  [ "$mode" = dynamics ] && rq="$rq+lower.com_vx" extra=(--until 0.02)
+  for where in process daemon; do
+    on=(); [ "$where" = daemon ] && on=(--daemon "$a")
+    expect "several rods, $mode in the $where" 0 "$rodd" optimize "$rods" --set 'environment.gravity=[0.00981,0,0]' \
+      --vary 'rods.0.rod.youngs_modulus=5e5:4e6' --minimize "$rq" "${extra[@]}" --evaluations 6 "${on[@]}" \
+      --out "$tmp/r-$mode-$where"
+  done
+  same_log "several rods, $mode: the daemon's objectives are the process's to 1e-12" "$tmp/r-$mode-process" "$tmp/r-$mode-daemon"
+done
+
 grep -q "event=session_created" "$tmp/a.log" && grep -q "event=session_created" "$tmp/b.log" \
   && pass "both daemons ran sessions" || fail "a daemon was idle"
 curl -s "$a/v1/sessions" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["sessions"] == [], d' \
