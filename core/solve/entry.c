@@ -156,8 +156,7 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
 int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total)
 {
     if (!m->as) return forces_one(m, st, out, total);
-    snprintf(st->err, sizeof st->err, "forces by kind of a model of several rods are not supported yet");
-    return ROD_EINVAL;
+    return asm_forces(m, st, out, total);
 }
 
 /* several rods: the largest of the rods' own indicators */
