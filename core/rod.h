@@ -207,10 +207,10 @@ enum { ROD_QFRC_ELASTIC, ROD_QFRC_DAMPING, ROD_QFRC_ACTUATOR, ROD_QFRC_LOAD, ROD
 /* "elastic", "damping", "actuator", "load", "contact", "fluid", "inertia", "constraint". */
 const char *rod_qfrc_name(int kind);
 /* At the state's (t, q, q_dot): out (ROD_QFRC_COUNT x ndof, kind after kind) gets each kind,
- * total (ndof, may be NULL) M q_ddot. Uses the state's scratch (not while it advances). 0, or
- * an error code with rod_state_error set. Several rods: ndof is all rods' coordinates, rod
- * after rod as in q; the joints' reactions are in each rod's constraint kind, the rods'
- * contacts in its contact kind, and total is M q_ddot with the assembly's q_ddot. */
+ * total (ndof, may be NULL) M q_ddot. Several rods: ndof over all of them, rod after rod; the
+ * joints' (and locks') rows and the rods' own constraints in the constraint kind, the contacts
+ * between rods in the contact kind. Uses the state's scratch (not while it advances). 0, or
+ * an error code with rod_state_error set. */
 int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total);
 
 /* ---- checkpoints ---- */

@@ -81,7 +81,9 @@ typedef struct asm_state {
     int *row_rods;            /* 2 nrows: the rods each row touches (-1: none) */
     const asm_joint **row_pen; /* nrows: the penalty joint a row is of, else NULL */
     double *cq;               /* n: contact's generalized forces, then accelerations */
-    double *gq;               /* n: the joints' generalized forces on rods with constraints */
+    double *gq;               /* n: the joints' and contacts' generalized forces on rods with
+                               * constraints */
+    double *qc;               /* n: the rods' contacts' generalized forces (last evaluation) */
     int ncontacts;            /* the rods' contacts with each other at the last evaluation */
     asm_contact_report contact[ASM_MAX_CONTACTS];
     struct asm_solver *dyn;   /* the integrator (asm_integrator.c) */

@@ -1,7 +1,7 @@
 /* A model of several rods in the solve layer (assembly.h holds its data). The files depend one
  * way: asm_state.c (the states, placing the joined rods) < asm_rows.c (the joints' rows) <
  * asm_dynamics.c (the constrained accelerations) < asm_integrator.c, asm_statics.c,
- * asm_frame.c < entry.c (rod.h's entry points). */
+ * asm_forces.c, asm_frame.c < entry.c (rod.h's entry points). */
 #ifndef ROD_ASM_H
 #define ROD_ASM_H
 
@@ -44,7 +44,8 @@ int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const doub
                   double *qdd);
 int asm_join(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double alpha);
 /* asm_contact.c: the rods' contacts with each other (environment.self_contact), added to qdd
- * (q_dot NULL: at rest, no damping); Q: n of scratch. Reports in st->as->contact. */
+ * (q_dot NULL: at rest, no damping; through a rod's own constraints where it has them); Q: n
+ * of scratch. Reports in st->as->contact, the generalized forces in st->as->qc. */
 int asm_contact(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double *Q);
 /* The largest row violation at the last asm_accel (m or rad). */
 double asm_violation(const rod_model *m, const rod_state *st);
@@ -63,6 +64,10 @@ int asm_statics(const rod_model *m, rod_state *st, double t, rod_statics_result 
 /* asm_checkpoint.c: rod_state_save / _load of several rods */
 char *asm_save(const rod_model *m, rod_state *st);
 int asm_load(const rod_model *m, rod_state *st, const char *json, size_t len);
+
+/* asm_forces.c: rod_state_generalized_forces of several rods (out: ROD_QFRC_COUNT x n, total
+ * n or NULL); ROD_OK or an error code with the state's error set */
+int asm_forces(const rod_model *m, rod_state *st, double *out, double *total);
 
 /* asm_frame.c */
 int asm_frame(const rod_model *m, const rod_state *st, int n, rod_frame *out);

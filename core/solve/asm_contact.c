@@ -11,6 +11,7 @@
  * each centre line goes with the full surface velocity, so friction never does positive work. */
 #include "asm.h"
 
+#include "constraints.h"
 #include "contact.h"
 #include "dense.h"
 
@@ -82,11 +83,28 @@ static void friction(const spec_friction *fr, double fn, const double n[3], cons
     for (int l = 0; l < 3; l++) F[l] += ff[l];
 }
 
+/* q_ddot of rod i += M^{-1} Q_i (Q_i its slice of Q, the xi block set), the generalized
+ * force kept in as->qc; through its own constraints where it has multiplier rows */
+static void accelerate(const assembly *a, asm_state *as, int i, double *Qi, double *qdd)
+{
+    const rod_model *mi = a->rod[i];
+    for (int c = 0; c < mi->n_xi; c++) as->qc[a->off[i] + c] += Qi[c];
+    dense_cholesky_solve(as->rod[i]->Mxi, mi->n_xi, Qi);
+    if (!constraints_nmult(mi)) {
+        for (int c = 0; c < mi->n_xi; c++) qdd[a->off[i] + c] += Qi[c];
+        return;
+    }
+    memset(Qi + mi->n_xi, 0, (size_t)mi->n_rho * sizeof *Qi);
+    constraints_project_column(mi, as->rod[i], Qi);
+    for (int c = 0; c < mi->n; c++) qdd[a->off[i] + c] += Qi[c];
+}
+
 int asm_contact(const rod_model *m, rod_state *st, const double *q, const double *qd, double *qdd, double *Q)
 {
     const assembly *a = m->as;
     asm_state *as = st->as;
     as->ncontacts = 0;
+    memset(as->qc, 0, (size_t)a->n * sizeof *as->qc);
     const rod_spec *sp = a->rod[0]->spec;
     if (!sp->self_contact) return 0;
     double sphere[ASM_MAX_RODS][4]; /* centre, radius of each rod's contact points */
@@ -161,10 +179,8 @@ int asm_contact(const rod_model *m, rod_state *st, const double *q, const double
             }
             if (!touched) continue;
             /* q_ddot += M^{-1} Q, each rod's xi block (M's factor from its last evaluation) */
-            dense_cholesky_solve(si->Mxi, mi->n_xi, Qi);
-            dense_cholesky_solve(sj->Mxi, mj->n_xi, Qj);
-            for (int c = 0; c < mi->n_xi; c++) qdd[a->off[i] + c] += Qi[c];
-            for (int c = 0; c < mj->n_xi; c++) qdd[a->off[j] + c] += Qj[c];
+            accelerate(a, as, i, Qi, qdd);
+            accelerate(a, as, j, Qj, qdd);
         }
     return 0;
 }

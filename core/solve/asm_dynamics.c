@@ -69,8 +69,8 @@ int asm_accel_rod(const rod_model *m, rod_state *st, int i, double t, const doub
     return 0;
 }
 
-/* each rod's own multipliers answer the joints' forces on it, A^T lambda over its columns
- * (rows that touch it), and its rows' violations are recorded for frames */
+/* each rod's own multipliers answer the contacts' and joints' forces on it (A^T lambda over its
+ * columns, rows that touch it), and its rows' violations are recorded for frames */
 static void respond(const rod_model *m, rod_state *st)
 {
     const assembly *a = m->as;
@@ -81,7 +81,7 @@ static void respond(const rod_model *m, rod_state *st)
         const rod_model *mi = a->rod[i];
         if (!mi->con) continue;
         double *g = as->gq + a->off[i];
-        memset(g, 0, (size_t)mi->n * sizeof *g);
+        memcpy(g, as->qc + a->off[i], (size_t)mi->n * sizeof *g);
         for (int r = 0; r < nr; r++) {
             if (as->row_rods[2 * r] != i && as->row_rods[2 * r + 1] != i) continue;
             for (int c = 0; c < mi->n_xi; c++) g[c] += A[r + (size_t)nr * (a->off[i] + c)] * as->lambda[r];

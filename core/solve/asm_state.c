@@ -29,10 +29,11 @@ int asm_state_attach(const rod_model *m, rod_state *st, char *err, size_t errlen
     as->row_pen = calloc(r, sizeof *as->row_pen);
     as->cq = calloc(n, sizeof *as->cq);
     as->gq = calloc(n, sizeof *as->gq);
+    as->qc = calloc(n, sizeof *as->qc);
     int nc = 0;
     for (int i = 0; i < a->nrods; i++) nc += constraints_nmult(a->rod[i]);
     as->c0 = calloc((size_t)(nc ? nc : 1), sizeof *as->c0);
-    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->row_pen || !as->cq || !as->gq || !as->c0) goto nomem;
+    if (!as->rod || !as->q || !as->qd || !as->lambda || !as->scratch || !as->row_rods || !as->row_pen || !as->cq || !as->gq || !as->qc || !as->c0) goto nomem;
     as->rod[0] = st;
     for (int i = 1; i < a->nrods; i++) {
         as->rod[i] = state_create_one(a->rod[i], err, errlen);
@@ -64,6 +65,7 @@ void asm_state_detach(rod_state *st)
     free(as->row_pen);
     free(as->cq);
     free(as->gq);
+    free(as->qc);
     free(as->c0);
     free(as);
     st->as = NULL;

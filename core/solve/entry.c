@@ -183,7 +183,8 @@ int rod_state_load(const rod_model *m, rod_state *st, const char *json, size_t l
 
 int rod_state_generalized_forces(const rod_model *m, rod_state *st, double *out, double *total)
 {
-    return m->as ? asm_forces(m, st, out, total) : forces_one(m, st, out, total);
+    if (!m->as) return forces_one(m, st, out, total);
+    return asm_forces(m, st, out, total);
 }
 
 /* several rods: the largest of the rods' own indicators */
