@@ -1,5 +1,7 @@
 #include "kinematics.h"
 
+#include "state.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -160,6 +162,36 @@ static void step_alphas_rates(const rod_model *m, const double *beta, const doub
  * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
  * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
  * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
+/* The Zanna step's Omega = a1 - ad_a2 a1 / 12 has dOmega/dalpha1 = I - ad_a2 / 12 and
+ * dOmega/dalpha2 = ad_a1 / 12, both of the block form: G times them is two block products
+ * (P x~ as times_skew), whose columns are the w of every component at once, in place of a
+ * magnus_slot and a blk_apply per component and point. */
+static void zanna_slots(const blk6 *G, const magnus_step *ms, double w[6][MAGNUS_MAX_POINTS][6])
+{
+    const double *a1 = ms->a[0], *a2 = ms->a[1];
+    blk6 W[2];
+    double Ak[9], Bk[9], An[9];
+    for (int i = 0; i < 2; i++) {
+        const double *a = i ? a1 : a2, sg = i ? 1.0 / 12.0 : -1.0 / 12.0;
+        times_skew(G->A, a, Ak);
+        times_skew(G->B, a, Bk);
+        times_skew(G->A, a + 3, An);
+        for (int e = 0; e < 9; e++) {
+            W[i].A[e] = (i ? 0.0 : G->A[e]) + sg * Ak[e];
+            W[i].B[e] = (i ? 0.0 : G->B[e]) + sg * (Bk[e] + An[e]);
+        }
+    }
+    /* column c of [[A, 0], [B, A]]: [A e_c; B e_c] for c < 3, [0; A e_(c-3)] after */
+    for (int c = 0; c < 6; c++)
+        for (int i = 0; i < 2; i++) {
+            const double *A = W[i].A + 3 * (c % 3), *B = W[i].B + 3 * (c % 3);
+            for (int r = 0; r < 3; r++) {
+                w[c][i][r] = c < 3 ? A[r] : 0.0;
+                w[c][i][r + 3] = c < 3 ? B[r] : A[r];
+            }
+        }
+}
+
 static void step_Js(const rod_model *m, const double *beta, const magnus_step *ms, const blk6 *T,
                     const lie_pose *g, double *Js)
 {
@@ -167,12 +199,16 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     double w[6][MAGNUS_MAX_POINTS][6];
     blk6 G;
     Ad_blocks(g, T, &G);
-    for (int c = 0; c < 6; c++) {
-        if (!m->comp_used[c]) continue;
-        double v[6];
-        for (int i = 0; i < np; i++) {
-            magnus_slot(ms, i, c, v);
-            blk_apply(&G, v, w[c][i]);
+    if (ms->rule->order == 4) {
+        zanna_slots(&G, ms, w);
+    } else {
+        for (int c = 0; c < 6; c++) {
+            if (!m->comp_used[c]) continue;
+            double v[6];
+            for (int i = 0; i < np; i++) {
+                magnus_slot(ms, i, c, v);
+                blk_apply(&G, v, w[c][i]);
+            }
         }
     }
     /* the strain columns (a free base's come after them, zero here) */
@@ -189,26 +225,27 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     }
 }
 
-/* J = Ad_g^{-1} J_s, column by column: [R^T w; R^T (v - r x w)] with R^T read once */
-static void body_from_base(const rod_model *m, const lie_pose *g, const double *restrict Js,
-                           double *restrict J)
+/* Station k's J from the running base-frame J_s: converted now, or, at a deferred station (d
+ * not NULL), J_s kept with its pose for state_J. A free base's columns of J_s are zero; its
+ * base_free_apply writes them in the body frame at every station. */
+static void station_J(const rod_model *m, const kin_defer *d, int k, const lie_pose *g,
+                      const double *Js, double *J)
 {
-    const double *R = g->R;
-    const double a00 = R[0], a01 = R[1], a02 = R[2], a10 = R[3], a11 = R[4], a12 = R[5], a20 = R[6],
-                 a21 = R[7], a22 = R[8]; /* row i of R^T is column i of R */
-    const double r[3] = {g->r[0], g->r[1], g->r[2]};
-    for (int j = 0; j < m->n_xi; j++) {
-        const double *x = Js + 6 * j;
-        double *o = J + 6 * j;
-        const double v0 = x[3] - (r[1] * x[2] - r[2] * x[1]), v1 = x[4] - (r[2] * x[0] - r[0] * x[2]),
-                     v2 = x[5] - (r[0] * x[1] - r[1] * x[0]);
-        o[0] = a00 * x[0] + a01 * x[1] + a02 * x[2];
-        o[1] = a10 * x[0] + a11 * x[1] + a12 * x[2];
-        o[2] = a20 * x[0] + a21 * x[1] + a22 * x[2];
-        o[3] = a00 * v0 + a01 * v1 + a02 * v2;
-        o[4] = a10 * v0 + a11 * v1 + a12 * v2;
-        o[5] = a20 * v0 + a21 * v1 + a22 * v2;
+    double *Jk = J + (size_t)k * 6 * m->n_xi;
+    if (d && m->J_deferred[k]) {
+        memcpy(Jk, Js, (size_t)6 * m->comp_first[6] * sizeof *Js);
+        d->pose[k] = *g;
+        d->pending[k] = 1;
+        return;
     }
+    if (d) d->pending[k] = 0;
+    lie_Ad_inv_columns(g, m->n_xi, Js, Jk);
+}
+
+kin_defer kin_defer_of(const rod_model *m, rod_state *st)
+{
+    kin_defer d = {st->J_pending, st->J_pose};
+    return m->J_deferred && st->J_pending ? d : (kin_defer){NULL, NULL};
 }
 
 /* One Magnus step of length h with the beta rows beta: g <- g exp(Omega), and the base-frame
@@ -241,7 +278,7 @@ static const double *star_of(const rod_model *m, const double *stars, int sub, i
 /* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) and the
  * rest strain's stars (ns x sub x npts x 6, NULL for the straight rod) */
 static void forward_steps(const rod_model *m, const double *q, int sub, const double *betas,
-                          const double *stars, lie_pose *g, double *J)
+                          const double *stars, lie_pose *g, double *J, const kin_defer *d)
 {
     const int nx = m->n_xi;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
@@ -257,18 +294,26 @@ static void forward_steps(const rod_model *m, const double *q, int sub, const do
         for (int j = 0; j < sub; j++)
             pose_step(m, q, betas + ((size_t)k * sub + j) * bsz, star_of(m, stars, sub, k, j), h,
                       &g[k], J ? Js : NULL);
-        if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
+        if (J) station_J(m, d, k, &g[k], Js, J);
     }
+    if (J && d) d->pending[0] = 0;
 }
 
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, m->substeps, m->kin_beta, m->kin_star, g, J);
+    forward_steps(m, q, m->substeps, m->kin_beta, m->kin_star, g, J, NULL);
 }
 
 void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, 1, m->kin_beta1, m->kin_star1, g, J);
+    forward_steps(m, q, 1, m->kin_beta1, m->kin_star1, g, J, NULL);
+}
+
+void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int coarse)
+{
+    const kin_defer d = kin_defer_of(m, st);
+    forward_steps(m, q, coarse ? 1 : m->substeps, coarse ? m->kin_beta1 : m->kin_beta,
+                  coarse ? m->kin_star1 : m->kin_star, st->g, st->J, d.pending ? &d : NULL);
 }
 
 /* Omega of one step and its rate Omega_dot = dOmega/dalpha . alpha_dot; with Pd, also
@@ -285,8 +330,8 @@ static void step_rates(const rod_model *m, const double *q, const double *qd, co
     if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
 }
 
-void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
-                     double *eta, double *bias)
+static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                        const kin_defer *d, double *eta, double *bias)
 {
     const int nx = m->n_xi, sub = m->substeps;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
@@ -329,8 +374,21 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
             lie_Ad_inv_apply(&e, b_new, bk);
             lie_pose_mul(&g[k], &e, &g[k]);
         }
-        if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
+        if (J) station_J(m, d, k, &g[k], Js, J);
     }
+    if (J && d) d->pending[0] = 0;
+}
+
+void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                     double *eta, double *bias)
+{
+    forward_vel(m, q, qd, g, J, NULL, eta, bias);
+}
+
+void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, const double *qd, int with_J)
+{
+    const kin_defer d = kin_defer_of(m, st);
+    forward_vel(m, q, qd, st->g, with_J ? st->J : NULL, d.pending ? &d : NULL, st->eta, st->bias);
 }
 
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
