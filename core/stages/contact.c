@@ -406,7 +406,8 @@ static void hold_static_share(spec_friction *f, const double v[3], const double 
 static void add_sandwich(int nx, double w, const double *U, const double B[9], const double *V,
                          double *A, int ld)
 {
-    double BV[3 * MODEL_MAX_XI] = {0};
+    double BV[3 * MODEL_MAX_XI];
+    memset(BV, 0, (size_t)3 * nx * sizeof *BV); /* 3 nx of them: all MODEL_MAX_XI was a fifth of the snake's CPU */
     add_BV(nx, w, B, V, BV);
     add_UtBV(nx, U, BV, A, ld);
 }
@@ -468,7 +469,8 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
              * rolling part), so dQ/dq_dot = ds Jv^T dF/dv Jv, dQ/dq ~ ds Jv^T dF/dx R J_lin
              * (the frames' turning with q left out) */
             if (Kc == Cc) { /* one matrix (a Newton matrix): both terms in one pass over it */
-                double BV[3 * MODEL_MAX_XI] = {0};
+                double BV[3 * MODEL_MAX_XI];
+                memset(BV, 0, (size_t)3 * nx * sizeof *BV);
                 add_BV(nx, wc * ds, dFv, Jv, BV);
                 add_BV(nx, wk * ds, dFx, Jl, BV);
                 add_UtBV(nx, Jv, BV, Kc, ld);
