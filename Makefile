@@ -391,7 +391,7 @@ $(BUILD)/bench_dynamics: tests/bench/bench_dynamics.c tests/bench/bench_util.h $
 $(BUILD)/octopus_metrics: tests/validation/tools/octopus_metrics.c | $(SETUP_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcjson -lm
 
-REC_OBJ = $(addprefix $(BUILD)/server/,io/recording.o io/export.o io/export_text.o io/export_hdf5.o \
+REC_OBJ = $(addprefix $(BUILD)/server/,io/recording.o io/export.o io/export_text.o io/export_hdf5.o io/frame_codec.o \
           io/frame_fields.o io/frame_mech.o io/disk_budget.o util/log.o io/export_mcap.o \
           io/mcap_writer.o io/foxglove_channels.o)
 $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h $(REC_OBJ) $(BUILD)/librodcore.a

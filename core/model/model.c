@@ -103,7 +103,8 @@ static int add_contact_stations(rod_model *m)
     double *s = malloc((size_t)(m->ns + nc) * sizeof *s), *w = malloc((size_t)(m->ns + nc) * sizeof *w);
     m->contact_station = malloc((size_t)nc * sizeof *m->contact_station);
     m->contact_w = malloc((size_t)nc * sizeof *m->contact_w);
-    if (!s || !w || !m->contact_station || !m->contact_w) {
+    m->J_deferred = calloc((size_t)(m->ns + nc), sizeof *m->J_deferred);
+    if (!s || !w || !m->contact_station || !m->contact_w || !m->J_deferred) {
         free(s);
         free(w);
         return -1;
@@ -123,6 +124,7 @@ static int add_contact_stations(rod_model *m)
             w[k++] = m->w[a++];
         } else {
             m->contact_station[b++] = k;
+            m->J_deferred[k] = 1;
             s[k] = sc;
             w[k++] = 0.0;
         }
@@ -582,6 +584,7 @@ void model_free_one(rod_model *m)
     free(m->input_of_act);
     free(m->contact_station);
     free(m->contact_w);
+    free(m->J_deferred);
     free(m->load_station);
     free(m->target_names);
     constraints_model_free(m);

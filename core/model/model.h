@@ -98,6 +98,10 @@ struct rod_model {
     int *contact_station;        /* ncontact station indices */
     double *contact_w;           /* ncontact: rod length each stands for (trapezoid weights) */
     double contact_ds;           /* their spacing */
+    /* ns: 1 at a station that only a contact point has (weight 0, no load, joint or body on
+     * it): only a touching contact reads its Jacobian, which the kinematics leave for state_J
+     * (state.h) to finish on that read; NULL without contact */
+    unsigned char *J_deferred;
     int *load_station;           /* per load: its station index */
     struct con_layout *con;      /* constraints' rows (constraints_layout.h); NULL without any */
     char *target_names;          /* the INPUT_TARGET names, NUL-separated */

@@ -99,3 +99,14 @@ double rod_state_input_value(rod_state *st, int i, double X)
     if (i < 0 || i >= st->m->ninputs) return 0.0;
     return state_input_value(st, i, st->t, X);
 }
+
+const double *state_J(const rod_model *m, const rod_state *st, int k)
+{
+    double *Jk = st->J + (size_t)k * 6 * m->n_xi;
+    if (st->J_pending && st->J_pending[k]) {
+        /* the strain columns; a free base's were written in the body frame already */
+        lie_Ad_inv_columns(&st->J_pose[k], m->comp_first[6], Jk, Jk);
+        st->J_pending[k] = 0;
+    }
+    return Jk;
+}

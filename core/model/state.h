@@ -29,7 +29,11 @@ struct rod_state {
     char err[512];
     /* scratch */
     lie_pose *g;             /* ns */
-    double *J;               /* ns x 6 x n_xi */
+    double *J;               /* ns x 6 x n_xi; read through state_J at a station that may be
+                              * deferred (model.h J_deferred) */
+    unsigned char *J_pending; /* ns: J there still in the base frame (kinematics.h); NULL
+                               * without deferred stations */
+    lie_pose *J_pose;        /* ns: the pose that brings a pending J to the body frame */
     double *vec_n;           /* n */
     double *eta, *bias;      /* ns x 6: body twists and J_dot q_dot */
     double *Mxi;             /* n_xi x n_xi mass matrix, then its Cholesky factor */
@@ -76,6 +80,11 @@ void state_input_fix_t(rod_state *st, int i, double t, input_at_t *f);
 double state_input_at_X(const input_at_t *f, profile_eval *ev, double X);
 /* That clamp alone: v when positive, NaN kept (the caller reports it), 0 otherwise. */
 double state_actuator_value(double v);
+
+/* Station k's body-frame Jacobian (6 x n_xi) from the state's last kinematics: at a station
+ * whose J the kinematics deferred (kinematics.h kin_forward_state), converted here on first
+ * use. */
+const double *state_J(const rod_model *m, const rod_state *st, int k);
 
 void state_set_error(rod_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

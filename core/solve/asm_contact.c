@@ -10,6 +10,7 @@
  * surface over j's, one coefficient for every direction; the full moment of the force about
  * each centre line goes with the full surface velocity, so friction never does positive work. */
 #include "asm.h"
+#include "state.h"
 
 #include "constraints.h"
 #include "contact.h"
@@ -61,7 +62,7 @@ static void apply(const rod_model *m, const rod_state *st, const spot *p, const 
         w[i] = ds * (p->R[3 * i] * M[0] + p->R[3 * i + 1] * M[1] + p->R[3 * i + 2] * M[2]);
         w[3 + i] = ds * (p->R[3 * i] * F[0] + p->R[3 * i + 1] * F[1] + p->R[3 * i + 2] * F[2]);
     }
-    const double *J = st->J + (size_t)6 * p->k * m->n_xi;
+    const double *J = state_J(m, st, p->k);
     for (int c = 0; c < m->n_xi; c++)
         for (int l = 0; l < 6; l++) Q[c] += J[l + 6 * c] * w[l];
 }

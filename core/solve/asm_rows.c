@@ -8,6 +8,7 @@
  * on it). Their drift is pulled back Baumgarte's way, rows' c from h: the rotation vector of
  * R_h, R_h^T p_h for the position, and b_i . (a x R_h a) for a hinge's tilt. */
 #include "asm.h"
+#include "state.h"
 
 #include <string.h>
 
@@ -93,7 +94,7 @@ void asm_rows(const rod_model *m, rod_state *st, const double *q, const double *
         }
         double s[6][6], c[6];
         const int nrow = selectors(jt, &h, s, c);
-        const double *Jc = cs->J, *Jp = ps->J + (size_t)6 * k * pm->n_xi;
+        const double *Jc = state_J(cm, cs, 0), *Jp = state_J(pm, ps, k);
         for (int r = 0; r < nrow; r++) {
             const int row = jt->row0 + r;
             double sa = 0, sv = 0;

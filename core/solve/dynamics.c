@@ -70,7 +70,7 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
 {
     const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
-    kin_forward_vel(m, q, qd, st->g, same_q ? NULL : st->J, st->eta, st->bias);
+    kin_forward_vel_state(m, st, q, qd, !same_q);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
     base_free_apply(m, q, qd, st->g, same_q ? NULL : st->J, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
@@ -195,7 +195,7 @@ int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *
 
 void dyn_pose(const rod_model *m, rod_state *st, double t, const double *q, int moving)
 {
-    kin_forward(m, q, st->g, st->J);
+    kin_forward_state(m, st, q, 0);
     if (moving) base_apply(m, st->ev, t, st->g, m->ns, NULL, NULL);
     base_free_apply(m, q, NULL, st->g, st->J, m->ns, NULL, NULL);
 }
@@ -227,7 +227,7 @@ int dyn_project(const rod_model *m, rod_state *st, double t, double *q, double *
         return -1;
     }
     /* velocities: remove the part that moves off c_dot = 0 (A is at the projected q) */
-    kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    kin_forward_vel_state(m, st, q, qd, 1);
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
     base_free_apply(m, q, qd, st->g, st->J, m->ns, st->eta, st->bias);
     constraints_newton_qd(m, st, t, q, qd);

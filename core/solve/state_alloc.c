@@ -32,6 +32,11 @@ rod_state *state_create_one(const rod_model *m, char *err, size_t errlen)
     if (!st->q || !st->qd || !st->vec_n || !st->input || !st->input_src || !st->chain || !st->g || !st->J || !st->eta ||
         !st->bias || !st->Mxi || !st->Q || constraints_state_init(st) != 0)
         goto nomem;
+    if (m->J_deferred) {
+        st->J_pending = calloc((size_t)m->ns, sizeof *st->J_pending);
+        st->J_pose = calloc((size_t)m->ns, sizeof *st->J_pose);
+        if (!st->J_pending || !st->J_pose) goto nomem;
+    }
     if (m->ncontact) {
         st->contact_order = calloc((size_t)m->ncontact, sizeof *st->contact_order);
         st->contact_key = calloc((size_t)m->ncontact * 2, sizeof *st->contact_key);
@@ -68,6 +73,8 @@ void state_free_one(rod_state *st)
     free(st->chain);
     free(st->g);
     free(st->J);
+    free(st->J_pending);
+    free(st->J_pose);
     free(st->eta);
     free(st->bias);
     free(st->Mxi);

@@ -45,10 +45,7 @@ static int loads(statics_ctx *c, const double *u, double *Q, double *cm)
 {
     const rod_model *m = c->m;
     c->have_last = 0;
-    if (c->coarse)
-        kin_forward_coarse(m, u, c->st->g, c->st->J);
-    else
-        kin_forward(m, u, c->st->g, c->st->J);
+    kin_forward_state(m, c->st, u, c->coarse);
     base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
     base_free_apply(m, u, NULL, c->st->g, c->st->J, m->ns, NULL, NULL);
     if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;

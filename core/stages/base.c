@@ -54,9 +54,7 @@ static void put_on_base(const rod_model *m, const lie_pose *gbase, const double 
                 for (int i = 0; i < 6; i++) bias[6 * k + i] += ad[i] + c[i];
             }
         }
-        if (J && B)
-            for (int c = 0; c < 6; c++)
-                lie_Ad_inv_apply(&g[k], B + 6 * c, J + ((size_t)k * m->n_xi + m->base_col + c) * 6);
+        if (J && B) lie_Ad_inv_columns(&g[k], 6, B, J + ((size_t)k * m->n_xi + m->base_col) * 6);
         lie_pose_mul(&gb, &g[k], &g[k]);
     }
 }

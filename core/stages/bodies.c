@@ -1,4 +1,5 @@
 #include "bodies.h"
+#include "state.h"
 
 #include <math.h>
 #include <string.h>
@@ -48,7 +49,7 @@ void bodies_dynamics(const rod_model *m, const rod_state *st, double *M, double 
     for (int b = 0; b < m->spec->nbodies; b++) {
         const spec_body *bd = &m->spec->bodies[b];
         const int k = station_of(m, bd->s);
-        const double *Jk = st->J + (size_t)k * 6 * nx;
+        const double *Jk = state_J(m, st, k);
         double eta[6], a[6], Me[6], cad[6], W[6];
         to_com(bd->offset, st->eta + 6 * k, eta);
         to_com(bd->offset, st->bias + 6 * k, a);
@@ -80,7 +81,7 @@ void bodies_static_forces(const rod_model *m, const rod_state *st, double factor
     for (int b = 0; b < m->spec->nbodies; b++) {
         const spec_body *bd = &m->spec->bodies[b];
         const int k = station_of(m, bd->s);
-        const double *Jk = st->J + (size_t)k * 6 * nx;
+        const double *Jk = state_J(m, st, k);
         double W[6];
         weight(m, bd, &st->g[k], W);
         for (int j = 0; j < nx; j++) {

@@ -1,6 +1,7 @@
 /* Constraint rows, their gradients and time derivatives, the multipliers' saddle-point
  * solve and the projection back onto the constraint manifold (constraints.h). */
 #include "constraints.h"
+#include "state.h"
 #include "constraints_layout.h"
 #include "vec3.h"
 
@@ -113,7 +114,7 @@ typedef struct {
 static void world_jacobian(const rod_model *m, const rod_state *st, int ks, double *Jw)
 {
     const lie_pose *g = &st->g[ks];
-    const double *Jk = st->J + (size_t)ks * 6 * m->n_xi;
+    const double *Jk = state_J(m, st, ks);
     for (int j = 0; j < m->n_xi; j++)
         for (int h = 0; h < 6; h += 3)
             for (int a = 0; a < 3; a++) {

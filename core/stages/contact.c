@@ -1,4 +1,5 @@
 #include "contact.h"
+#include "state.h"
 #include "vec3.h"
 
 #include <cjson/cJSON.h>
@@ -73,7 +74,7 @@ static void apply_wrench(const rod_model *m, rod_state *st, const cpoint *p, con
     double W[6];
     vec3_rot_t(p->R, M, W);
     vec3_rot_t(p->R, F, W + 3);
-    const double *Jk = st->J + (size_t)p->k * 6 * nx;
+    const double *Jk = state_J(m, st, p->k);
     for (int j = 0; j < nx; j++) {
         const double *c = Jk + 6 * j;
         Q[j] += ds * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] + c[5] * W[5]);
@@ -348,7 +349,7 @@ static void point_jacobians(const rod_model *m, const rod_state *st, const cpoin
                             double *Ja)
 {
     const int nx = m->n_xi;
-    const double *Jk = st->J + (size_t)p->k * 6 * nx;
+    const double *Jk = state_J(m, st, p->k);
     for (int j = 0; j < nx; j++) {
         double a[3], l[3];
         vec3_rot(p->R, Jk + 6 * j, a);
@@ -405,7 +406,8 @@ static void hold_static_share(spec_friction *f, const double v[3], const double 
 static void add_sandwich(int nx, double w, const double *U, const double B[9], const double *V,
                          double *A, int ld)
 {
-    double BV[3 * MODEL_MAX_XI] = {0};
+    double BV[3 * MODEL_MAX_XI];
+    memset(BV, 0, (size_t)3 * nx * sizeof *BV); /* 3 nx of them: all MODEL_MAX_XI was a fifth of the snake's CPU */
     add_BV(nx, w, B, V, BV);
     add_UtBV(nx, U, BV, A, ld);
 }
@@ -467,7 +469,8 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
              * rolling part), so dQ/dq_dot = ds Jv^T dF/dv Jv, dQ/dq ~ ds Jv^T dF/dx R J_lin
              * (the frames' turning with q left out) */
             if (Kc == Cc) { /* one matrix (a Newton matrix): both terms in one pass over it */
-                double BV[3 * MODEL_MAX_XI] = {0};
+                double BV[3 * MODEL_MAX_XI];
+                memset(BV, 0, (size_t)3 * nx * sizeof *BV);
                 add_BV(nx, wc * ds, dFv, Jv, BV);
                 add_BV(nx, wk * ds, dFx, Jl, BV);
                 add_UtBV(nx, Jv, BV, Kc, ld);

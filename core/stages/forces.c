@@ -1,4 +1,5 @@
 #include "forces.h"
+#include "state.h"
 #include "vec3.h"
 
 #include <math.h>
@@ -153,7 +154,6 @@ void forces_gravity(const rod_model *m, const rod_state *st, const double *q, do
 
 int forces_load(const rod_model *m, rod_state *st, int i, double t, double factor, double *Q)
 {
-    const int nx = m->n_xi;
     const model_input *in = &m->inputs[i];
     const rod_spec *sp = m->spec;
     const spec_load *l = &sp->loads[in->index];
@@ -176,7 +176,7 @@ int forces_load(const rod_model *m, rod_state *st, int i, double t, double facto
             memcpy(dst, v, sizeof v);
         else
             vec3_rot_t(st->g[k].R, v, dst);
-        add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * wk, Q);
+        add_JtW(m, state_J(m, st, k), W, factor * wk, Q);
     }
     return 0;
 }

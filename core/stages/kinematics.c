@@ -1,5 +1,7 @@
 #include "kinematics.h"
 
+#include "state.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -39,28 +41,32 @@ static void times_skew(const double P[9], const double v[3], double out[9])
     }
 }
 
-/* T_Omega = sum_k c_k ad_Omega^k as blocks, by Horner: W <- c_k I + W ad_Omega, where
- * [[P, 0], [Q, P]] [[k~, 0], [n~, k~]] = [[P k~, 0], [Q k~ + P n~, P k~]]. Once per step
- * instead of four ad's per application. */
+/* T_Omega = sum_j c_j ad_Omega^j as blocks, in closed form. With K = k~, N = n~ (Omega =
+ * [k; n]), t2 = |k|^2, d = k . n: K^2 = k k^T - t2 I, K^3 = -t2 K, and the lower blocks of
+ * ad^j, B_j = sum_i K^i N K^(j-1-i), are B_1 = N, B_2 = n k^T + k n^T - 2 d I,
+ * B_3 = -t2 N - 2 d K, B_4 = -t2 B_2 - 2 d K^2 (K N K = -d K; K^2 N - N K^2 = d K - t2 N). So
+ *   A = (1 - b t2) I + a K + b k k^T,
+ *   B = a N - 2 d c3 K + b (n k^T + k n^T) - 2 d c4 k k^T - 2 d (c2 - 2 t2 c4) I,
+ * a = c1 - t2 c3, b = c2 - t2 c4: a few dozen flops where Horner on the blocks took twelve
+ * 3x3 products. Once per step instead of four ad's per application. */
 static void dexp_blocks(const lie_tangent *tc, blk6 *T)
 {
     const double *k = tc->Omega, *n = tc->Omega + 3, *c = tc->c;
-    double P[9] = {0}, Q[9] = {0}, Pk[9], Qk[9], Pn[9];
-    P[0] = P[4] = P[8] = c[4];
-    for (int j = 3; j >= 0; j--) {
-        times_skew(P, k, Pk);
-        times_skew(Q, k, Qk);
-        times_skew(P, n, Pn);
-        for (int i = 0; i < 9; i++) {
-            P[i] = Pk[i];
-            Q[i] = Qk[i] + Pn[i];
+    const double t2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2], d = k[0] * n[0] + k[1] * n[1] + k[2] * n[2];
+    const double a = c[1] - t2 * c[3], b = c[2] - t2 * c[4];
+    const double ia = 1.0 - b * t2, ib = -2.0 * d * (c[2] - 2.0 * t2 * c[4]);
+    const double kb = -2.0 * d * c[3], kk = -2.0 * d * c[4];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            T->A[i + 3 * j] = b * k[i] * k[j] + (i == j ? ia : 0.0);
+            T->B[i + 3 * j] = b * (n[i] * k[j] + k[i] * n[j]) + kk * k[i] * k[j] + (i == j ? ib : 0.0);
         }
-        P[0] += c[j];
-        P[4] += c[j];
-        P[8] += c[j];
-    }
-    memcpy(T->A, P, sizeof P);
-    memcpy(T->B, Q, sizeof Q);
+    /* the skew parts: x~ has (1,0) = x2, (2,0) = -x1, (0,1) = -x2, (2,1) = x0, (0,2) = x1, (1,2) = -x0 */
+    const double ak[3] = {a * k[0], a * k[1], a * k[2]};
+    const double bn[3] = {a * n[0] + kb * k[0], a * n[1] + kb * k[1], a * n[2] + kb * k[2]};
+    double *A = T->A, *B = T->B;
+    A[1] += ak[2], A[2] -= ak[1], A[3] -= ak[2], A[5] += ak[0], A[6] += ak[1], A[7] -= ak[0];
+    B[1] += bn[2], B[2] -= bn[1], B[3] -= bn[2], B[5] += bn[0], B[6] += bn[1], B[7] -= bn[0];
 }
 
 /* G = Ad_g T = [[R A, 0], [r~ R A + R B, R A]] */
@@ -153,6 +159,76 @@ static void step_alphas_rates(const rod_model *m, const double *beta, const doub
     add_star(m, star, h, a);
 }
 
+/* o = P ad_x for a block matrix P: [[P_A x_k~, 0], [P_B x_k~ + P_A x_n~, P_A x_k~]] (o != P) */
+static void blk_times_ad(const blk6 *P, const double x[6], blk6 *o)
+{
+    double t[9];
+    times_skew(P->A, x, o->A);
+    times_skew(P->B, x, o->B);
+    times_skew(P->A, x + 3, t);
+    for (int e = 0; e < 9; e++) o->B[e] += t[e];
+}
+
+/* W <- sum_j c_j P_j over np block matrices */
+static void blk_comb(blk6 *W, int np, const double *c, const blk6 *const *P)
+{
+    for (int e = 0; e < 9; e++) {
+        double a = 0, b = 0;
+        for (int j = 0; j < np; j++) {
+            a += c[j] * P[j]->A[e];
+            b += c[j] * P[j]->B[e];
+        }
+        W->A[e] = a;
+        W->B[e] = b;
+    }
+}
+
+/* W_i = G dOmega/dalpha_i, the step's Omega differentiated by each alpha (magnus.c), as block
+ * matrices: every derivative is a polynomial in ad's, so G times it is a few products
+ * P ad_x (blk_times_ad) instead of a magnus_slot and a blk_apply per component and point.
+ * With br(x, y) = ad_y x = -ad_x y:
+ * Zanna, Omega = a1 - ad_a2 a1 / 12: D_1 = I - ad_a2 / 12, D_2 = ad_a1 / 12.
+ * Sixth order (C1 = -ad_a1 a2, z = 2 a3 + C1, C2 = ad_a1 z / 60, X = -20 a1 - a3 + C1,
+ * Y = a2 + C2, Omega = a1 + a3 / 12 - ad_X Y / 240):
+ *   D_1 = I + (ad_Y (-20 I + ad_a2) - ad_X (ad_a1 ad_a2 - ad_z) / 60) / 240,
+ *   D_2 = -(ad_Y ad_a1 + ad_X (I - ad_a1 ad_a1 / 60)) / 240,
+ *   D_3 = I / 12 - (ad_Y + ad_X ad_a1 / 30) / 240. */
+static void slot_blocks(const blk6 *G, const magnus_step *ms, blk6 W[MAGNUS_MAX_POINTS])
+{
+    const double *a1 = ms->a[0], *a2 = ms->a[1];
+    if (ms->rule->order == 4) {
+        blk6 G2, G1;
+        blk_times_ad(G, a2, &G2);
+        blk_times_ad(G, a1, &G1);
+        const double c0[2] = {1.0, -1.0 / 12.0}, c1 = 1.0 / 12.0;
+        const blk6 *P0[2] = {G, &G2}, *P1[1] = {&G1};
+        blk_comb(&W[0], 2, c0, P0);
+        blk_comb(&W[1], 1, &c1, P1);
+        return;
+    }
+    double z[6];
+    for (int i = 0; i < 6; i++) z[i] = 2.0 * ms->a[2][i] + ms->C1[i];
+    blk6 GY, GX, GYa2, GXz, GXa1, GXa1a2, GYa1, GXa1a1;
+    blk_times_ad(G, ms->Y, &GY);
+    blk_times_ad(G, ms->X, &GX);
+    blk_times_ad(&GY, a2, &GYa2);
+    blk_times_ad(&GX, z, &GXz);
+    blk_times_ad(&GX, a1, &GXa1);
+    blk_times_ad(&GXa1, a2, &GXa1a2);
+    blk_times_ad(&GY, a1, &GYa1);
+    blk_times_ad(&GXa1, a1, &GXa1a1);
+    const double k = 1.0 / 240.0, k60 = k / 60.0, k30 = k / 30.0;
+    const double c0[5] = {1.0, -20.0 * k, k, k60, -k60};
+    const blk6 *P0[5] = {G, &GY, &GYa2, &GXz, &GXa1a2};
+    const double c1[3] = {-k, -k, k60};
+    const blk6 *P1[3] = {&GYa1, &GX, &GXa1a1};
+    const double c2[3] = {1.0 / 12.0, -k, -k30};
+    const blk6 *P2[3] = {G, &GY, &GXa1};
+    blk_comb(&W[0], 5, c0, P0);
+    blk_comb(&W[1], 3, c1, P1);
+    blk_comb(&W[2], 3, c2, P2);
+}
+
 /* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
  * brought back to the body frame only at the stations. In the body frame one step is
  * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), which costs an Ad^{-1} of every
@@ -167,12 +243,17 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     double w[6][MAGNUS_MAX_POINTS][6];
     blk6 G;
     Ad_blocks(g, T, &G);
+    blk6 W[MAGNUS_MAX_POINTS];
+    slot_blocks(&G, ms, W);
+    /* column c of [[A, 0], [B, A]]: [A e_c; B e_c] for c < 3, [0; A e_(c-3)] after */
     for (int c = 0; c < 6; c++) {
         if (!m->comp_used[c]) continue;
-        double v[6];
         for (int i = 0; i < np; i++) {
-            magnus_slot(ms, i, c, v);
-            blk_apply(&G, v, w[c][i]);
+            const double *A = W[i].A + 3 * (c % 3), *B = W[i].B + 3 * (c % 3);
+            for (int r = 0; r < 3; r++) {
+                w[c][i][r] = c < 3 ? A[r] : 0.0;
+                w[c][i][r + 3] = c < 3 ? B[r] : A[r];
+            }
         }
     }
     /* the strain columns (a free base's come after them, zero here) */
@@ -189,26 +270,27 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     }
 }
 
-/* J = Ad_g^{-1} J_s, column by column: [R^T w; R^T (v - r x w)] with R^T read once */
-static void body_from_base(const rod_model *m, const lie_pose *g, const double *restrict Js,
-                           double *restrict J)
+/* Station k's J from the running base-frame J_s: converted now, or, at a deferred station (d
+ * not NULL), J_s kept with its pose for state_J. A free base's columns of J_s are zero; its
+ * base_free_apply writes them in the body frame at every station. */
+static void station_J(const rod_model *m, const kin_defer *d, int k, const lie_pose *g,
+                      const double *Js, double *J)
 {
-    const double *R = g->R;
-    const double a00 = R[0], a01 = R[1], a02 = R[2], a10 = R[3], a11 = R[4], a12 = R[5], a20 = R[6],
-                 a21 = R[7], a22 = R[8]; /* row i of R^T is column i of R */
-    const double r[3] = {g->r[0], g->r[1], g->r[2]};
-    for (int j = 0; j < m->n_xi; j++) {
-        const double *x = Js + 6 * j;
-        double *o = J + 6 * j;
-        const double v0 = x[3] - (r[1] * x[2] - r[2] * x[1]), v1 = x[4] - (r[2] * x[0] - r[0] * x[2]),
-                     v2 = x[5] - (r[0] * x[1] - r[1] * x[0]);
-        o[0] = a00 * x[0] + a01 * x[1] + a02 * x[2];
-        o[1] = a10 * x[0] + a11 * x[1] + a12 * x[2];
-        o[2] = a20 * x[0] + a21 * x[1] + a22 * x[2];
-        o[3] = a00 * v0 + a01 * v1 + a02 * v2;
-        o[4] = a10 * v0 + a11 * v1 + a12 * v2;
-        o[5] = a20 * v0 + a21 * v1 + a22 * v2;
+    double *Jk = J + (size_t)k * 6 * m->n_xi;
+    if (d && m->J_deferred[k]) {
+        memcpy(Jk, Js, (size_t)6 * m->comp_first[6] * sizeof *Js);
+        d->pose[k] = *g;
+        d->pending[k] = 1;
+        return;
     }
+    if (d) d->pending[k] = 0;
+    lie_Ad_inv_columns(g, m->n_xi, Js, Jk);
+}
+
+kin_defer kin_defer_of(const rod_model *m, rod_state *st)
+{
+    kin_defer d = {st->J_pending, st->J_pose};
+    return m->J_deferred && st->J_pending ? d : (kin_defer){NULL, NULL};
 }
 
 /* One Magnus step of length h with the beta rows beta: g <- g exp(Omega), and the base-frame
@@ -241,7 +323,7 @@ static const double *star_of(const rod_model *m, const double *stars, int sub, i
 /* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) and the
  * rest strain's stars (ns x sub x npts x 6, NULL for the straight rod) */
 static void forward_steps(const rod_model *m, const double *q, int sub, const double *betas,
-                          const double *stars, lie_pose *g, double *J)
+                          const double *stars, lie_pose *g, double *J, const kin_defer *d)
 {
     const int nx = m->n_xi;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
@@ -257,18 +339,26 @@ static void forward_steps(const rod_model *m, const double *q, int sub, const do
         for (int j = 0; j < sub; j++)
             pose_step(m, q, betas + ((size_t)k * sub + j) * bsz, star_of(m, stars, sub, k, j), h,
                       &g[k], J ? Js : NULL);
-        if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
+        if (J) station_J(m, d, k, &g[k], Js, J);
     }
+    if (J && d) d->pending[0] = 0;
 }
 
 void kin_forward(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, m->substeps, m->kin_beta, m->kin_star, g, J);
+    forward_steps(m, q, m->substeps, m->kin_beta, m->kin_star, g, J, NULL);
 }
 
 void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double *J)
 {
-    forward_steps(m, q, 1, m->kin_beta1, m->kin_star1, g, J);
+    forward_steps(m, q, 1, m->kin_beta1, m->kin_star1, g, J, NULL);
+}
+
+void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int coarse)
+{
+    const kin_defer d = kin_defer_of(m, st);
+    forward_steps(m, q, coarse ? 1 : m->substeps, coarse ? m->kin_beta1 : m->kin_beta,
+                  coarse ? m->kin_star1 : m->kin_star, st->g, st->J, d.pending ? &d : NULL);
 }
 
 /* Omega of one step and its rate Omega_dot = dOmega/dalpha . alpha_dot; with Pd, also
@@ -285,8 +375,8 @@ static void step_rates(const rod_model *m, const double *q, const double *qd, co
     if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
 }
 
-void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
-                     double *eta, double *bias)
+static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                        const kin_defer *d, double *eta, double *bias)
 {
     const int nx = m->n_xi, sub = m->substeps;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
@@ -329,8 +419,21 @@ void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_
             lie_Ad_inv_apply(&e, b_new, bk);
             lie_pose_mul(&g[k], &e, &g[k]);
         }
-        if (J) body_from_base(m, &g[k], Js, J + (size_t)k * jsz);
+        if (J) station_J(m, d, k, &g[k], Js, J);
     }
+    if (J && d) d->pending[0] = 0;
+}
+
+void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                     double *eta, double *bias)
+{
+    forward_vel(m, q, qd, g, J, NULL, eta, bias);
+}
+
+void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, const double *qd, int with_J)
+{
+    const kin_defer d = kin_defer_of(m, st);
+    forward_vel(m, q, qd, st->g, with_J ? st->J : NULL, d.pending ? &d : NULL, st->eta, st->bias);
 }
 
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,

@@ -29,6 +29,20 @@ void kin_forward_coarse(const rod_model *m, const double *q, lie_pose *g, double
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      double *eta, double *bias);
 
+/* The same on a state's g, J, eta and bias (J only when with_J; kin_forward_state: g and J,
+ * coarse as kin_forward_coarse), with the Jacobians of the model's deferred stations (model.h
+ * J_deferred: a contact point's own station) left in the base frame with their poses: a
+ * contact model's stations are mostly contact points, most touch nothing, and converting every
+ * column at each of them was a fifth of its right-hand side. Read any J that may be deferred
+ * through state_J (state.h), which finishes it on first use. */
+typedef struct {
+    unsigned char *pending; /* ns: J there is J_s, still to convert */
+    lie_pose *pose;         /* ns: the pose that converts it */
+} kin_defer;
+kin_defer kin_defer_of(const rod_model *m, rod_state *st);
+void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int coarse);
+void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, const double *qd, int with_J);
+
 /* Poses and body twists only (no Jacobian): what the kinetic energy needs. */
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta);

@@ -413,3 +413,25 @@ void lie_se3_log(const double R[9], const double r[3], double x[6])
     }
 }
 
+
+/* lie.h; R^T read once */
+void lie_Ad_inv_columns(const lie_pose *g, int ncols, const double *Js, double *J)
+{
+    const double *R = g->R;
+    const double a00 = R[0], a01 = R[1], a02 = R[2], a10 = R[3], a11 = R[4], a12 = R[5], a20 = R[6],
+                 a21 = R[7], a22 = R[8]; /* row i of R^T is column i of R */
+    const double r[3] = {g->r[0], g->r[1], g->r[2]};
+    for (int j = 0; j < ncols; j++) {
+        const double *x = Js + 6 * j;
+        double *o = J + 6 * j;
+        const double x0 = x[0], x1 = x[1], x2 = x[2];
+        const double v0 = x[3] - (r[1] * x2 - r[2] * x1), v1 = x[4] - (r[2] * x0 - r[0] * x2),
+                     v2 = x[5] - (r[0] * x1 - r[1] * x0);
+        o[0] = a00 * x0 + a01 * x1 + a02 * x2;
+        o[1] = a10 * x0 + a11 * x1 + a12 * x2;
+        o[2] = a20 * x0 + a21 * x1 + a22 * x2;
+        o[3] = a00 * v0 + a01 * v1 + a02 * v2;
+        o[4] = a10 * v0 + a11 * v1 + a12 * v2;
+        o[5] = a20 * v0 + a21 * v1 + a22 * v2;
+    }
+}

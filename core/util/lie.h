@@ -46,6 +46,9 @@ void lie_coad_apply(const double a[6], const double b[6], double out[6]);
 /* Ad_g = [[R, 0], [r~R, R]], 6x6. */
 void lie_Ad(const lie_pose *g, double Ad[36]);
 /* Ad_g^{-1} x without forming the matrix. */
+/* Y = Ad_g^{-1} X for ncols 6-vectors side by side (6 x ncols, column-major): a Jacobian
+ * from the base frame to the body frame. Y may be X (each column is read whole first). */
+void lie_Ad_inv_columns(const lie_pose *g, int ncols, const double *X, double *Y);
 void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6]);
 void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6]);
 /* Tangent operator T_Omega = sum_k ad_Omega^k/(k+1)! in closed form (App. C), 6x6, so that

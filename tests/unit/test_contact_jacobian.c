@@ -24,7 +24,7 @@ static const char *SPEC_FMT =
 /* Q(q_dot) of the contacts alone at (q, q_dot) */
 static void contact_q(const rod_model *m, rod_state *st, const double *q, const double *qd, double *Q)
 {
-    kin_forward_vel(m, q, qd, st->g, st->J, st->eta, st->bias);
+    kin_forward_vel_state(m, st, q, qd, 1);
     memset(Q, 0, (size_t)m->n * sizeof *Q);
     contact_forces(m, st, q, st->eta, 0.0, 1.0, Q, NULL, 0, NULL);
 }
