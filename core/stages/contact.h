@@ -27,6 +27,13 @@ typedef struct {
 void contact_friction(const spec_friction *f, double fn, const double v_t[3],
                       const double u_axis[3], const double u_lat[3], double out[3]);
 
+/* F (on i, per unit length squared) += the friction of environment.self_contact.friction
+ * (isotropic: one coefficient for every direction) against the slip of i's surface (velocity
+ * vi) over j's (vj) less its normal part vn (along n, from j toward i), for the normal force
+ * fn: the law of a rod's contact with itself and with the other rods of a model alike. */
+void contact_pair_friction(const spec_friction *fr, double fn, const double n[3], const double vi[3],
+                           const double vj[3], double vn, double F[3]);
+
 /* Adds the generalized forces of every contact at time t (moving obstacles where their
  * displacement puts them; slip and damping relative to them) to Q (n entries), for the poses
  * and Jacobians in st computed from q. eta: the body twists at every station (dynamics), or
