@@ -6,9 +6,11 @@
  * through its Jacobian at the point and its own mass matrix, before the joints' multipliers
  * are solved; the broad phase skips pairs of rods whose bounding spheres are apart. With
  * environment.self_contact.friction (dynamics only: statics has no slip), the pair also carries
- * the obstacles' regularized Coulomb friction (contact_friction) against the slip of i's
- * surface over j's, one coefficient for every direction; the full moment of the force about
- * each centre line goes with the full surface velocity, so friction never does positive work. */
+ * the obstacles' regularized Coulomb friction against the slip of i's surface over j's, one
+ * coefficient for every direction (contact_pair_friction, the law of a rod's contact with
+ * itself too); the full moment of the force about each centre line goes with the full surface
+ * velocity, so friction never does positive work. The model's difference Jacobian carries it
+ * into the Newton matrix. */
 #include "asm.h"
 
 #include "contact.h"

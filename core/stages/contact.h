@@ -48,7 +48,8 @@ int contact_forces(const rod_model *m, rod_state *st, const double *q, const dou
  * column-major with leading dimension ld): per wall contact ds Jv^T (dF/dv) Jv and
  * ds Jv^T (dF/dx) R J_lin with Jv the slip's Jacobian and dF/dv the point law's (friction
  * included, by differences of the 3-vector law), per self-contact pair the normal law's
- * through the two centre lines' relative motion. What q moves through the frames and the
+ * through the two centre lines' relative motion and, with self_contact.friction, the pair's
+ * friction's slope the same way through the two surfaces' relative velocity. What q moves through the frames and the
  * contact geometry is left out: an approximation for a Newton matrix, not a derivative to
  * test against. Nothing without eta (statics). */
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
