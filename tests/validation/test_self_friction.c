@@ -11,7 +11,8 @@
  *    v_eps: the regularized law has no true stick, the loop takes the pull over as they do);
  *  - T = 2 mu_s N: it slides (slip tens of v_eps, the static share exp(-(u - v_eps)/v_eps) gone)
  *    with F / N = mu_k less the penalty pairs' tilt d / (2r) after a slide d (as between rods,
- *    test_assembly_friction.c), by BDF and by generalized-alpha with the contact Jacobian;
+ *    test_assembly_friction.c), by BDF, by generalized-alpha with the contact Jacobian, and as a
+ *    rod of a model of two (its own contact, the other rod far off);
  *  - throughout, the friction's power on the rod (its generalized force, with friction less
  *    without, times q_dot) is never positive.
  * Unlike two rods, the legs are joined through the loop, which carries part of the pull (a
@@ -44,7 +45,8 @@
 #define PRESS 1.0 /* N */
 #define T_PULL 0.05 /* s: the pull starts (ramped over 5 ms), the press whole since 0.02 s */
 
-static rod_model *hairpin(double pull, int friction, const char *solver)
+/* as one rod, or (rods) as the first of two rods of a model, the second far off */
+static rod_model *hairpin(double pull, int friction, const char *solver, int rods)
 {
     char bend[600], loads[3000], fr[200], js[6000];
     snprintf(bend, sizeof bend,
@@ -66,13 +68,21 @@ static rod_model *hairpin(double pull, int friction, const char *solver)
              "\"scale\": \"min(1, max(0, (t - %g) / 0.005))\"}", -pull, T_PULL);
     snprintf(fr, sizeof fr, friction ? ", \"friction\": {\"static\": %g, \"kinetic\": %g, \"threshold_velocity\": %g}" : "",
              MU_S, MU_K, V_EPS);
-    snprintf(js, sizeof js,
-             "{\"model\": \"classic\", \"rod\": {\"length\": %.17g, \"radius\": %g, \"density\": 1000, "
+    char rod[5000];
+    snprintf(rod, sizeof rod,
+             "\"model\": \"classic\", \"rod\": {\"length\": %.17g, \"radius\": %g, \"density\": 1000, "
              "\"youngs_modulus\": 1e8, \"poisson_ratio\": 0.45, \"shear_viscosity\": 1e6, "
              "\"rest_strain\": {\"bend2\": \"%s\"}}, \"strains\": {\"bend1\": 3, \"bend2\": 3, \"twist\": 1}, "
-             "\"environment\": {\"gravity\": [0, 0, 0], \"self_contact\": {\"stiffness\": 1e8, \"damping\": 1e4%s}}, "
-             "\"loads\": [%s], \"solver\": %s}",
-             LEG1 + LOOP + LEG2, RAD, bend, fr, loads, solver);
+             "\"loads\": [%s]",
+             LEG1 + LOOP + LEG2, RAD, bend, loads);
+    const char *other = "{\"name\": \"far\", \"model\": \"classic\", \"rod\": {\"length\": 0.1, \"radius\": 0.005, "
+                        "\"density\": 1000, \"youngs_modulus\": 1e8, \"poisson_ratio\": 0.45}, \"strains\": {\"bend1\": 1}, "
+                        "\"base\": {\"type\": \"moving\", \"position\": [1, 0, 0]}}";
+    snprintf(js, sizeof js,
+             "{\"environment\": {\"gravity\": [0, 0, 0], \"self_contact\": {\"stiffness\": 1e8, \"damping\": 1e4%s}}, "
+             "\"solver\": %s, %s%s%s%s%s}",
+             fr, solver, rods ? "\"rods\": [{\"name\": \"hairpin\", " : "", rod, rods ? "}, " : "", rods ? other : "",
+             rods ? "]" : "");
     return tu_model(js);
 }
 
@@ -88,11 +98,12 @@ static hold measure(const rod_model *m, const rod_state *st)
 {
     /* 29 points: 0.01 m apart, the legs' middles (0.24 and 0.06 m) among them */
     rod_frame f = tu_frame(m, st, 29);
-    hold h = {0, 0, f.position[3 * 24 + 2] - f.position[3 * 6 + 2]};
-    cr_assert_float_eq(f.s[24], LEG1 + LOOP + 0.5 * LEG2, 1e-12);
-    cr_assert_float_eq(f.s[6], LEG1 - 0.5 * LEG2, 1e-12);
+    const rod_frame *r = f.nrods ? &f.rods[0] : &f; /* the hairpin */
+    hold h = {0, 0, r->position[3 * 24 + 2] - r->position[3 * 6 + 2]};
+    cr_assert_float_eq(r->s[24], LEG1 + LOOP + 0.5 * LEG2, 1e-12);
+    cr_assert_float_eq(r->s[6], LEG1 - 0.5 * LEG2, 1e-12);
     for (int k = 0; k < f.ncontacts; k++)
-        if (f.contact_s[k] > LEG1 + 0.5 * LOOP) {
+        if (f.contact_s[k] > LEG1 + 0.5 * LOOP && (!f.nrods || f.contact_rod[k] == 0)) {
             h.N += f.contact_force[3 * k];
             h.F += f.contact_force[3 * k + 2];
         }
@@ -130,13 +141,14 @@ static double friction_power(const rod_model *with, const rod_model *without, co
     return p;
 }
 
-/* advances to t in steps of dt, the friction's power never positive on the way; the most
- * dissipated */
-static double advance_dissipating(const rod_model *m, const rod_model *m0, rod_state *st, double t, double dt)
+/* advances to t in steps of dt, the friction's power never positive on the way (with m0, the
+ * model without friction); the most dissipated */
+static double advance_checked(const rod_model *m, const rod_model *m0, rod_state *st, double t, double dt)
 {
     double most = 0;
     for (double ti = rod_state_time(st) + dt; ti < t + 0.5 * dt; ti += dt) {
         cr_assert_eq(rod_dynamics_advance(m, st, ti), ROD_OK, "%s", rod_state_error(st));
+        if (!m0) continue;
         const double p = friction_power(m, m0, st);
         cr_assert_leq(p, 1e-15, "the friction does positive work at t = %g: %.3e W", ti, p);
         most = fmin(most, p);
@@ -147,11 +159,11 @@ static double advance_dissipating(const rod_model *m, const rod_model *m0, rod_s
 Test(self_friction, a_hairpin_pulled_below_mu_s_n_holds, .timeout = 120)
 {
     const double T = 0.5 * MU_S * PRESS;
-    rod_model *m = hairpin(T, 1, BDF), *m0 = hairpin(T, 0, BDF);
+    rod_model *m = hairpin(T, 1, BDF, 0), *m0 = hairpin(T, 0, BDF, 0);
     rod_state *st = tu_started(m);
-    advance_dissipating(m, m0, st, T_PULL, 0.005);
+    advance_checked(m, m0, st, T_PULL, 0.005);
     const hold h0 = measure(m, st);
-    const double most = advance_dissipating(m, m0, st, 0.145, 0.005);
+    const double most = advance_checked(m, m0, st, 0.145, 0.005);
     const hold h1 = measure(m, st);
     cr_assert_eq(rod_dynamics_advance(m, st, 0.15), ROD_OK, "%s", rod_state_error(st));
     const hold h2 = measure(m, st);
@@ -172,18 +184,20 @@ Test(self_friction, a_hairpin_pulled_below_mu_s_n_holds, .timeout = 120)
     rod_model_free(m);
 }
 
-static void slides(const char *solver, const char *name)
+/* rods: the hairpin as a rod of a model of two (its own contact through its own forces, the
+ * model's Jacobian by differences), the friction's power left to the one-rod runs */
+static void slides(const char *solver, const char *name, int rods)
 {
     const double T = 2 * MU_S * PRESS;
-    rod_model *m = hairpin(T, 1, solver), *m0 = hairpin(T, 0, solver);
+    rod_model *m = hairpin(T, 1, solver, rods), *m0 = rods ? NULL : hairpin(T, 0, solver, 0);
     rod_state *st = tu_started(m);
-    advance_dissipating(m, m0, st, T_PULL, 0.005);
+    advance_checked(m, m0, st, T_PULL, 0.005);
     const hold h0 = measure(m, st);
     cr_assert_eq(rod_dynamics_advance(m, st, T_PULL + 0.005), ROD_OK, "%s", rod_state_error(st));
     hold prev = measure(m, st);
     /* 1 to 5 ms after the pull is whole: the slip some 30 v_eps and up, slid some 10 um */
     for (int k = 1; k <= 5; k++) {
-        advance_dissipating(m, m0, st, T_PULL + 0.005 + 1e-3 * k, 1e-3);
+        advance_checked(m, m0, st, T_PULL + 0.005 + 1e-3 * k, 1e-3);
         const hold h = measure(m, st);
         const double u = (h.rel - prev.rel) / 1e-3, tilt = fabs(h.rel - h0.rel) / (2 * RAD);
         cr_log_info("self friction (%s), above mu_s N: t = %.3f s, normal %.5f N, friction %.5f N = %.5f of it "
@@ -198,16 +212,21 @@ static void slides(const char *solver, const char *name)
         prev = h;
     }
     rod_state_free(st);
-    rod_model_free(m0);
+    if (m0) rod_model_free(m0);
     rod_model_free(m);
 }
 
 Test(self_friction, a_hairpin_pulled_above_mu_s_n_slides_at_mu_k, .timeout = 120)
 {
-    slides(BDF, "bdf");
+    slides(BDF, "bdf", 0);
 }
 
 Test(self_friction, the_same_by_generalized_alpha_with_the_contact_jacobian, .timeout = 120)
 {
-    slides(GALPHA, "generalized-alpha, jacobian contact");
+    slides(GALPHA, "generalized-alpha, jacobian contact", 0);
+}
+
+Test(self_friction, the_same_as_a_rod_of_a_model_of_two, .timeout = 120)
+{
+    slides(BDF, "a rod of two", 1);
 }
