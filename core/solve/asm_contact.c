@@ -6,9 +6,11 @@
  * through its Jacobian at the point and its own mass matrix, before the joints' multipliers
  * are solved; the broad phase skips pairs of rods whose bounding spheres are apart. With
  * environment.self_contact.friction (dynamics only: statics has no slip), the pair also carries
- * the obstacles' regularized Coulomb friction (contact_friction) against the slip of i's
- * surface over j's, one coefficient for every direction; the full moment of the force about
- * each centre line goes with the full surface velocity, so friction never does positive work. */
+ * the obstacles' regularized Coulomb friction against the slip of i's surface over j's, one
+ * coefficient for every direction (contact_pair_friction, the law of a rod's contact with
+ * itself too); the full moment of the force about each centre line goes with the full surface
+ * velocity, so friction never does positive work. The model's difference Jacobian carries it
+ * into the Newton matrix. */
 #include "asm.h"
 #include "state.h"
 
@@ -65,23 +67,6 @@ static void apply(const rod_model *m, const rod_state *st, const spot *p, const 
     const double *J = state_J(m, st, p->k);
     for (int c = 0; c < m->n_xi; c++)
         for (int l = 0; l < 6; l++) Q[c] += J[l + 6 * c] * w[l];
-}
-
-/* F (on i, per unit length squared) += the friction against the slip of i's surface over j's */
-static void friction(const spec_friction *fr, double fn, const double n[3], const double vi[3], const double vj[3],
-                     double vn, double F[3])
-{
-    double vt[3], ua[3], ul[3], ff[3];
-    for (int l = 0; l < 3; l++) vt[l] = vi[l] - vj[l] - vn * n[l];
-    const double u = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
-    if (!(u > 0)) return;
-    /* isotropic: any basis of the surface does; the slip's own direction and n x it */
-    for (int l = 0; l < 3; l++) ua[l] = vt[l] / u;
-    ul[0] = n[1] * ua[2] - n[2] * ua[1];
-    ul[1] = n[2] * ua[0] - n[0] * ua[2];
-    ul[2] = n[0] * ua[1] - n[1] * ua[0];
-    contact_friction(fr, fn, vt, ua, ul, ff);
-    for (int l = 0; l < 3; l++) F[l] += ff[l];
 }
 
 /* q_ddot of rod i += M^{-1} Q_i (Q_i its slice of Q, the xi block set), the generalized
@@ -161,7 +146,7 @@ int asm_contact(const rod_model *m, rod_state *st, const double *q, const double
                     if (!(fn > 0)) continue;
                     const double ds2 = mi->contact_w[ci] * mj->contact_w[cj];
                     for (int l = 0; l < 3; l++) F[l] = fn * n[l];
-                    if (qd && sp->sc_friction.on) friction(&sp->sc_friction, fn, n, vi, vj, vn, F);
+                    if (qd && sp->sc_friction.on) contact_pair_friction(&sp->sc_friction, fn, n, vi, vj, vn, F);
                     for (int l = 0; l < 3; l++) mF[l] = -F[l];
                     apply(mi, si, &pi, offi, F, ds2, Qi);
                     apply(mj, sj, &pj, offj, mF, ds2, Qj);

@@ -170,7 +170,7 @@ typedef struct {
     spec_obstacle *obstacles;
     int self_contact;
     double sc_stiffness, sc_damping; /* N/m per m^2 of rod pairs, N s/m per m^2 */
-    spec_friction sc_friction;       /* between different rods of a model (isotropic) */
+    spec_friction sc_friction;       /* a rod with itself and with the other rods (isotropic) */
     /* loads and actuators */
     int nloads, nacts;
     spec_load *loads;

@@ -23,6 +23,22 @@ void contact_friction(const spec_friction *f, double fn, const double v_t[3],
     for (int i = 0; i < 3; i++) out[i] = ca * u_axis[i] + cl * u_lat[i];
 }
 
+void contact_pair_friction(const spec_friction *fr, double fn, const double n[3], const double vi[3],
+                           const double vj[3], double vn, double F[3])
+{
+    double vt[3], ua[3], ul[3], ff[3];
+    for (int l = 0; l < 3; l++) vt[l] = vi[l] - vj[l] - vn * n[l];
+    const double u = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+    if (!(u > 0)) return;
+    /* isotropic: any basis of the surface does; the slip's own direction and n x it */
+    for (int l = 0; l < 3; l++) ua[l] = vt[l] / u;
+    ul[0] = n[1] * ua[2] - n[2] * ua[1];
+    ul[1] = n[2] * ua[0] - n[0] * ua[2];
+    ul[2] = n[0] * ua[1] - n[1] * ua[0];
+    contact_friction(fr, fn, vt, ua, ul, ff);
+    for (int l = 0; l < 3; l++) F[l] += ff[l];
+}
+
 /* The local state of contact point c: centre-line position, rotation, surface radius and
  * the velocity of the material at offset p (global) from the centre line. */
 typedef struct contact_point {
@@ -317,10 +333,11 @@ static void self_contacts(const rod_model *m, rod_state *st, const double *q, co
             const double fn = sp->sc_stiffness * eps - sp->sc_damping * vn;
             if (!(fn > 0)) continue;
             const double ds2 = factor * pi->w * pj->w;
-            for (int i = 0; i < 3; i++) {
-                F[i] = fn * n[i];
-                mF[i] = -F[i];
-            }
+            for (int i = 0; i < 3; i++) F[i] = fn * n[i];
+            /* the law between rods (asm_contact.c): the full surface velocities and the full
+             * moment off x F (apply), power conjugates, so the friction never does work */
+            if (eta && sp->sc_friction.on) contact_pair_friction(&sp->sc_friction, fn, n, vi, vj, vn, F);
+            for (int i = 0; i < 3; i++) mF[i] = -F[i];
             apply(m, st, pi, offi, F, ds2, Q);
             apply(m, st, pj, offj, mF, ds2, Q);
             report(rep, maxrep, nrep, m->s[pi->k], mid, F, ds2);
@@ -412,6 +429,59 @@ static void add_sandwich(int nx, double w, const double *U, const double B[9], c
     add_UtBV(nx, U, BV, A, ld);
 }
 
+/* Jv = Jl - [off]x Ja: the Jacobian of the material velocity at offset off from the centre
+ * line, R (eta_lin + eta_ang x R^T off) as velocity_at forms it (3 x nx, row-major) */
+static void surface_jacobian(int nx, const double *Jl, const double *Ja, const double off[3], double *Jv)
+{
+    for (int j = 0; j < nx; j++) {
+        const double a[3] = {Ja[j], Ja[nx + j], Ja[2 * nx + j]};
+        double c[3];
+        vec3_cross(off, a, c);
+        for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] - c[i];
+    }
+}
+
+/* A self-contact pair's friction (contact_pair_friction) in the Newton matrix as the walls'
+ * is: its slope in the relative surface velocity by forward differences of the pair's law (the
+ * normal force's damping through v_n included) with the static share held, sandwiched by the
+ * relative surface velocity's Jacobian Jr (the force on i is ds2 Jr^T F, i's minus j's), and
+ * its growth with the penetration, -k F / fn n^T, through the centre lines' relative motion
+ * Jd. The rods of a model (asm_contact.c) take theirs through their difference Jacobian. */
+static void pair_friction_jacobian(const rod_spec *sp, const double n[3], double eps,
+                                   const double vi[3], const double vj[3], int nx,
+                                   const double *Jr, const double *Jd, double ds2, double wk,
+                                   double *Kc, double wc, double *Cc, int ld)
+{
+    const double zero[3] = {0, 0, 0};
+    double v[3], F[3] = {0, 0, 0}, dFv[9], dFx[9];
+    for (int i = 0; i < 3; i++) v[i] = vi[i] - vj[i];
+    spec_friction held = sp->sc_friction;
+    hold_static_share(&held, v, n);
+    /* the pair's force (contact_pair_friction at the relative velocity), formed as the
+     * differences below form theirs */
+    const double vn0 = vec3_dot(v, n), fn0 = sp->sc_stiffness * eps - sp->sc_damping * vn0;
+    if (fn0 > 0) contact_pair_friction(&held, fn0, n, v, zero, vn0, F);
+    const double h = 1e-3 * held.threshold_velocity;
+    for (int a = 0; a < 3; a++) {
+        double vp[3] = {v[0], v[1], v[2]}, Fp[3] = {0, 0, 0};
+        vp[a] += h;
+        const double vnp = vec3_dot(vp, n), fnp = sp->sc_stiffness * eps - sp->sc_damping * vnp;
+        if (fnp > 0) contact_pair_friction(&held, fnp, n, vp, zero, vnp, Fp);
+        for (int i = 0; i < 3; i++) dFv[3 * i + a] = (Fp[i] - F[i]) / h;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int a = 0; a < 3; a++) dFx[3 * i + a] = fn0 > 0 ? -sp->sc_stiffness * F[i] / fn0 * n[a] : 0.0;
+    if (Kc == Cc) {
+        double BV[3 * MODEL_MAX_XI] = {0};
+        add_BV(nx, wc * ds2, dFv, Jr, BV);
+        add_BV(nx, wk * ds2, dFx, Jd, BV);
+        add_UtBV(nx, Jr, BV, Kc, ld);
+    } else {
+        add_sandwich(nx, wc * ds2, Jr, dFv, Jr, Cc, ld);
+        add_sandwich(nx, wk * ds2, Jr, dFx, Jd, Kc, ld);
+    }
+}
+
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
                       double t, double wk, double *Kc, double wc, double *Cc, int ld)
 {
@@ -485,7 +555,7 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
      * relative motion along n */
     const int nc = m->ncontact;
     cpoint *pts = st->contact_pts;
-    double Jd[3 * MODEL_MAX_XI], Jl2[3 * MODEL_MAX_XI];
+    double Jd[3 * MODEL_MAX_XI], Jl2[3 * MODEL_MAX_XI], Jr[3 * MODEL_MAX_XI];
     for (int c = 0; c < nc; c++) point_at(m, st, q, c, &pts[c]);
     for (int a = 0; a < nc; a++) {
         const cpoint *pi = &pts[a];
@@ -508,9 +578,15 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
             velocity_at(pi, eta, offi, vi);
             velocity_at(pj, eta, offj, vj);
             const double vn = vec3_dot(vi, n) - vec3_dot(vj, n);
-            if (!(sp->sc_stiffness * eps - sp->sc_damping * vn > 0)) continue;
+            const double fn = sp->sc_stiffness * eps - sp->sc_damping * vn;
+            if (!(fn > 0)) continue;
             point_jacobians(m, st, pi, Jd, Ja);
+            if (sp->sc_friction.on) surface_jacobian(nx, Jd, Ja, offi, Jr);
             point_jacobians(m, st, pj, Jl2, Ja);
+            if (sp->sc_friction.on) {
+                surface_jacobian(nx, Jl2, Ja, offj, Jv);
+                for (int i = 0; i < 3 * nx; i++) Jr[i] -= Jv[i];
+            }
             for (int i = 0; i < 3 * nx; i++) Jd[i] -= Jl2[i];
             double Bk[9], Bc[9];
             for (int i = 0; i < 3; i++)
@@ -526,6 +602,7 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
                 add_sandwich(nx, wc * ds2, Jd, Bc, Jd, Cc, ld);
                 add_sandwich(nx, wk * ds2, Jd, Bk, Jd, Kc, ld);
             }
+            if (sp->sc_friction.on) pair_friction_jacobian(sp, n, eps, vi, vj, nx, Jr, Jd, ds2, wk, Kc, wc, Cc, ld);
         }
     }
 }

@@ -27,6 +27,13 @@ typedef struct {
 void contact_friction(const spec_friction *f, double fn, const double v_t[3],
                       const double u_axis[3], const double u_lat[3], double out[3]);
 
+/* F (on i, per unit length squared) += the friction of environment.self_contact.friction
+ * (isotropic: one coefficient for every direction) against the slip of i's surface (velocity
+ * vi) over j's (vj) less its normal part vn (along n, from j toward i), for the normal force
+ * fn: the law of a rod's contact with itself and with the other rods of a model alike. */
+void contact_pair_friction(const spec_friction *fr, double fn, const double n[3], const double vi[3],
+                           const double vj[3], double vn, double F[3]);
+
 /* Adds the generalized forces of every contact at time t (moving obstacles where their
  * displacement puts them; slip and damping relative to them) to Q (n entries), for the poses
  * and Jacobians in st computed from q. eta: the body twists at every station (dynamics), or
@@ -41,7 +48,8 @@ int contact_forces(const rod_model *m, rod_state *st, const double *q, const dou
  * column-major with leading dimension ld): per wall contact ds Jv^T (dF/dv) Jv and
  * ds Jv^T (dF/dx) R J_lin with Jv the slip's Jacobian and dF/dv the point law's (friction
  * included, by differences of the 3-vector law), per self-contact pair the normal law's
- * through the two centre lines' relative motion. What q moves through the frames and the
+ * through the two centre lines' relative motion and, with self_contact.friction, the pair's
+ * friction's slope the same way through the two surfaces' relative velocity. What q moves through the frames and the
  * contact geometry is left out: an approximation for a Newton matrix, not a derivative to
  * test against. Nothing without eta (statics). */
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,

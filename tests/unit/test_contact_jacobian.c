@@ -29,10 +29,22 @@ static void contact_q(const rod_model *m, rod_state *st, const double *q, const 
     contact_forces(m, st, q, st->eta, 0.0, 1.0, Q, NULL, 0, NULL);
 }
 
-static void check(double ve, double speed)
+/* A rod curved at rest into a hairpin whose second leg lies 2 x 0.005 m beside its first,
+ * radius 0.0055 m: the legs overlap at rest. Self-contact with friction and no normal damping
+ * (the Newton matrix takes the normal damping through the centre lines, the force through the
+ * surfaces: not a derivative to test), so the q_dot block is the pair friction's alone. */
+static const char *SELF_FMT =
+    "{\"model\": \"classic\", \"rod\": {\"length\": 0.28, \"radius\": 0.0055, \"density\": 1000, "
+    "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"rest_strain\": {\"bend2\": \"(s > 0.1 && s < 0.2) ? "
+    "(3.141592653589793 / 0.1 * (1 - cos(2 * 3.141592653589793 * (s - 0.1) / 0.1)) + (-32.533266132919536) * (cos(2 * 3.141592653589793 * (s - 0.1) / 0.1) - "
+    "cos(4 * 3.141592653589793 * (s - 0.1) / 0.1))) : 0\"}}, \"strains\": {\"bend1\": 2, \"bend2\": 2, \"twist\": 1}, "
+    "\"environment\": {\"self_contact\": {\"stiffness\": 1e6, \"friction\": {\"static\": 0.8, \"kinetic\": 0.5, "
+    "\"threshold_velocity\": %g}}}}";
+
+static void check_fmt(const char *fmt, double ve, double speed)
 {
-    char json[1024];
-    snprintf(json, sizeof json, SPEC_FMT, ve);
+    char json[2048];
+    snprintf(json, sizeof json, fmt, ve);
     rod_model *m = tu_model(json);
     char err[128];
     rod_state *st = rod_state_create(m, err, sizeof err);
@@ -66,9 +78,24 @@ static void check(double ve, double speed)
     rod_model_free(m);
 }
 
+static void check(double ve, double speed)
+{
+    check_fmt(SPEC_FMT, ve, speed);
+}
+
 Test(contact_jacobian, the_rates_block_is_the_derivative_of_the_contact_forces_while_slipping)
 {
     check(1e-5, 1.0);
+}
+
+Test(contact_jacobian, a_rod_against_itself_slipping)
+{
+    check_fmt(SELF_FMT, 1e-5, 1.0);
+}
+
+Test(contact_jacobian, a_rod_against_itself_creeping)
+{
+    check_fmt(SELF_FMT, 10.0, 1e-2);
 }
 
 Test(contact_jacobian, the_rates_block_is_the_derivative_of_the_contact_forces_while_creeping)
