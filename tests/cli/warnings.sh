@@ -50,6 +50,17 @@ grep -q penetration "$tmp/err" && fail "penetration warned on the example's wall
 expect "did you mean" 2 "$rodd" check "$ex" --set model=clasic
 grep -q '/model: must be one of .*, not "clasic" (did you mean "classic"?)' "$tmp/err" && pass "enum suggestion" || fail "no suggestion"
 
+# a model of several rods has one integrator (BDF, difference Jacobian): a one-rod choice is named as unused
+two=$top/api/examples/two-rods-joined.json
+expect "several rods with generalized-alpha and the contact Jacobian" 0 "$rodd" check "$two" \
+  --set solver.integrator=generalized-alpha --set solver.step=0.001 --set solver.jacobian=contact
+grep -q "warning: /solver/integrator: a model of several rods runs BDF" "$tmp/err" && pass "names /solver/integrator" \
+  || fail "integrator warning: $(cat "$tmp/err")"
+grep -q 'warning: /solver/jacobian: .*"contact" is not used' "$tmp/err" && pass "names /solver/jacobian" \
+  || fail "jacobian warning: $(cat "$tmp/err")"
+expect "several rods as shipped" 0 "$rodd" check "$two"
+grep -q "warning: /solver" "$tmp/err" && fail "a solver warning without a solver choice" || pass "no solver warning"
+
 bad=$tmp/bad.json
 printf '{\n  "model": "classic",\n  "rod": {"length": 1,}\n}\n' > "$bad"
 expect "a trailing comma" 2 "$rodd" check "$bad"
