@@ -162,34 +162,74 @@ static void step_alphas_rates(const rod_model *m, const double *beta, const doub
  * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
  * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
  * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
-/* The Zanna step's Omega = a1 - ad_a2 a1 / 12 has dOmega/dalpha1 = I - ad_a2 / 12 and
- * dOmega/dalpha2 = ad_a1 / 12, both of the block form: G times them is two block products
- * (P x~ as times_skew), whose columns are the w of every component at once, in place of a
- * magnus_slot and a blk_apply per component and point. */
-static void zanna_slots(const blk6 *G, const magnus_step *ms, double w[6][MAGNUS_MAX_POINTS][6])
+/* o = P ad_x for a block matrix P: [[P_A x_k~, 0], [P_B x_k~ + P_A x_n~, P_A x_k~]] (o != P) */
+static void blk_times_ad(const blk6 *P, const double x[6], blk6 *o)
+{
+    double t[9];
+    times_skew(P->A, x, o->A);
+    times_skew(P->B, x, o->B);
+    times_skew(P->A, x + 3, t);
+    for (int e = 0; e < 9; e++) o->B[e] += t[e];
+}
+
+/* W <- sum_j c_j P_j over np block matrices */
+static void blk_comb(blk6 *W, int np, const double *c, const blk6 *const *P)
+{
+    for (int e = 0; e < 9; e++) {
+        double a = 0, b = 0;
+        for (int j = 0; j < np; j++) {
+            a += c[j] * P[j]->A[e];
+            b += c[j] * P[j]->B[e];
+        }
+        W->A[e] = a;
+        W->B[e] = b;
+    }
+}
+
+/* W_i = G dOmega/dalpha_i, the step's Omega differentiated by each alpha (magnus.c), as block
+ * matrices: every derivative is a polynomial in ad's, so G times it is a few products
+ * P ad_x (blk_times_ad) instead of a magnus_slot and a blk_apply per component and point.
+ * With br(x, y) = ad_y x = -ad_x y:
+ * Zanna, Omega = a1 - ad_a2 a1 / 12: D_1 = I - ad_a2 / 12, D_2 = ad_a1 / 12.
+ * Sixth order (C1 = -ad_a1 a2, z = 2 a3 + C1, C2 = ad_a1 z / 60, X = -20 a1 - a3 + C1,
+ * Y = a2 + C2, Omega = a1 + a3 / 12 - ad_X Y / 240):
+ *   D_1 = I + (ad_Y (-20 I + ad_a2) - ad_X (ad_a1 ad_a2 - ad_z) / 60) / 240,
+ *   D_2 = -(ad_Y ad_a1 + ad_X (I - ad_a1 ad_a1 / 60)) / 240,
+ *   D_3 = I / 12 - (ad_Y + ad_X ad_a1 / 30) / 240. */
+static void slot_blocks(const blk6 *G, const magnus_step *ms, blk6 W[MAGNUS_MAX_POINTS])
 {
     const double *a1 = ms->a[0], *a2 = ms->a[1];
-    blk6 W[2];
-    double Ak[9], Bk[9], An[9];
-    for (int i = 0; i < 2; i++) {
-        const double *a = i ? a1 : a2, sg = i ? 1.0 / 12.0 : -1.0 / 12.0;
-        times_skew(G->A, a, Ak);
-        times_skew(G->B, a, Bk);
-        times_skew(G->A, a + 3, An);
-        for (int e = 0; e < 9; e++) {
-            W[i].A[e] = (i ? 0.0 : G->A[e]) + sg * Ak[e];
-            W[i].B[e] = (i ? 0.0 : G->B[e]) + sg * (Bk[e] + An[e]);
-        }
+    if (ms->rule->order == 4) {
+        blk6 G2, G1;
+        blk_times_ad(G, a2, &G2);
+        blk_times_ad(G, a1, &G1);
+        const double c0[2] = {1.0, -1.0 / 12.0}, c1 = 1.0 / 12.0;
+        const blk6 *P0[2] = {G, &G2}, *P1[1] = {&G1};
+        blk_comb(&W[0], 2, c0, P0);
+        blk_comb(&W[1], 1, &c1, P1);
+        return;
     }
-    /* column c of [[A, 0], [B, A]]: [A e_c; B e_c] for c < 3, [0; A e_(c-3)] after */
-    for (int c = 0; c < 6; c++)
-        for (int i = 0; i < 2; i++) {
-            const double *A = W[i].A + 3 * (c % 3), *B = W[i].B + 3 * (c % 3);
-            for (int r = 0; r < 3; r++) {
-                w[c][i][r] = c < 3 ? A[r] : 0.0;
-                w[c][i][r + 3] = c < 3 ? B[r] : A[r];
-            }
-        }
+    double z[6];
+    for (int i = 0; i < 6; i++) z[i] = 2.0 * ms->a[2][i] + ms->C1[i];
+    blk6 GY, GX, GYa2, GXz, GXa1, GXa1a2, GYa1, GXa1a1;
+    blk_times_ad(G, ms->Y, &GY);
+    blk_times_ad(G, ms->X, &GX);
+    blk_times_ad(&GY, a2, &GYa2);
+    blk_times_ad(&GX, z, &GXz);
+    blk_times_ad(&GX, a1, &GXa1);
+    blk_times_ad(&GXa1, a2, &GXa1a2);
+    blk_times_ad(&GY, a1, &GYa1);
+    blk_times_ad(&GXa1, a1, &GXa1a1);
+    const double k = 1.0 / 240.0, k60 = k / 60.0, k30 = k / 30.0;
+    const double c0[5] = {1.0, -20.0 * k, k, k60, -k60};
+    const blk6 *P0[5] = {G, &GY, &GYa2, &GXz, &GXa1a2};
+    const double c1[3] = {-k, -k, k60};
+    const blk6 *P1[3] = {&GYa1, &GX, &GXa1a1};
+    const double c2[3] = {1.0 / 12.0, -k, -k30};
+    const blk6 *P2[3] = {G, &GY, &GXa1};
+    blk_comb(&W[0], 5, c0, P0);
+    blk_comb(&W[1], 3, c1, P1);
+    blk_comb(&W[2], 3, c2, P2);
 }
 
 static void step_Js(const rod_model *m, const double *beta, const magnus_step *ms, const blk6 *T,
@@ -199,15 +239,16 @@ static void step_Js(const rod_model *m, const double *beta, const magnus_step *m
     double w[6][MAGNUS_MAX_POINTS][6];
     blk6 G;
     Ad_blocks(g, T, &G);
-    if (ms->rule->order == 4) {
-        zanna_slots(&G, ms, w);
-    } else {
-        for (int c = 0; c < 6; c++) {
-            if (!m->comp_used[c]) continue;
-            double v[6];
-            for (int i = 0; i < np; i++) {
-                magnus_slot(ms, i, c, v);
-                blk_apply(&G, v, w[c][i]);
+    blk6 W[MAGNUS_MAX_POINTS];
+    slot_blocks(&G, ms, W);
+    /* column c of [[A, 0], [B, A]]: [A e_c; B e_c] for c < 3, [0; A e_(c-3)] after */
+    for (int c = 0; c < 6; c++) {
+        if (!m->comp_used[c]) continue;
+        for (int i = 0; i < np; i++) {
+            const double *A = W[i].A + 3 * (c % 3), *B = W[i].B + 3 * (c % 3);
+            for (int r = 0; r < 3; r++) {
+                w[c][i][r] = c < 3 ? A[r] : 0.0;
+                w[c][i][r + 3] = c < 3 ? B[r] : A[r];
             }
         }
     }
