@@ -159,13 +159,6 @@ static void step_alphas_rates(const rod_model *m, const double *beta, const doub
     add_star(m, star, h, a);
 }
 
-/* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
- * brought back to the body frame only at the stations. In the body frame one step is
- * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), which costs an Ad^{-1} of every
- * column per step; in the base frame it is J_s <- J_s + Ad_g T_Omega Phi_Omega (g: the pose
- * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
- * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
- * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
 /* o = P ad_x for a block matrix P: [[P_A x_k~, 0], [P_B x_k~ + P_A x_n~, P_A x_k~]] (o != P) */
 static void blk_times_ad(const blk6 *P, const double x[6], blk6 *o)
 {
@@ -236,6 +229,13 @@ static void slot_blocks(const blk6 *G, const magnus_step *ms, blk6 W[MAGNUS_MAX_
     blk_comb(&W[2], 3, c2, P2);
 }
 
+/* The Jacobian is carried in the base frame along each station interval, J_s = Ad_g J, and
+ * brought back to the body frame only at the stations. In the body frame one step is
+ * J <- Ad^{-1}_{exp Omega} (J + T_Omega Phi_Omega) (Eq. 46), which costs an Ad^{-1} of every
+ * column per step; in the base frame it is J_s <- J_s + Ad_g T_Omega Phi_Omega (g: the pose
+ * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
+ * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
+ * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
 static void step_Js(const rod_model *m, const double *beta, const magnus_step *ms, const blk6 *T,
                     const lie_pose *g, double *Js)
 {
