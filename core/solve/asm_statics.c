@@ -92,10 +92,13 @@ static int newton(const rod_model *m, rod_state *st, double t, rod_statics_resul
         }
         /* a joint can leave a motion that nothing resists (a ball-joined rod's spin about its
          * own axis): no force moves along it, so a slight regularization finds the step that
-         * leaves it alone, and slows the stiff rest of Newton by a factor 1e-10 at most */
+         * leaves it alone, and slows the stiff rest of Newton by a factor 1e-10 at most.
+         * (It was multiplied by zero: Newton then stepped along that motion by the residual's
+         * round-off over a near-zero pivot, 2.6e-9 every iteration, and a reordering of the
+         * Jacobian's sums in the kinematics left qfrc_rods' static start short of converging.) */
         double dmax = 0;
         for (int i = 0; i < n; i++) dmax = fmax(dmax, fabs(J[i + (size_t)n * i]));
-        for (int i = 0; i < n; i++) J[i + (size_t)n * i] -= 0 * dmax;
+        for (int i = 0; i < n; i++) J[i + (size_t)n * i] -= 1e-10 * dmax;
         if (dense_lu(J, n, piv)) {
             state_set_error(st, "statics: the rods' equilibrium is not unique (a free body or rod that "
                             "nothing holds, or a joint about which nothing resists turning)");

@@ -1,5 +1,6 @@
 #include "kinematics.h"
 
+#include "magnus_blocks.h"
 #include "state.h"
 
 #include <math.h>
@@ -12,80 +13,6 @@ void kin_zanna_omega(const double xi1[6], const double xi2[6], double h, double 
     double c[6];
     lie_ad_apply(xi1, xi2, c);
     for (int i = 0; i < 6; i++) Omega[i] = 0.5 * h * (xi1[i] + xi2[i]) + MAGNUS_C * h * h * c[i];
-}
-
-/* A 6x6 matrix of the form [[A, 0], [B, A]] (3x3 blocks, column-major): ad, Ad, T and their
- * products all have it. */
-typedef struct {
-    double A[9], B[9];
-} blk6;
-
-static void blk_apply(const blk6 *M, const double x[6], double y[6])
-{
-    for (int i = 0; i < 3; i++) {
-        const double a = M->A[i] * x[0] + M->A[i + 3] * x[1] + M->A[i + 6] * x[2];
-        y[i + 3] = M->B[i] * x[0] + M->B[i + 3] * x[1] + M->B[i + 6] * x[2] + M->A[i] * x[3] +
-                   M->A[i + 3] * x[4] + M->A[i + 6] * x[5];
-        y[i] = a;
-    }
-}
-
-/* P <- P v~ row by row: a row p^T times the skew matrix of v is (p x v)^T. */
-static void times_skew(const double P[9], const double v[3], double out[9])
-{
-    for (int i = 0; i < 3; i++) {
-        const double p0 = P[i], p1 = P[i + 3], p2 = P[i + 6];
-        out[i] = p1 * v[2] - p2 * v[1];
-        out[i + 3] = p2 * v[0] - p0 * v[2];
-        out[i + 6] = p0 * v[1] - p1 * v[0];
-    }
-}
-
-/* T_Omega = sum_k c_k ad_Omega^k as blocks, by Horner: W <- c_k I + W ad_Omega, where
- * [[P, 0], [Q, P]] [[k~, 0], [n~, k~]] = [[P k~, 0], [Q k~ + P n~, P k~]]. Once per step
- * instead of four ad's per application. */
-static void dexp_blocks(const lie_tangent *tc, blk6 *T)
-{
-    const double *k = tc->Omega, *n = tc->Omega + 3, *c = tc->c;
-    double P[9] = {0}, Q[9] = {0}, Pk[9], Qk[9], Pn[9];
-    P[0] = P[4] = P[8] = c[4];
-    for (int j = 3; j >= 0; j--) {
-        times_skew(P, k, Pk);
-        times_skew(Q, k, Qk);
-        times_skew(P, n, Pn);
-        for (int i = 0; i < 9; i++) {
-            P[i] = Pk[i];
-            Q[i] = Qk[i] + Pn[i];
-        }
-        P[0] += c[j];
-        P[4] += c[j];
-        P[8] += c[j];
-    }
-    memcpy(T->A, P, sizeof P);
-    memcpy(T->B, Q, sizeof Q);
-}
-
-/* G = Ad_g T = [[R A, 0], [r~ R A + R B, R A]] */
-static void Ad_blocks(const lie_pose *g, const blk6 *T, blk6 *G)
-{
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++) {
-            double a = 0, b = 0;
-            for (int l = 0; l < 3; l++) {
-                a += g->R[i + 3 * l] * T->A[l + 3 * j];
-                b += g->R[i + 3 * l] * T->B[l + 3 * j];
-            }
-            G->A[i + 3 * j] = a;
-            G->B[i + 3 * j] = b;
-        }
-    const double *r = g->r;
-    for (int j = 0; j < 3; j++) {
-        const double *a = G->A + 3 * j;
-        double *b = G->B + 3 * j;
-        b[0] += r[1] * a[2] - r[2] * a[1];
-        b[1] += r[2] * a[0] - r[0] * a[2];
-        b[2] += r[0] * a[1] - r[1] * a[0];
-    }
 }
 
 /* xi*'s share of a step's alphas: its rows star (model_step_star, npts x 6), or, for the
@@ -162,52 +89,23 @@ static void step_alphas_rates(const rod_model *m, const double *beta, const doub
  * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
  * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
  * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
-/* The Zanna step's Omega = a1 - ad_a2 a1 / 12 has dOmega/dalpha1 = I - ad_a2 / 12 and
- * dOmega/dalpha2 = ad_a1 / 12, both of the block form: G times them is two block products
- * (P x~ as times_skew), whose columns are the w of every component at once, in place of a
- * magnus_slot and a blk_apply per component and point. */
-static void zanna_slots(const blk6 *G, const magnus_step *ms, double w[6][MAGNUS_MAX_POINTS][6])
-{
-    const double *a1 = ms->a[0], *a2 = ms->a[1];
-    blk6 W[2];
-    double Ak[9], Bk[9], An[9];
-    for (int i = 0; i < 2; i++) {
-        const double *a = i ? a1 : a2, sg = i ? 1.0 / 12.0 : -1.0 / 12.0;
-        times_skew(G->A, a, Ak);
-        times_skew(G->B, a, Bk);
-        times_skew(G->A, a + 3, An);
-        for (int e = 0; e < 9; e++) {
-            W[i].A[e] = (i ? 0.0 : G->A[e]) + sg * Ak[e];
-            W[i].B[e] = (i ? 0.0 : G->B[e]) + sg * (Bk[e] + An[e]);
-        }
-    }
-    /* column c of [[A, 0], [B, A]]: [A e_c; B e_c] for c < 3, [0; A e_(c-3)] after */
-    for (int c = 0; c < 6; c++)
-        for (int i = 0; i < 2; i++) {
-            const double *A = W[i].A + 3 * (c % 3), *B = W[i].B + 3 * (c % 3);
-            for (int r = 0; r < 3; r++) {
-                w[c][i][r] = c < 3 ? A[r] : 0.0;
-                w[c][i][r + 3] = c < 3 ? B[r] : A[r];
-            }
-        }
-}
-
 static void step_Js(const rod_model *m, const double *beta, const magnus_step *ms, const blk6 *T,
                     const lie_pose *g, double *Js)
 {
     const int np = ms->rule->npts, nx = m->n_xi;
     double w[6][MAGNUS_MAX_POINTS][6];
     blk6 G;
-    Ad_blocks(g, T, &G);
-    if (ms->rule->order == 4) {
-        zanna_slots(&G, ms, w);
-    } else {
-        for (int c = 0; c < 6; c++) {
-            if (!m->comp_used[c]) continue;
-            double v[6];
-            for (int i = 0; i < np; i++) {
-                magnus_slot(ms, i, c, v);
-                blk_apply(&G, v, w[c][i]);
+    blk6_Ad(g, T, &G);
+    blk6 W[MAGNUS_MAX_POINTS];
+    blk6_slots(&G, ms, W);
+    /* column c of [[A, 0], [B, A]]: [A e_c; B e_c] for c < 3, [0; A e_(c-3)] after */
+    for (int c = 0; c < 6; c++) {
+        if (!m->comp_used[c]) continue;
+        for (int i = 0; i < np; i++) {
+            const double *A = W[i].A + 3 * (c % 3), *B = W[i].B + 3 * (c % 3);
+            for (int r = 0; r < 3; r++) {
+                w[c][i][r] = c < 3 ? A[r] : 0.0;
+                w[c][i][r + 3] = c < 3 ? B[r] : A[r];
             }
         }
     }
@@ -261,7 +159,7 @@ static void pose_step(const rod_model *m, const double *q, const double *beta, c
     lie_tangent_init(Omega, &tc);
     if (Js) {
         blk6 T;
-        dexp_blocks(&tc, &T);
+        blk6_dexp(&tc, &T);
         step_Js(m, beta, &ms, &T, g, Js);
     }
     lie_pose e;
@@ -358,9 +256,9 @@ static void forward_vel(const rod_model *m, const double *q, const double *qd, l
             lie_tangent_init(Omega, &tc);
             double TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
             blk6 T;
-            dexp_blocks(&tc, &T);
-            blk_apply(&T, Od, TOd);
-            blk_apply(&T, Pd, TPd);
+            blk6_dexp(&tc, &T);
+            blk6_apply(&T, Od, TOd);
+            blk6_apply(&T, Pd, TPd);
             lie_dexp_dot_apply_tc(&tc, Od, TdOd);
             lie_ad_apply(ek, TOd, adeT);
             for (int i = 0; i < 6; i++) {
