@@ -63,7 +63,7 @@ RUN_EXAMPLE ?= octopus-reaching
 RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run install coverage test test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install coverage test test-lane-native test-lane-checked test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind soak \
         fuzz fuzz-run fuzz-run-spec fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -261,9 +261,27 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
-      test-browser test-docs test-deploy \
-      fuzz-run asan tsan valgrind
+# In two lanes side by side once the native build, the viewer and the integration tests' npm
+# packages are in place: the native tests (which wait on daemons, Chromium and real time for
+# part of theirs) and the checked ones (the fuzz, ASan and TSan builds and runs, valgrind).
+# One after the other they left a core idle for minutes; the lanes share no build directory,
+# port (every test takes free ones) or npm folder. Each lane stops at its first failure; the
+# checked lane's output goes to $(BUILD)/test-checked.log, printed when the lane ends.
+TEST_NATIVE = test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+              test-browser test-docs test-deploy
+TEST_CHECKED = fuzz-run asan tsan valgrind
+test:
+	$(MAKE) -j2 $(BUILD)/rodd $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/octopus_metrics
+	$(MAKE) web
+	bash tests/integration/install.sh
+	$(MAKE) -j2 --no-print-directory test-lane-native test-lane-checked
+test-lane-native:
+	$(MAKE) -j1 $(TEST_NATIVE)
+test-lane-checked:
+	@echo "make test: $(TEST_CHECKED) beside the native tests, into $(BUILD)/test-checked.log"
+	@if $(MAKE) -j1 $(TEST_CHECKED) > $(BUILD)/test-checked.log 2>&1; then \
+	    cat $(BUILD)/test-checked.log; echo "make test: $(TEST_CHECKED) passed"; \
+	 else cat $(BUILD)/test-checked.log; echo "make test: $(TEST_CHECKED) FAILED (above)"; exit 1; fi
 
 # one Criterion worker per process: with two, Criterion's runner itself leaks a few bytes (no
 # rodd frame in the trace) and LeakSanitizer fails the run; the validation suite runs as two
