@@ -63,10 +63,10 @@ RUN_EXAMPLE ?= octopus-reaching
 RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run install coverage test test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install coverage test test-lane-native test-lane-checked test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan tsan valgrind soak \
-        fuzz fuzz-run fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
+        fuzz fuzz-run fuzz-run-spec fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -267,9 +267,28 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
-test: test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
-      test-browser test-docs test-deploy \
-      fuzz-run asan tsan valgrind
+# In two lanes side by side once the native build, the viewer and the integration tests' npm
+# packages are in place: the native tests (which wait on daemons, Chromium and real time for
+# part of theirs) then valgrind (it runs the native build), and the sanitizer builds and runs
+# (fuzz, ASan, TSan): about 850 and 770 CPU seconds. One after the other they left a core idle
+# for minutes; the lanes share no build directory, port (every test takes free ones) or npm
+# folder, and no target of one lane builds a file of the other. Each lane stops at its first
+# failure; the checked lane's output goes to $(BUILD)/test-checked.log, printed when it ends.
+TEST_NATIVE = test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+              test-browser test-docs test-deploy valgrind
+TEST_CHECKED = fuzz-run asan tsan
+test:
+	$(MAKE) -j2 $(BUILD)/rodd $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/octopus_metrics
+	$(MAKE) web
+	bash tests/integration/install.sh
+	$(MAKE) -j2 --no-print-directory test-lane-native test-lane-checked
+test-lane-native:
+	$(MAKE) -j1 $(TEST_NATIVE)
+test-lane-checked:
+	@echo "make test: $(TEST_CHECKED) beside the native tests, into $(BUILD)/test-checked.log"
+	@if $(MAKE) -j1 $(TEST_CHECKED) > $(BUILD)/test-checked.log 2>&1; then \
+	    cat $(BUILD)/test-checked.log; echo "make test: $(TEST_CHECKED) passed"; \
+	 else cat $(BUILD)/test-checked.log; echo "make test: $(TEST_CHECKED) FAILED (above)"; exit 1; fi
 
 # one Criterion worker per process: with two, Criterion's runner itself leaks a few bytes (no
 # rodd frame in the trace) and LeakSanitizer fails the run; the validation suite runs as two
@@ -304,10 +323,14 @@ coverage:
 # two Criterion workers, each test in its own valgrind'ed child with its own log (the runner
 # under valgrind reports nothing with two, unlike under LeakSanitizer). The unit suites of pure
 # arithmetic are left to ASan (under valgrind the linking suite's writhe sums alone took 53 s), and so
-# is the largest model (spec_largest: 586 coordinates, 9 s natively).
+# is the largest model (spec_largest: 586 coordinates, 9 s natively), and so are CMA-ES's
+# evaluation counts on the sphere and the ellipsoid (medians over seeds in up to 20 dimensions:
+# about 20 of the suite's 37 CPU s under valgrind; its budget, failure and IPOP-restart tests
+# stay under valgrind).
+VALGRIND_UNIT = '!(@(lie|magnus|basis|dense|quad|suggest|schema|numfmt|linking|spec_largest)/*|optim_cmaes/@(sphere|ellipsoid)*)'
 valgrind: export VALGRIND_JOBS = 2
 valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
-	VALGRIND_FILTER='!(lie|magnus|basis|dense|quad|suggest|schema|numfmt|linking|spec_largest)/*' bash tests/valgrind.sh $(BUILD)/tests/unit_tests
+	VALGRIND_FILTER=$(VALGRIND_UNIT) bash tests/valgrind.sh $(BUILD)/tests/unit_tests
 	bash tests/valgrind.sh $(BUILD)/tests/alloc_tests
 	VALGRIND_FILTER='statics*/*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
 	VALGRIND_FILTER='dynamics/[ar]*' bash tests/valgrind.sh $(BUILD)/tests/validation_tests
@@ -332,21 +355,20 @@ soak: $(BUILD)/rodd
 	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --holders 300 --max-streams 64 --idle 8 --lead 1 --churn 10 --expect-opened
 	python3 tests/soak/stream_churn.py --rodd $(SOAK_RODD) --runs $(SOAK_RUNS) --via stream --holders 300 --max-streams 256 --idle 8 --lead 1 --churn 10 --expect-opened
 
-FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -g -O1 -std=c11 -Wall -Wextra -Werror \
-             -Icore $(CORE_INC) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
-fuzz: $(BUILD)/fuzz_spec
-$(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(CORE_SRC) | $(SETUP_STAMP)
-	@mkdir -p $(BUILD)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_spec.c $(CORE_SRC) $(LDLIBS)
-# The daemon's inputs, each with its own harness (tests/fuzz/fuzz_NAME.c) and seed corpus
-# (tests/fuzz/NAME/): REST requests through the daemon's routing, stream messages, checkpoint
-# files, the config file, the tokens file and the stream handshake's text that the REST port
-# passes on. Their objects are built once with the fuzzer's instrumentation (build/fuzz-obj)
-# and linked into each.
+# The spec parser's harness and the daemon's inputs, each with its own harness
+# (tests/fuzz/fuzz_NAME.c) and seed corpus (tests/fuzz/NAME/): REST requests through the
+# daemon's routing, stream messages, checkpoint files, the config file, the tokens file and the
+# stream handshake's text that the REST port passes on. Their objects are built once with the
+# fuzzer's instrumentation (build/fuzz-obj, two compilers at once) and linked into each: the
+# spec's harness links core's alone (it was compiled from core's sources in one clang command
+# of its own, a second serial build of core/).
 FUZZ_SURFACES = rest stream checkpoint config tokens handshake wsguard
 FUZZ_OBJ_FLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1 -std=c11 -Wall -Wextra -Werror $(HDF5_CFLAGS) \
                  -Icore $(CORE_INC) $(SERVER_INC) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -pthread
-FUZZ_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC) $(filter-out server/process/main.c,$(SERVER_SRC)))
+FUZZ_CORE_OBJ = $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(CORE_SRC))
+FUZZ_OBJ = $(FUZZ_CORE_OBJ) $(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$(filter-out server/process/main.c,$(SERVER_SRC)))
+$(BUILD)/fuzz_spec: tests/fuzz/fuzz_spec.c $(FUZZ_CORE_OBJ)
+	clang $(FUZZ_OBJ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_OBJ) $(LDLIBS)
 # kept between builds: as intermediates of a pattern chain make would delete them after each link
 .SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz-obj/%.o: %.c | $(SETUP_STAMP)
@@ -360,18 +382,23 @@ fuzz: $(BUILD)/fuzz_spec $(FUZZ_SURFACES:%=$(BUILD)/fuzz_%)
 # for each of the others); `make fuzz-long` runs each for FUZZ_LONG_SECONDS (a night: 9 h over
 # eight surfaces) and prints the executions each ran.
 FUZZ_RUN = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# the eight runs two at a time (each is bounded by its wall time and uses one core: one after
+# the other they left the second core idle for 31 s), each with its own corpus and log
 fuzz-run:
 	$(MAKE) -j2 fuzz
+	$(MAKE) -j2 --no-print-directory fuzz-run-spec $(FUZZ_SURFACES:%=fuzz-run-%)
+fuzz-run-spec:
 	@mkdir -p $(BUILD)/fuzz-corpus
-	$(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-10} $(FUZZ_RUN) \
-	    -dict=tests/fuzz/spec.dict $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples
-	@set -e; for s in $(FUZZ_SURFACES); do \
-	    mkdir -p $(BUILD)/fuzz-corpus-$$s; \
-	    if ! $(BUILD)/fuzz_$$s -max_total_time=$${FUZZ_SURFACE_SECONDS:-3} $(FUZZ_RUN) \
-	        $(BUILD)/fuzz-corpus-$$s tests/fuzz/$$s > $(BUILD)/fuzz-$$s.log 2>&1; then \
-	        tail -60 $(BUILD)/fuzz-$$s.log; exit 1; fi; \
-	    echo "fuzz $$s: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-$$s.log)"; \
-	done
+	@if ! $(BUILD)/fuzz_spec -max_total_time=$${FUZZ_SECONDS:-10} $(FUZZ_RUN) -dict=tests/fuzz/spec.dict \
+	    $(BUILD)/fuzz-corpus tests/fuzz/corpus api/examples > $(BUILD)/fuzz-spec.log 2>&1; then \
+	    tail -60 $(BUILD)/fuzz-spec.log; exit 1; fi
+	@echo "fuzz spec: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-spec.log)"
+fuzz-run-%:
+	@mkdir -p $(BUILD)/fuzz-corpus-$*
+	@if ! $(BUILD)/fuzz_$* -max_total_time=$${FUZZ_SURFACE_SECONDS:-3} $(FUZZ_RUN) \
+	    $(BUILD)/fuzz-corpus-$* tests/fuzz/$* > $(BUILD)/fuzz-$*.log 2>&1; then \
+	    tail -60 $(BUILD)/fuzz-$*.log; exit 1; fi
+	@echo "fuzz $*: $$(grep -h stat::number_of_executed_units $(BUILD)/fuzz-$*.log)"
 fuzz-long: fuzz
 	@set -e; for s in spec $(FUZZ_SURFACES); do \
 	    mkdir -p $(BUILD)/fuzz-corpus-$$s; \

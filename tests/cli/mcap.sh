@@ -7,7 +7,7 @@ set -uo pipefail
 # shellcheck source=tests/cli/lib.sh
 source "$(dirname "$0")/lib.sh"
 integ=$top/tests/integration
-[ -d "$integ/node_modules/@mcap/core" ] || (cd "$integ" && npm ci --no-audit --no-fund --silent)
+bash "$integ/install.sh" || exit 1
 check() { node "$integ/mcap_check.mjs" "$@" >"$tmp/check" 2>&1; }
 
 ex=$top/api/examples/octopus-reaching.json

@@ -5,9 +5,7 @@
 # simulation processes busy beside them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -d "$here/node_modules/ws" ] || [ ! -d "$here/node_modules/@mcap/core" ] || [ ! -d "$here/node_modules/@foxglove/ws-protocol" ]; then
-  (cd "$here" && npm ci --no-audit --no-fund --silent)
-fi
+bash "$here/install.sh"
 cd "$here/../.."
 # a test that hangs fails after 10 minutes (times RODD_TEST_TIME_SCALE) instead of holding
 # the whole suite until CI gives up
