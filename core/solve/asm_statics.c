@@ -107,7 +107,6 @@ static int newton(const rod_model *m, rod_state *st, double t, rod_statics_resul
         for (int i = 0; i < n; i++) dq[i] = -F[i];
         dense_lu_solve(J, n, piv, dq);
         res->iterations++;
-        if (getenv("ASM_DEBUG")) fprintf(stderr, "it %d ndq %g\n", res->iterations, norm_inf(dq, n));
         /* the natural monotonicity test (Deuflhard): the accelerations' sizes span many
          * decades (a high degree's stiffness beside a soft bend), so a step is judged by the
          * Newton correction it leaves, J^{-1} F, not by F itself */
