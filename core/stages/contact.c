@@ -429,6 +429,24 @@ static void add_sandwich(int nx, double w, const double *U, const double B[9], c
     add_UtBV(nx, U, BV, A, ld);
 }
 
+/* Cc += wc U^T Bv U and Kc += wk U^T Bx V, the damping and stiffness parts of a contact force
+ * F(v, x) whose slopes are Bv = dF/dv (through U) and Bx = dF/dx (through V); when Kc and Cc are
+ * one matrix (a Newton matrix) both terms go in one pass over it. */
+static void add_force_slopes(int nx, const double *U, const double Bv[9], const double Bx[9], const double *V,
+                             double wc, double *Cc, double wk, double *Kc, int ld)
+{
+    if (Kc != Cc) {
+        add_sandwich(nx, wc, U, Bv, U, Cc, ld);
+        add_sandwich(nx, wk, U, Bx, V, Kc, ld);
+        return;
+    }
+    double BV[3 * MODEL_MAX_XI];
+    memset(BV, 0, (size_t)3 * nx * sizeof *BV);
+    add_BV(nx, wc, Bv, U, BV);
+    add_BV(nx, wk, Bx, V, BV);
+    add_UtBV(nx, U, BV, Kc, ld);
+}
+
 /* Jv = Jl - [off]x Ja: the Jacobian of the material velocity at offset off from the centre
  * line, R (eta_lin + eta_ang x R^T off) as velocity_at forms it (3 x nx, row-major) */
 static void surface_jacobian(int nx, const double *Jl, const double *Ja, const double off[3], double *Jv)
@@ -471,15 +489,7 @@ static void pair_friction_jacobian(const rod_spec *sp, const double n[3], double
     }
     for (int i = 0; i < 3; i++)
         for (int a = 0; a < 3; a++) dFx[3 * i + a] = fn0 > 0 ? -sp->sc_stiffness * F[i] / fn0 * n[a] : 0.0;
-    if (Kc == Cc) {
-        double BV[3 * MODEL_MAX_XI] = {0};
-        add_BV(nx, wc * ds2, dFv, Jr, BV);
-        add_BV(nx, wk * ds2, dFx, Jd, BV);
-        add_UtBV(nx, Jr, BV, Kc, ld);
-    } else {
-        add_sandwich(nx, wc * ds2, Jr, dFv, Jr, Cc, ld);
-        add_sandwich(nx, wk * ds2, Jr, dFx, Jd, Kc, ld);
-    }
+    add_force_slopes(nx, Jr, dFv, dFx, Jd, wc * ds2, Cc, wk * ds2, Kc, ld);
 }
 
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
@@ -538,16 +548,7 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
             /* the generalized force is ds Jv^T F (the moment about the tangent is its
              * rolling part), so dQ/dq_dot = ds Jv^T dF/dv Jv, dQ/dq ~ ds Jv^T dF/dx R J_lin
              * (the frames' turning with q left out) */
-            if (Kc == Cc) { /* one matrix (a Newton matrix): both terms in one pass over it */
-                double BV[3 * MODEL_MAX_XI];
-                memset(BV, 0, (size_t)3 * nx * sizeof *BV);
-                add_BV(nx, wc * ds, dFv, Jv, BV);
-                add_BV(nx, wk * ds, dFx, Jl, BV);
-                add_UtBV(nx, Jv, BV, Kc, ld);
-            } else {
-                add_sandwich(nx, wc * ds, Jv, dFv, Jv, Cc, ld);
-                add_sandwich(nx, wk * ds, Jv, dFx, Jl, Kc, ld);
-            }
+            add_force_slopes(nx, Jv, dFv, dFx, Jl, wc * ds, Cc, wk * ds, Kc, ld);
         }
     }
     if (!sp->self_contact) return;
