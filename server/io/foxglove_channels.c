@@ -239,6 +239,19 @@ static void quaternion(const double *R, double *q)
     }
 }
 
+/* The message written to o (an open_memstream of *text, *n): its text and length, or NULL when
+ * a write failed. */
+static char *closed(FILE *o, char **text, size_t *n, size_t *len)
+{
+    const int bad = ferror(o);
+    if (fclose(o) != 0 || bad) {
+        free(*text);
+        return NULL;
+    }
+    *len = *n;
+    return *text;
+}
+
 char *fox_base_message(const rod_frame *rod, double t, size_t *len)
 {
     char *text = NULL;
@@ -257,13 +270,7 @@ char *fox_base_message(const rod_frame *rod, double t, size_t *len)
     key_num(o, "z", q[2]);
     key_num(o, "w", q[3]);
     fputs("}}}", o);
-    const int bad = ferror(o);
-    if (fclose(o) != 0 || bad) {
-        free(text);
-        return NULL;
-    }
-    *len = n;
-    return text;
+    return closed(o, &text, &n, len);
 }
 
 char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
@@ -293,11 +300,5 @@ char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
         }
         fputc('}', o);
     }
-    const int bad = ferror(o);
-    if (fclose(o) != 0 || bad) {
-        free(text);
-        return NULL;
-    }
-    *len = n;
-    return text;
+    return closed(o, &text, &n, len);
 }
