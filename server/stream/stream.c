@@ -472,10 +472,16 @@ static int on_established(stream_server *ss, client *c, struct lws *wsi)
     const int reserved = c->reserved;
     memset(c, 0, sizeof *c);
     c->reserved = reserved;
-    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0)
+    /* the filter checked both before the 101; a session deleted in between ends here */
+    if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || stream_session_id_of(uri, id, sizeof id) != 0) {
+        log_event(LOG_WARN, "stream_dropped", "reason=\"no stream path after the handshake\"");
         return -1;
+    }
     c->s = pool_find(ss->d->pool, id);
-    if (!c->s) return -1;
+    if (!c->s) {
+        log_event(LOG_WARN, "stream_dropped", "reason=\"session gone after the handshake\" session=%s", id);
+        return -1;
+    }
     c->wsi = wsi;
     c->sub.rate = ss->d->cfg.default_rate;
     c->sub.fields = F_ALL;
@@ -498,7 +504,10 @@ static int on_established(stream_server *ss, client *c, struct lws *wsi)
         c->fox = have_shape ? foxws_new(ninputs, &shape) : NULL;
         if (have_shape) rod_frame_free(&shape);
         c->sub.subscribed = 0; /* until it subscribes a channel */
-        if (!c->fox) return -1;
+        if (!c->fox) {
+            log_event(LOG_WARN, "stream_dropped", "reason=\"no rod shape for a Foxglove client\" session=%s", id);
+            return -1;
+        }
         queue_ctl(c, foxws_server_info(id));
         queue_ctl(c, foxws_advertise(c->fox, names, ninputs));
         lws_callback_on_writable(wsi);
@@ -622,7 +631,8 @@ static int on_timer(stream_server *ss, client *c)
 static int on_closed(stream_server *ss, client *c)
 {
     if (c && c->wsi) {
-        log_event(LOG_INFO, "stream_closed", "session=%s dropped=%ld", c->s ? session_id(c->s) : "?", c->dropped);
+        log_event(LOG_INFO, "stream_closed", "session=%s dropped=%ld code=%d", c->s ? session_id(c->s) : "?", c->dropped,
+                  c->closing ? (int)c->close_code : 0);
         client_unlink(ss, c);
         c->wsi = NULL;
     }
