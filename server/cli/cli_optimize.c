@@ -571,6 +571,11 @@ int cli_optimize(int argc, char **argv)
     const int gradient_asked = o.gradient != NULL;
     if (gradient && !o.gradient) /* exact where there is a route to it */
         o.gradient = !(o.pb.until > 0) && !o.ndaemons && !(o.fd_step > 0) ? "implicit" : "fd";
+    if (gradient && strcmp(o.gradient, "fd") == 0 && o.evaluations > 0 && o.evaluations < 1 + 2L * o.pb.n) {
+        fprintf(stderr, "rodd optimize: --evaluations %ld is fewer than the %d runs of one finite-difference gradient "
+                "(2n + 1 for n = %d) that %s takes at its first point\n", (long)o.evaluations, 1 + 2 * o.pb.n, o.pb.n, o.method);
+        return EXIT_USAGE;
+    }
     o.token = getenv("RODD_TOKEN");
     if (o.token && !o.token[0]) o.token = NULL;
     o.nthreads = o.ndaemons ? o.jobs * o.ndaemons : o.jobs;

@@ -36,7 +36,7 @@ typedef struct {
     double *X, *F;  /* 2n + 1 points */
     double *xbest, fbest;
     long evals;
-    int calls, stopped;
+    int calls, stopped, spent; /* spent: the next call would overrun max_evals */
     nlopt_opt opt;
 } run;
 
@@ -45,7 +45,15 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     run *r = data;
     const nlopt_problem *p = r->p;
     int k = 1;
-    if (r->stopped) return HUGE_VAL; /* NLopt may call once more after a forced stop */
+    if (r->stopped || r->spent) return HUGE_VAL; /* NLopt may call once more after a forced stop */
+    if (grad && !p->grad) k = 1 + 2 * (int)n;
+    /* NLopt's maxeval counts calls, and its L-BFGS checks it only after a line search (one call
+     * more than asked): the budget of runs is held here */
+    if (p->max_evals > 0 && r->evals + k > p->max_evals) {
+        r->spent = 1;
+        nlopt_force_stop(r->opt);
+        return HUGE_VAL;
+    }
     memcpy(r->X, x, sizeof(double) * n);
     if (grad && p->grad) { /* one evaluation gives both */
         if (p->grad(p->ctx, r->X, r->F, grad) != 0) {
@@ -62,7 +70,6 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
             xp[i] = fmin(x[i] + h, p->ub[i]);
             xm[i] = fmax(x[i] - h, p->lb[i]);
         }
-        k = 1 + 2 * (int)n;
     }
     if ((!grad || !p->grad) && p->eval(p->ctx, k, r->X, r->F) != 0) {
         r->stopped = 1;
@@ -89,9 +96,10 @@ static double objective(unsigned n, const double *x, double *grad, void *data)
     return r->F[0];
 }
 
-static const char *reason_of(nlopt_result rc, int stopped)
+static const char *reason_of(nlopt_result rc, int stopped, int spent)
 {
     if (stopped) return "interrupted";
+    if (spent) return "max_evaluations"; /* NLopt may call that a failure when it was mid-search */
     switch (rc) {
     case NLOPT_STOPVAL_REACHED: return "ftarget";
     case NLOPT_FTOL_REACHED: return "ftol";
@@ -116,6 +124,11 @@ int optim_nlopt_minimize(const nlopt_problem *p, optim_result *res, char *err, s
         if (strcmp(methods[i].name, p->method) == 0) alg = methods[i].alg;
     run r = {.p = p, .fbest = HUGE_VAL};
     int k = gradient && !p->grad ? 1 + 2 * n : 1;
+    if (p->max_evals > 0 && p->max_evals < k) {
+        snprintf(err, errlen, "--evaluations %ld is fewer than the %d runs of one finite-difference gradient "
+                 "(2n + 1 for n = %d) that %s takes at its first point", p->max_evals, k, n, p->method);
+        return -1;
+    }
     r.X = malloc(sizeof(double) * n * k);
     r.F = malloc(sizeof(double) * k);
     r.xbest = malloc(sizeof(double) * n);
@@ -159,7 +172,7 @@ int optim_nlopt_minimize(const nlopt_problem *p, optim_result *res, char *err, s
     res->evaluations = r.evals;
     res->generations = r.calls;
     res->restarts = 0;
-    const char *why = reason_of(rc, r.stopped);
+    const char *why = reason_of(rc, r.stopped, r.spent);
     res->converged = rc == NLOPT_STOPVAL_REACHED || rc == NLOPT_FTOL_REACHED || rc == NLOPT_XTOL_REACHED ||
                      rc == NLOPT_SUCCESS;
     snprintf(res->reason, sizeof res->reason, "%s", why);

@@ -62,6 +62,17 @@ PY
 cmp -s <(cut -d, -f5 "$tmp/fd/evaluations.csv") <(printf 'actuators.0.tension\n0.25\n0.255\n0.245\n') \
   && pass "  its runs: x0 and x0 +- 1e-2 of the range" || fail "fd-step runs"
 
+# --evaluations is a budget of runs: L-BFGS on finite differences (3 runs a gradient) stops at
+# 6 of 7 (NLopt's own count of calls let it take a third gradient, 9 runs), and a budget below
+# one gradient is refused with why
+expect "lbfgs stops within --evaluations 7" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.45)^2" \
+  --method lbfgs --evaluations 7 --gradient fd
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["evaluations"] <= 7 and d["reason"] == "max_evaluations", d' \
+  "$tmp/out" && pass "  within its budget, said so" || fail "lbfgs budget"
+expect "lbfgs with --evaluations 2 on finite differences is refused" 64 "$rodd" optimize "$ex" --vary "$T=0:0.5" \
+  --minimize "(tip_z-0.45)^2" --method lbfgs --evaluations 2 --gradient fd
+grep -q "fewer than the 3 runs of one finite-difference gradient" "$tmp/err" && pass "  saying why" || fail "budget refusal: $(cat "$tmp/err")"
+
 # --gradient implicit: the same closed form from one static solve and the equilibrium's tangent
 expect "lbfgs, one implicit gradient" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
   --method lbfgs --evaluations 1 --gradient implicit --out "$tmp/im"
@@ -87,20 +98,22 @@ PY
 arm=(--set actuators.0.tension=0 --set actuators.1.tension=0 --set actuators.2.tension=0
   --set actuators.3.tension=0 --set actuators.4.pressure=0 --vary actuators.0.tension=0:0.03
   --vary actuators.1.tension=0:0.03 --vary actuators.2.tension=0:0.03 --vary actuators.4.pressure=0:2000
-  --minimize "1e4*((tip_x-0.15)^2 + tip_y^2 + (tip_z-0.3)^2) + energy_elastic" --method lbfgs --evaluations 1)
+  --minimize "1e4*((tip_x-0.15)^2 + tip_y^2 + (tip_z-0.3)^2) + energy_elastic" --method lbfgs)
 # the Euler column held by a pose constraint's multipliers, with its push on: the tip force, the
 # push and Young's modulus
 column=(--set loads.1.scale=1 --vary loads.0.force.2=-1:-0.3 --vary loads.1.force.0=0.005:0.02
-  --vary rod.youngs_modulus=5e5:2e6 --minimize "tip_z*10 + com_x*100 + energy_elastic" --method lbfgs --evaluations 1)
+  --vary rod.youngs_modulus=5e5:2e6 --minimize "tip_z*10 + com_x*100 + energy_elastic" --method lbfgs)
 # the arm, and the arm with its volume held by a Lagrange multiplier (the tangent's extra row)
 for name in octopus-reaching octopus-reaching-incompressible euler-column; do
   oct=$top/api/examples/$name.json
   if [ "$name" = euler-column ]; then args=("${column[@]}"); else args=("${arm[@]}"); fi
-  expect "$name: the implicit gradient" 0 "$rodd" optimize "$oct" "${args[@]}" --out "$tmp/g-im-$name"
-  expect "$name: the fd gradient, H = 1e-3" 0 "$rodd" optimize "$oct" "${args[@]}" --gradient fd --fd-step 1e-3 \
-    --out "$tmp/g-h-$name"
-  expect "$name: the fd gradient, H = 2e-3" 0 "$rodd" optimize "$oct" "${args[@]}" --gradient fd --fd-step 2e-3 \
-    --out "$tmp/g-2h-$name"
+  # one gradient each: one run, or the 2n + 1 of the differences
+  runs=$((2 * $(printf '%s\n' "${args[@]}" | grep -c '^--vary$') + 1))
+  expect "$name: the implicit gradient" 0 "$rodd" optimize "$oct" "${args[@]}" --evaluations 1 --out "$tmp/g-im-$name"
+  expect "$name: the fd gradient, H = 1e-3" 0 "$rodd" optimize "$oct" "${args[@]}" --evaluations $runs --gradient fd \
+    --fd-step 1e-3 --out "$tmp/g-h-$name"
+  expect "$name: the fd gradient, H = 2e-3" 0 "$rodd" optimize "$oct" "${args[@]}" --evaluations $runs --gradient fd \
+    --fd-step 2e-3 --out "$tmp/g-2h-$name"
   python3 - "$tmp/g-im-$name/state.json" "$tmp/g-h-$name/state.json" "$tmp/g-2h-$name/state.json" <<'PY' \
     && pass "$name: the implicit gradient is the whole runs' central differences within their error" \
     || fail "$name: implicit vs fd"
@@ -112,7 +125,6 @@ for k in im:
     assert abs(im[k] - h[k]) <= tol, (k, im[k], h[k], h2[k], tol)
     print(f"     d/d{k}: {im[k]:.10g} implicit, {h[k]:.10g} fd, apart {abs(im[k] - h[k]):.1e} (allowed {tol:.1e})")
 PY
-  runs=$((2 * $(printf '%s\n' "${args[@]}" | grep -c '^--vary$') + 1))
   [ "$(wc -l <"$tmp/g-im-$name/evaluations.csv")" = 2 ] && [ "$(wc -l <"$tmp/g-h-$name/evaluations.csv")" = $((runs + 1)) ] \
     && pass "  one run for the implicit gradient, 2n + 1 = $runs for the differences" || fail "gradient runs"
 done
