@@ -378,6 +378,35 @@ static void point_jacobians(const rod_model *m, const rod_state *st, const cpoin
     }
 }
 
+int contact_wall_normals(const rod_model *m, rod_state *st, const double *q, double t, double factor,
+                         double *eps, double *w, double *g)
+{
+    const int nx = m->n_xi, nr = m->n_rho, n = m->n;
+    double Jl[3 * MODEL_MAX_XI], Ja[3 * MODEL_MAX_XI];
+    spec_obstacle moved[SPEC_MAX_OBSTACLES];
+    double vel[SPEC_MAX_OBSTACLES][3];
+    const int nob = place_obstacles(m->spec, st, t, moved, vel);
+    int np = 0;
+    for (int c = 0; c < m->ncontact && nob; c++) {
+        cpoint p;
+        point_at(m, st, q, c, &p);
+        point_jacobians(m, st, &p, Jl, Ja);
+        for (int o = 0; o < nob; o++, np++) {
+            double nrm[3] = {0, 0, 0}, surf[3], *gi = g + (size_t)n * np;
+            memset(gi, 0, (size_t)n * sizeof *gi);
+            eps[np] = penetration(&moved[o], p.r, p.radius, nrm, surf);
+            w[np] = 0.0;
+            if (!vec3_dot(nrm, nrm)) continue; /* on the axis: no normal */
+            /* the force w eps n on the centre line (apply_wrench: ds J_lin^T R^T F; its moment
+             * off x F vanishes along the normal) and -w eps on an inflating surface */
+            w[np] = factor * m->contact_w[c] * moved[o].stiffness;
+            for (int j = 0; j < nx; j++) gi[j] = Jl[j] * nrm[0] + Jl[nx + j] * nrm[1] + Jl[2 * nx + j] * nrm[2];
+            for (int j = 0; j < nr; j++) gi[nx + j] = -m->phr[(size_t)p.k * nr + j] * p.z;
+        }
+    }
+    return np;
+}
+
 /* BV += w B V for a 3 x nx row-major V and a 3x3 row-major B */
 static void add_BV(int nx, double w, const double B[9], const double *V, double *BV)
 {

@@ -55,6 +55,18 @@ int contact_forces(const rod_model *m, rod_state *st, const double *q, const dou
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
                       double t, double wk, double *Kc, double wc, double *Cc, int ld);
 
+/* The walls' normal law linearized for statics (no velocities, so no damping or friction),
+ * at the poses and Jacobians in st computed from q: for every pair of a contact point and an
+ * obstacle, its penetration eps[i] (negative: the gap), the weight w[i] = factor ds k of its
+ * force and the direction g (row i of g, n entries) in which that force, w eps g, acts on q,
+ * along which the penetration falls (d eps = -g . dq: the centre line moving out along the
+ * normal, an inflating section's surface moving in). The frames' turning with q is left out.
+ * Lets a Newton step see the walls it is about to meet. Returns the number of pairs (at most
+ * ncontact times the obstacles; a point on an obstacle's axis, where no normal is defined,
+ * gets w = 0). */
+int contact_wall_normals(const rod_model *m, rod_state *st, const double *q, double t, double factor,
+                         double *eps, double *w, double *g);
+
 /* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
 size_t contact_point_size(void);
 
