@@ -1,17 +1,14 @@
 /* Statics (Eqs. 57-58): K q - B u - F(q) = 0 solved by KINSOL's Newton method with a line
- * search (among obstacles: by solve_walls, a Newton whose steps see the walls they meet);
+ * search (among obstacles: by statics_solve_walls in statics_walls.c, a Newton whose steps see the walls they meet);
  * when the full load does not converge, the loads are applied in steps (natural
  * continuation from the unloaded straight rod, which is an exact solution at zero load). */
 #include "one_rod.h"
 #include "base.h"
-#include "bodies.h"
 #include "constraints.h"
-#include "contact.h"
 #include "dense.h"
 #include "dynamics.h"
-#include "qfrc.h"
-#include "kinematics.h"
 #include "state.h"
+#include "statics_ctx.h"
 
 #include <kinsol/kinsol.h>
 #include <math.h>
@@ -24,69 +21,11 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 enum { MAX_SETUP_CALLS = 5 };
-/* solve_walls keeps its matrix while the steps contract at least this fast and the same
- * points touch: the grasp's last ten iterations at 0.19 each cost a residual instead of a
- * matrix of n + 1 (its static start 32 -> 24 CPU ms); at 0.5 they would be as many */
-#define THETA_REUSE 0.25
-
-typedef struct {
-    const rod_model *m;
-    rod_state *st;
-    double t, factor;
-    int N;                  /* unknowns: q (n) and the constraints' multipliers (constraints.h) */
-    double *Q, *Q2, *qp;    /* scratch: n, n, N */
-    double *cm, *cm2;       /* scratch: the multiplier rows' violations */
-    int failed;             /* an input went non-finite */
-    int coarse;             /* loads on kin_forward_coarse (the Newton matrix's differences) */
-    /* The last residual, at last_u and last_factor, while the state's kinematics are still
-     * that pass's: KINSOL's final residual is asked for again by the checks after it. */
-    int have_last;
-    double last_factor;
-    double *last_u, *last_R; /* N each */
-} statics_ctx;
-
-/* The loads on q at u = [q; lambda]: Q(q) plus the constraints' forces, and the multiplier
- * rows' violations in cm. */
-static int loads(statics_ctx *c, const double *u, double *Q, double *cm)
-{
-    const rod_model *m = c->m;
-    c->have_last = 0;
-    kin_forward_state(m, c->st, u, c->coarse);
-    base_apply(m, c->st->ev, c->t, c->st->g, m->ns, NULL, NULL);
-    base_free_apply(m, u, NULL, c->st->g, c->st->J, m->ns, NULL, NULL);
-    if (forces_static(m, c->st, u, c->t, c->factor, Q) != 0) return -1;
-    if (m->spec->nbodies) bodies_static_forces(m, c->st, c->factor, Q);
-    if (m->con) constraints_statics_terms(m, c->st, u, u + m->n, c->t, c->factor, Q, cm);
-    return 0;
-}
-
-/* R = [K q - Q(q) - A^T lambda; c(q)] */
-static int residual(statics_ctx *c, const double *u, double *R)
-{
-    const rod_model *m = c->m;
-    const int n = m->n;
-    const size_t bytes = (size_t)c->N * sizeof *u;
-    if (c->have_last && c->last_factor == c->factor && !memcmp(u, c->last_u, bytes)) {
-        memcpy(R, c->last_R, bytes);
-        return 0;
-    }
-    if (loads(c, u, c->Q, R + n) != 0) return -1;
-    for (int i = 0; i < n; i++) {
-        double s = -c->Q[i];
-        for (int j = 0; j < n; j++) s += m->K[i + (size_t)n * j] * u[j];
-        R[i] = s;
-    }
-    memcpy(c->last_u, u, bytes);
-    memcpy(c->last_R, R, bytes);
-    c->last_factor = c->factor;
-    c->have_last = 1;
-    return 0;
-}
 
 static int kin_residual(N_Vector u, N_Vector f, void *data)
 {
     statics_ctx *c = data;
-    if (residual(c, N_VGetArrayPointer(u), N_VGetArrayPointer(f)) != 0) {
+    if (statics_ctx_residual(c, N_VGetArrayPointer(u), N_VGetArrayPointer(f)) != 0) {
         c->failed = 1;
         return -1;
     }
@@ -95,54 +34,12 @@ static int kin_residual(N_Vector u, N_Vector f, void *data)
     return 0;
 }
 
-/* dR/du into J (N x N, column-major): the stiff linear part K exactly, the loads' and
- * constraints' parts by differences in q (forward for Newton, central for the tangent), both ends of every difference on the same
- * kinematics (coarse: one step of the model's rule per station interval, for Newton's matrix,
- * whose error only slows Newton's convergence; fine: the residual's own, for the tangent,
- * whose error is the derivative's); the multipliers' columns are -A^T exactly. */
-static int jacobian(statics_ctx *c, const double *q, int coarse, double *J)
-{
-    const rod_model *m = c->m;
-    const int n = m->n, N = c->N;
-    memcpy(c->qp, q, (size_t)N * sizeof *q);
-    c->coarse = coarse;
-    /* the tangent's central (error ~h^2, 1e-11 relative at h = eps^(1/3)) at twice the passes */
-    const int central = !coarse;
-    int rc = central ? 0 : loads(c, q, c->Q, c->cm);
-    for (int j = 0; j < n && rc == 0; j++) {
-        const double h = (central ? 6.0554544523933429e-06 : 1.4901161193847656e-08) * fmax(fabs(q[j]), 1.0);
-        c->qp[j] = q[j] + h;
-        rc = loads(c, c->qp, c->Q2, c->cm2);
-        if (central && rc == 0) { /* the lower end where the forward difference keeps q's */
-            c->qp[j] = q[j] - h;
-            rc = loads(c, c->qp, c->Q, c->cm);
-        }
-        c->qp[j] = q[j];
-        const double d = central ? 2 * h : h;
-        double *col = J + (size_t)N * j;
-        for (int i = 0; i < n; i++) col[i] = m->K[i + (size_t)n * j] - (c->Q2[i] - c->Q[i]) / d;
-        for (int i = n; i < N; i++) col[i] = (c->cm2[i - n] - c->cm[i - n]) / d;
-    }
-    c->coarse = 0;
-    if (rc != 0) return -1;
-    if (N > n) {
-        if (loads(c, q, c->Q, c->cm) != 0) return -1; /* A at q */
-        for (int r = 0; r < N - n; r++) {
-            double *col = J + (size_t)N * (n + r);
-            constraints_mult_column(m, c->st, r, col);
-            for (int i = 0; i < n; i++) col[i] = -col[i];
-            memset(col + n, 0, (size_t)(N - n) * sizeof *col);
-        }
-    }
-    return 0;
-}
-
 static int kin_jacobian(N_Vector u, N_Vector fu, SUNMatrix Jm, void *data, N_Vector t1, N_Vector t2)
 {
     (void)fu;
     (void)t1;
     (void)t2;
-    return jacobian(data, N_VGetArrayPointer(u), 1, SUNDenseMatrix_Data(Jm));
+    return statics_ctx_jacobian(data, N_VGetArrayPointer(u), 1, SUNDenseMatrix_Data(Jm));
 }
 
 static void kin_error(int code, const char *module, const char *function, char *msg, void *data)
@@ -153,26 +50,11 @@ static void kin_error(int code, const char *module, const char *function, char *
     state_set_error(c->st, "KINSOL %s: %s", function, msg);
 }
 
-/* The residual's scale: 1/K_ii for the equilibrium rows, the constraints' own for theirs. A
- * free base's rows are the net moment and force on the rod (no stiffness of their own):
- * scaled by 1/EI and L/EI they read in 1/m as a strain row's residual does. */
-static void residual_scale(const statics_ctx *c, double *fs)
-{
-    const rod_model *m = c->m;
-    const int n = m->n;
-    memcpy(fs, m->Kdiag_inv, (size_t)n * sizeof *fs);
-    if (m->base_col >= 0) {
-        const double EI = m->E * fmax(m->sec[0].I11, m->sec[0].I22);
-        for (int a = 0; a < 6; a++) fs[m->base_col + a] = (a < 3 ? 1.0 : m->L) / (EI > 0 ? EI : 1.0);
-    }
-    for (int i = n; i < c->N; i++) fs[i] = constraints_row_scale(c->m, i - n);
-}
-
 /* max_i |R_i| / K_ii (and the constraints' violations, scaled) at u */
 static double scaled_residual(statics_ctx *c, const double *u, double *R, double *fs)
 {
-    if (residual(c, u, R) != 0) return INFINITY;
-    residual_scale(c, fs);
+    if (statics_ctx_residual(c, u, R) != 0) return INFINITY;
+    statics_ctx_scale(c, fs);
     double r = 0;
     for (int i = 0; i < c->N; i++) {
         double v = fabs(R[i]) * fs[i];
@@ -193,7 +75,7 @@ static void guess_multipliers(statics_ctx *c, double *u)
     if (nm <= 0) return;
     double *lam = u + n;
     memset(lam, 0, (size_t)nm * sizeof *lam);
-    if (loads(c, u, c->Q, c->cm) != 0) return;
+    if (statics_ctx_loads(c, u, c->Q, c->cm) != 0) return;
     double *r = c->Q2, *A = calloc((size_t)nm * n + (size_t)nm * nm, sizeof *A);
     if (!A) return;
     double *G = A + (size_t)nm * n;
@@ -240,7 +122,7 @@ static int solve_at(statics_ctx *c, SUNContext ctx, double *q, int *iters, doubl
     if (!LS) goto out;
     memcpy(N_VGetArrayPointer(u), q, (size_t)n * sizeof *q);
     N_VConst(1.0, us);
-    residual_scale(c, N_VGetArrayPointer(fs));
+    statics_ctx_scale(c, N_VGetArrayPointer(fs));
     if (KINInit(mem, kin_residual, u) != KIN_SUCCESS) goto out;
     KINSetUserData(mem, c);
     KINSetErrHandlerFn(mem, kin_error, c);
@@ -290,180 +172,9 @@ out:
     return rc;
 }
 
-/* The step dq of Newton's linear model with the walls in it: the matrix J (dR/du at u, whose
- * differences hold the walls' stiffness where points touch now) and R (their forces now),
- * corrected for the points that the step itself brings into contact or out of it, each
- * point's normal force w max(eps - g . dq, 0) linearized in dq (contact_wall_normals): the
- * contact set is guessed from the step it gives until the two agree. Without it the step
- * goes through a wall that only the points already touching feel, and a line search cuts
- * it to a fraction at every iteration (the grasp: 41 iterations, 650 residuals from 0.75 to
- * the full load). M: scratch N x N; piv: N. */
-static int walls_step(statics_ctx *c, const double *J, const double *R, int np, const double *eps,
-                      const double *w, const double *g, char *in, double *M, int *piv, double *dq)
-{
-    const int N = c->N, n = c->m->n;
-    for (int k = 0; k < np; k++) in[k] = eps[k] > 0;
-    for (int round = 0;; round++) {
-        memcpy(M, J, (size_t)N * N * sizeof *M);
-        for (int i = 0; i < N; i++) dq[i] = -R[i];
-        for (int k = 0; k < np; k++) {
-            const int now = eps[k] > 0;
-            if (in[k] == now || !(w[k] > 0)) continue;
-            /* arriving: + w g g^T and its force w eps g; leaving: both taken away */
-            const double sw = in[k] ? w[k] : -w[k], *gk = g + (size_t)n * k;
-            for (int i = 0; i < n; i++) dq[i] += sw * eps[k] * gk[i];
-            for (int j = 0; j < n; j++) {
-                if (gk[j] == 0) continue;
-                double *col = M + (size_t)N * j;
-                for (int i = 0; i < n; i++) col[i] += sw * gk[i] * gk[j];
-            }
-        }
-        if (dense_lu(M, N, piv) != 0) return -1;
-        dense_lu_solve(M, N, piv, dq);
-        /* cycling between contact sets: the last one's step (M and in agree); the line
-         * search judges it */
-        if (round == 20) return 0;
-        int changed = 0;
-        for (int k = 0; k < np; k++) {
-            const double *gk = g + (size_t)n * k;
-            double d = 0;
-            for (int i = 0; i < n && w[k] > 0; i++) d += gk[i] * dq[i];
-            changed |= in[k] != (w[k] > 0 && eps[k] - d > 0);
-        }
-        if (!changed) return 0;
-        for (int k = 0; k < np; k++) {
-            const double *gk = g + (size_t)n * k;
-            double d = 0;
-            for (int i = 0; i < n && w[k] > 0; i++) d += gk[i] * dq[i];
-            in[k] = w[k] > 0 && eps[k] - d > 0;
-        }
-    }
-}
-
-/* The simplified Newton correction at a trial point (Deuflhard's natural monotonicity test):
- * the same linear model, M's factors and contact set in, for the residual Rt and
- * penetrations eps_t there. */
-static void walls_correction(const statics_ctx *c, const double *M, const int *piv, const double *Rt, int np,
-                             const double *eps_t, const double *w, const double *g, const char *in, double *dqb)
-{
-    const int N = c->N, n = c->m->n;
-    for (int i = 0; i < N; i++) dqb[i] = -Rt[i];
-    for (int k = 0; k < np; k++) {
-        if (in[k] == (eps_t[k] > 0) || !(w[k] > 0)) continue;
-        const double sw = in[k] ? w[k] : -w[k], *gk = g + (size_t)n * k;
-        for (int i = 0; i < n; i++) dqb[i] += sw * eps_t[k] * gk[i];
-    }
-    dense_lu_solve(M, N, piv, dqb);
-}
-
-static double norm2(const double *v, int N)
-{
-    double s = 0;
-    for (int i = 0; i < N; i++) s += v[i] * v[i];
-    return sqrt(s);
-}
-
-/* One Newton solve at the context's load factor from q (updated in place on success) for a
- * rod among obstacles: Newton's steps from walls_step, halved until the simplified
- * correction shrinks, on a difference matrix kept while the same points touch and the steps
- * contract by THETA_REUSE or better. Converged as solve_at is: the scaled residual within
- * solver.tolerance. */
-static int solve_walls(statics_ctx *c, double *q, int *iters, double *R)
-{
-    const rod_model *m = c->m;
-    const int nob = m->spec->nobstacles < SPEC_MAX_OBSTACLES ? m->spec->nobstacles : SPEC_MAX_OBSTACLES;
-    const int N = c->N, n = m->n, npmax = m->ncontact * nob;
-    const size_t pts = npmax > 0 ? (size_t)npmax : 1;
-    double *J = malloc(((size_t)2 * N * N + 5 * (size_t)N + 2 * pts * (2 + (size_t)n)) * sizeof *J);
-    int *piv = malloc((size_t)N * sizeof *piv);
-    char *in = malloc(2 * pts), *inJ = in + pts; /* inJ: the points touching where J was formed */
-    int rc = -1;
-    if (!J || !piv || !in) {
-        state_set_error(c->st, "out of memory");
-        goto out;
-    }
-    double *M = J + (size_t)N * N, *dq = M + (size_t)N * N, *qt = dq + N, *Rt = qt + N, *fs = Rt + N;
-    double *eps = fs + N, *w = eps + pts, *g = w + pts, *dqb = g + pts * n;
-    double *eps_t = dqb + N, *w_t = eps_t + pts, *g_t = w_t + pts; /* at a trial point */
-    residual_scale(c, fs);
-    const double tol = m->spec->tolerance;
-    if (residual(c, q, R) != 0) goto fail;
-    int have_J = 0;
-    double theta = INFINITY; /* the last step's contraction |simplified correction| / |step| */
-    for (int it = 0;; it++) {
-        double worst = 0;
-        for (int i = 0; i < N; i++) worst = fmax(worst, fabs(R[i]) * fs[i]);
-        if (!isfinite(worst)) goto fail;
-        if (worst <= tol) {
-            rc = 0;
-            break;
-        }
-        if (it >= m->spec->max_iterations) {
-            state_set_error(c->st, "Newton did not converge in %d iterations (scaled residual %.3g)", it, worst);
-            break;
-        }
-        /* the walls at q (the state's kinematics are q's after its residual), then the
-         * matrix, whose differences leave them elsewhere */
-        if (residual(c, q, R) != 0) goto fail;
-        const int np = contact_wall_normals(m, c->st, q, c->t, c->factor, eps, w, g);
-        int same = have_J && theta <= THETA_REUSE;
-        for (int k = 0; k < np && same; k++) same = inJ[k] == (eps[k] > 0);
-        if (!same) {
-            if (jacobian(c, q, 1, J) != 0) goto fail;
-            for (int k = 0; k < np; k++) inJ[k] = eps[k] > 0;
-            have_J = 1;
-        }
-        if (walls_step(c, J, R, np, eps, w, g, in, M, piv, dq) != 0) {
-            state_set_error(c->st, "the Newton matrix is singular");
-            break;
-        }
-        ++*iters;
-        /* damped by the natural monotonicity test: the residual's norm jumps where contacts
-         * come and go, the simplified correction does not */
-        const double ndq = norm2(dq, N);
-        double theta_t = INFINITY;
-        double lam = 1.0;
-        int ok = 0;
-        /* a kept matrix's step is taken whole or not at all (then a fresh matrix's) */
-        for (int k = 0; k < (same ? 1 : 30); k++, lam *= 0.5) {
-            for (int i = 0; i < N; i++) qt[i] = q[i] + lam * dq[i];
-            if (residual(c, qt, Rt) != 0) goto fail;
-            contact_wall_normals(m, c->st, qt, c->t, c->factor, eps_t, w_t, g_t);
-            walls_correction(c, M, piv, Rt, np, eps_t, w, g, in, dqb);
-            const double nb = norm2(dqb, N);
-            double worst_t = 0; /* converged there: a step at round-off passes either way */
-            for (int i = 0; i < N; i++) worst_t = fmax(worst_t, fabs(Rt[i]) * fs[i]);
-            ok = (isfinite(nb) && nb <= (1 - lam / 4) * ndq) || worst_t <= tol;
-            theta_t = nb / ndq;
-            if (ok) break;
-        }
-        if (!ok && same) { /* this iteration again, on a fresh matrix */
-            theta = INFINITY;
-            it--;
-            --*iters;
-            continue;
-        }
-        if (!ok) {
-            state_set_error(c->st, "the Newton steps stopped shrinking (scaled residual %.3g)", worst);
-            break;
-        }
-        memcpy(q, qt, (size_t)N * sizeof *q);
-        memcpy(R, Rt, (size_t)N * sizeof *R);
-        theta = lam < 1 ? INFINITY : theta_t;
-    }
-    goto out;
-fail:
-    c->failed = 1;
-out:
-    free(J);
-    free(piv);
-    free(in);
-    return rc;
-}
-
 static int solve(statics_ctx *c, SUNContext ctx, int walls, double *q, int *iters, double *R)
 {
-    return walls ? solve_walls(c, q, iters, R) : solve_at(c, ctx, q, iters, R);
+    return walls ? statics_solve_walls(c, q, iters, R) : solve_at(c, ctx, q, iters, R);
 }
 
 int statics_solve_one(const rod_model *m, rod_state *st, double t, rod_statics_result *res)
@@ -509,7 +220,7 @@ int statics_solve_one(const rod_model *m, rod_state *st, double t, rod_statics_r
     for (int i = 0; i < n && straight; i++) straight = q[i] == 0.0;
     /* Obstacles: KINSOL's Newton steps from the straight rod (no contact yet) go through the
      * walls and its line search cuts them to fractions (the grasp: 61 iterations in 3 load
-     * steps, 0.14 CPU s); solve_walls' steps see the walls they meet (12 iterations at the
+     * steps, 0.14 CPU s); statics_solve_walls' steps see the walls they meet (12 iterations at the
      * full load). Not with multipliers, whose step sizes its test would mix with q's: those
      * keep KINSOL, in load steps from the straight rod. */
     const int obstacles = m->spec->nobstacles > 0, walls = obstacles && N == n;
@@ -601,7 +312,7 @@ int statics_residual_one(const rod_model *m, rod_state *st, double t, const doub
     statics_ctx c;
     int rc = ctx_open(&c, m, st, t, u);
     if (rc != ROD_OK) return rc;
-    rc = residual(&c, u, R) == 0 ? ROD_OK : ROD_ESOLVER;
+    rc = statics_ctx_residual(&c, u, R) == 0 ? ROD_OK : ROD_ESOLVER;
     if (rc != ROD_OK && !st->err[0]) state_set_error(st, "the static residual is not defined at this state");
     free(c.Q);
     return rc;
@@ -618,7 +329,7 @@ int statics_tangent_one(const rod_model *m, rod_state *st, double t, const doubl
     if (!J || !piv) {
         state_set_error(st, "out of memory");
         rc = ROD_ENOMEM;
-    } else if (jacobian(&c, u, 0, J) != 0) {
+    } else if (statics_ctx_jacobian(&c, u, 0, J) != 0) {
         if (!st->err[0]) state_set_error(st, "the static residual is not defined at this state");
         rc = ROD_ESOLVER;
     } else if (dense_lu(J, N, piv) != 0) {
