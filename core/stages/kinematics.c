@@ -228,6 +228,15 @@ static void step_rates(const rod_model *m, const double *q, const double *qd, co
     if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
 }
 
+/* The recursions run over blocks of STEP_BLOCK steps: first each step's own part, stage by
+ * stage across the block (alphas and Omega, its coefficients, T, exp), then the chain through
+ * the poses, twists and Jacobians; likewise the frame's steps (kin_step_exps), Omegas first,
+ * exponentials after. The same operations in the same order as step by step, so the same
+ * results bit for bit, but a stage's calls on different steps do not wait for each other and
+ * the processor overlaps them: the cantilever bench 8.7 -> 8.1 ms CPU (the frame's steps 6 %,
+ * the twist's and the velocity's 2 % each). */
+enum { STEP_BLOCK = 8 };
+
 /* What one step of the velocity recursion needs that does not depend on the steps before it:
  * its Omega's exponential, T_Omega and the twist's and bias's increments. */
 typedef struct {
@@ -260,12 +269,6 @@ static void vel_steps_local(const rod_model *m, const double *q, const double *q
     for (int b = 0; b < nb; b++) lie_dexp_dot_apply_tc(&v[b].tc, v[b].Od, v[b].TdOd);
     for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
 }
-
-/* The velocity recursion runs over blocks of STEP_BLOCK steps: first each step's own part
- * (vel_steps_local), then the chain through the poses, twists and Jacobians, the same
- * operations in the same order as step by step (the same results bit for bit) with the steps'
- * own parts free to overlap (the cantilever bench 2 % less CPU time). */
-enum { STEP_BLOCK = 8 };
 
 static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                         const kin_defer *d, double *eta, double *bias)
@@ -321,31 +324,44 @@ void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, c
     forward_vel(m, q, qd, st->g, with_J ? st->J : NULL, d.pending ? &d : NULL, st->eta, st->bias);
 }
 
+/* kin_forward_twist's local parts: vel_steps_local's without the bias's (T applied by
+ * lie_dexp_apply_tc, as before the blocks) */
+static void twist_steps_local(const rod_model *m, const double *q, const double *qd, int t0, int nb,
+                              vel_step *v)
+{
+    const int sub = m->substeps;
+    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    for (int b = 0; b < nb; b++) {
+        const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
+        v[b].ms = (magnus_step){.rule = m->mag};
+        step_rates(m, q, qd, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
+                   (m->s[k] - m->s[k - 1]) / sub, &v[b].ms, v[b].Omega, v[b].Od, NULL);
+    }
+    for (int b = 0; b < nb; b++) lie_tangent_init(v[b].Omega, &v[b].tc);
+    for (int b = 0; b < nb; b++) lie_dexp_apply_tc(&v[b].tc, v[b].Od, v[b].TOd);
+    for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
+}
+
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta)
 {
-    const int nx = m->n_xi, sub = m->substeps;
-    const size_t bsz = (size_t)m->mag->npts * nx;
+    const int sub = m->substeps, nsteps = (m->ns - 1) * sub;
     lie_pose_identity(&g[0]);
     memset(eta, 0, 6 * sizeof *eta);
-    for (int k = 1; k < m->ns; k++) {
-        const double h = (m->s[k] - m->s[k - 1]) / sub;
-        g[k] = g[k - 1];
-        double *ek = eta + 6 * k;
-        memcpy(ek, ek - 6, 6 * sizeof *eta);
-        for (int j = 0; j < sub; j++) {
-            const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
-            magnus_step ms = {.rule = m->mag};
-            double Omega[6], Od[6], TOd[6];
-            step_rates(m, q, qd, beta, star_of(m, m->kin_star, sub, k, j), h, &ms, Omega, Od, NULL);
-            lie_tangent tc;
-            lie_tangent_init(Omega, &tc);
-            lie_dexp_apply_tc(&tc, Od, TOd);
-            for (int i = 0; i < 6; i++) TOd[i] += ek[i];
-            lie_pose e;
-            lie_exp_tc(&tc, &e);
-            lie_Ad_inv_apply(&e, TOd, ek);
-            lie_pose_mul(&g[k], &e, &g[k]);
+    vel_step v[STEP_BLOCK];
+    for (int t0 = 0; t0 < nsteps; t0 += STEP_BLOCK) {
+        const int nb = nsteps - t0 < STEP_BLOCK ? nsteps - t0 : STEP_BLOCK;
+        twist_steps_local(m, q, qd, t0, nb, v);
+        for (int b = 0; b < nb; b++) {
+            const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
+            double *ek = eta + 6 * k, TOd[6];
+            if (j == 0) {
+                g[k] = g[k - 1];
+                memcpy(ek, ek - 6, 6 * sizeof *eta);
+            }
+            for (int i = 0; i < 6; i++) TOd[i] = v[b].TOd[i] + ek[i];
+            lie_Ad_inv_apply(&v[b].e, TOd, ek);
+            lie_pose_mul(&g[k], &v[b].e, &g[k]);
         }
     }
 }
@@ -354,11 +370,15 @@ void kin_step_exps(const rod_model *m, const double *q, const double *beta, cons
                    const double *h, int nsteps, lie_pose *e)
 {
     const size_t bsz = (size_t)m->mag->npts * m->n_xi, ssz = (size_t)m->mag->npts * 6;
-    for (int j = 0; j < nsteps; j++) {
-        magnus_step ms = {.rule = m->mag};
-        double Omega[6];
-        step_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, ms.a);
-        magnus_eval(&ms, Omega);
-        lie_exp(Omega, &e[j]);
+    for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
+        const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
+        double Omega[STEP_BLOCK][6];
+        for (int b = 0; b < nb; b++) {
+            const int j = j0 + b;
+            magnus_step ms = {.rule = m->mag};
+            step_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, ms.a);
+            magnus_eval(&ms, Omega[b]);
+        }
+        for (int b = 0; b < nb; b++) lie_exp(Omega[b], &e[j0 + b]);
     }
 }
