@@ -214,27 +214,14 @@ void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int c
                   coarse ? m->kin_star1 : m->kin_star, st->g, st->J, d.pending ? &d : NULL);
 }
 
-/* Omega of one step and its rate Omega_dot = dOmega/dalpha . alpha_dot; with Pd, also
- * Phi_Omega_dot q_dot, Omega's second derivative along q_dot with q_ddot = 0. */
-static void step_rates(const rod_model *m, const double *q, const double *qd, const double *beta,
-                       const double *star, double h, magnus_step *ms, double Omega[6], double Od[6],
-                       double Pd[6])
-{
-    double ad[MAGNUS_MAX_POINTS][6];
-    magnus_tangent t;
-    step_alphas_rates(m, beta, star, h, q, qd, ms->a, ad);
-    magnus_eval(ms, Omega);
-    magnus_dir(ms, (const double(*)[6])ad, Od, Pd ? &t : NULL);
-    if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
-}
-
 /* The recursions run over blocks of STEP_BLOCK steps: first each step's own part, stage by
- * stage across the block (alphas and Omega, its coefficients, T, exp), then the chain through
- * the poses, twists and Jacobians; likewise the frame's steps (kin_step_exps), Omegas first,
- * exponentials after. The same operations in the same order as step by step, so the same
- * results bit for bit, but a stage's calls on different steps do not wait for each other and
- * the processor overlaps them: the cantilever bench 8.7 -> 8.1 ms CPU (the frame's steps 6 %,
- * the twist's and the velocity's 2 % each). */
+ * stage across the block (alphas, Omega and its rates, their coefficients, T, exp), then the
+ * chain through the poses, twists and Jacobians; likewise the frame's steps (kin_step_exps).
+ * The same operations in the same order as step by step, so the same results bit for bit, but
+ * a stage's calls on different steps do not wait for each other and the processor overlaps
+ * them, and what one stage stores the next reads after the stores have landed (read straight
+ * back, small arrays stalled the store-to-load forwarding): the cantilever bench 8.7 -> 7.4
+ * ms CPU in-process. */
 enum { STEP_BLOCK = 8 };
 
 /* What one step of the velocity recursion needs that does not depend on the steps before it:
@@ -244,7 +231,7 @@ typedef struct {
     lie_tangent tc;
     blk6 T;
     lie_pose e;
-    double Omega[6], Od[6], Pd[6], TOd[6], TPd[6], TdOd[6];
+    double Omega[6], Od[6], Pd[6], TOd[6], TPd[6], TdOd[6]; /* Od = Omega_dot, Pd = Phi_Omega_dot q_dot */
 } vel_step;
 
 /* The local parts of nb steps, stage by stage across the steps (each stage's calls on
@@ -254,11 +241,21 @@ static void vel_steps_local(const rod_model *m, const double *q, const double *q
 {
     const int sub = m->substeps;
     const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
     for (int b = 0; b < nb; b++) {
         const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
-        v[b].ms = (magnus_step){.rule = m->mag};
-        step_rates(m, q, qd, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
-                   (m->s[k] - m->s[k - 1]) / sub, &v[b].ms, v[b].Omega, v[b].Od, v[b].Pd);
+        v[b].ms.rule = m->mag;
+        step_alphas_rates(m, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
+                          (m->s[k] - m->s[k - 1]) / sub, q, qd, v[b].ms.a, ad[b]);
+    }
+    /* Omega, its rate Omega_dot = dOmega/dalpha . alpha_dot and Phi_Omega_dot q_dot, Omega's
+     * second derivative along q_dot with q_ddot = 0 (the alphas stored a stage before they are
+     * read: read straight after, they stalled the store-to-load forwarding) */
+    for (int b = 0; b < nb; b++) {
+        magnus_tangent t;
+        magnus_eval(&v[b].ms, v[b].Omega);
+        magnus_dir(&v[b].ms, (const double(*)[6])ad[b], v[b].Od, &t);
+        magnus_second(&v[b].ms, (const double(*)[6])ad[b], &t, v[b].Pd);
     }
     for (int b = 0; b < nb; b++) lie_tangent_init(v[b].Omega, &v[b].tc);
     for (int b = 0; b < nb; b++) {
@@ -331,11 +328,16 @@ static void twist_steps_local(const rod_model *m, const double *q, const double 
 {
     const int sub = m->substeps;
     const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
     for (int b = 0; b < nb; b++) {
         const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
-        v[b].ms = (magnus_step){.rule = m->mag};
-        step_rates(m, q, qd, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
-                   (m->s[k] - m->s[k - 1]) / sub, &v[b].ms, v[b].Omega, v[b].Od, NULL);
+        v[b].ms.rule = m->mag;
+        step_alphas_rates(m, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
+                          (m->s[k] - m->s[k - 1]) / sub, q, qd, v[b].ms.a, ad[b]);
+    }
+    for (int b = 0; b < nb; b++) {
+        magnus_eval(&v[b].ms, v[b].Omega);
+        magnus_dir(&v[b].ms, (const double(*)[6])ad[b], v[b].Od, NULL);
     }
     for (int b = 0; b < nb; b++) lie_tangent_init(v[b].Omega, &v[b].tc);
     for (int b = 0; b < nb; b++) lie_dexp_apply_tc(&v[b].tc, v[b].Od, v[b].TOd);
@@ -373,12 +375,13 @@ void kin_step_exps(const rod_model *m, const double *q, const double *beta, cons
     for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
         const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
         double Omega[STEP_BLOCK][6];
+        magnus_step ms[STEP_BLOCK];
         for (int b = 0; b < nb; b++) {
             const int j = j0 + b;
-            magnus_step ms = {.rule = m->mag};
-            step_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, ms.a);
-            magnus_eval(&ms, Omega[b]);
+            ms[b].rule = m->mag;
+            step_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, ms[b].a);
         }
+        for (int b = 0; b < nb; b++) magnus_eval(&ms[b], Omega[b]);
         for (int b = 0; b < nb; b++) lie_exp(Omega[b], &e[j0 + b]);
     }
 }
