@@ -217,10 +217,12 @@ int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame 
     f->radius = malloc((size_t)n * sizeof *f->radius);
     f->kappa = malloc((size_t)3 * n * sizeof *f->kappa);
     f->nu = malloc((size_t)3 * n * sizeof *f->nu);
-    lie_pose *g = malloc((size_t)m->ns * sizeof *g);
     double *eta = NULL;
     int own = 0;
     const frame_table *tab = frame_table_acquire(m, n, &own);
+    /* the stations' poses, then the points' steps' exponentials */
+    const int nsteps = tab ? tab->first[n] : 0;
+    lie_pose *g = malloc(((size_t)m->ns + (size_t)nsteps) * sizeof *g), *e = g ? g + m->ns : NULL;
     if (!f->s || !f->position || !f->rotation || !f->rho || !f->radius || !f->kappa || !f->nu ||
         !g || !tab || station_poses(m, st, g, &eta) != 0) {
         free(g);
@@ -245,13 +247,10 @@ int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame 
      * steps (no longer than its longest), so the frame is as accurate as the solver's
      * kinematics; the base's motion is in the stations' poses already (a left factor) */
     const int nx = m->n_xi, nr = m->n_rho;
-    const size_t bsz = (size_t)m->mag->npts * nx;
+    kin_step_exps(m, st->q, tab->beta, tab->star, tab->h, nsteps, e);
     for (int i = 0; i < n; i++) {
         lie_pose p = g[tab->station[i]];
-        const int j0 = tab->first[i];
-        kin_pose_steps(m, st->q, tab->beta + (size_t)j0 * bsz,
-                       tab->star ? tab->star + (size_t)j0 * m->mag->npts * 6 : NULL, tab->h + j0,
-                       tab->first[i + 1] - j0, &p);
+        for (int j = tab->first[i]; j < tab->first[i + 1]; j++) lie_pose_mul(&p, &e[j], &p);
         for (int a = 0; a < 3; a++) {
             f->position[3 * i + a] = p.r[a];
             for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p.R[a + 3 * b];

@@ -1,6 +1,7 @@
 #include "kinematics.h"
 
 #include "magnus_blocks.h"
+#include "vec3.h"
 #include "state.h"
 
 #include <math.h>
@@ -214,24 +215,64 @@ void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int c
                   coarse ? m->kin_star1 : m->kin_star, st->g, st->J, d.pending ? &d : NULL);
 }
 
-/* Omega of one step and its rate Omega_dot = dOmega/dalpha . alpha_dot; with Pd, also
- * Phi_Omega_dot q_dot, Omega's second derivative along q_dot with q_ddot = 0. */
-static void step_rates(const rod_model *m, const double *q, const double *qd, const double *beta,
-                       const double *star, double h, magnus_step *ms, double Omega[6], double Od[6],
-                       double Pd[6])
+/* The recursions run over blocks of STEP_BLOCK steps: first each step's own part, stage by
+ * stage across the block (alphas, Omega and its rates, their coefficients, T, exp), then the
+ * chain through the poses, twists and Jacobians; likewise the frame's steps (kin_step_exps).
+ * The same operations in the same order as step by step, so the same results bit for bit, but
+ * a stage's calls on different steps do not wait for each other and the processor overlaps
+ * them, and what one stage stores the next reads after the stores have landed (read straight
+ * back, small arrays stalled the store-to-load forwarding; the chain's running pose, twist
+ * and bias likewise stay local and are stored at the stations): the cantilever bench 8.7 ->
+ * 7.0 ms CPU in-process. */
+enum { STEP_BLOCK = 8 };
+
+/* What one step of the velocity recursion needs that does not depend on the steps before it:
+ * its Omega's exponential, T_Omega and the twist's and bias's increments. */
+typedef struct {
+    magnus_step ms;
+    lie_tangent tc;
+    blk6 T;
+    lie_pose e;
+    double Omega[6], Od[6], Pd[6], TOd[6], TPd[6], TdOd[6]; /* Od = Omega_dot, Pd = Phi_Omega_dot q_dot */
+} vel_step;
+
+/* The local parts of nb steps, stage by stage across the steps (each stage's calls on
+ * different steps are independent: the processor overlaps them). */
+static void vel_steps_local(const rod_model *m, const double *q, const double *qd, int t0, int nb,
+                            vel_step *v)
 {
-    double ad[MAGNUS_MAX_POINTS][6];
-    magnus_tangent t;
-    step_alphas_rates(m, beta, star, h, q, qd, ms->a, ad);
-    magnus_eval(ms, Omega);
-    magnus_dir(ms, (const double(*)[6])ad, Od, Pd ? &t : NULL);
-    if (Pd) magnus_second(ms, (const double(*)[6])ad, &t, Pd);
+    const int sub = m->substeps;
+    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
+    for (int b = 0; b < nb; b++) {
+        const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
+        v[b].ms.rule = m->mag;
+        step_alphas_rates(m, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
+                          (m->s[k] - m->s[k - 1]) / sub, q, qd, v[b].ms.a, ad[b]);
+    }
+    /* Omega, its rate Omega_dot = dOmega/dalpha . alpha_dot and Phi_Omega_dot q_dot, Omega's
+     * second derivative along q_dot with q_ddot = 0 (the alphas stored a stage before they are
+     * read: read straight after, they stalled the store-to-load forwarding) */
+    for (int b = 0; b < nb; b++) {
+        magnus_tangent t;
+        magnus_eval(&v[b].ms, v[b].Omega);
+        magnus_dir(&v[b].ms, (const double(*)[6])ad[b], v[b].Od, &t);
+        magnus_second(&v[b].ms, (const double(*)[6])ad[b], &t, v[b].Pd);
+    }
+    for (int b = 0; b < nb; b++) lie_tangent_init(v[b].Omega, &v[b].tc);
+    for (int b = 0; b < nb; b++) {
+        blk6_dexp(&v[b].tc, &v[b].T);
+        blk6_apply(&v[b].T, v[b].Od, v[b].TOd);
+        blk6_apply(&v[b].T, v[b].Pd, v[b].TPd);
+    }
+    for (int b = 0; b < nb; b++) lie_dexp_dot_apply_tc(&v[b].tc, v[b].Od, v[b].TdOd);
+    for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
 }
 
 static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                         const kin_defer *d, double *eta, double *bias)
 {
-    const int nx = m->n_xi, sub = m->substeps;
+    const int nx = m->n_xi, sub = m->substeps, nsteps = (m->ns - 1) * sub;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
@@ -241,38 +282,32 @@ static void forward_vel(const rod_model *m, const double *q, const double *qd, l
     }
     memset(eta, 0, 6 * sizeof *eta);
     memset(bias, 0, 6 * sizeof *bias);
-    for (int k = 1; k < m->ns; k++) {
-        const double h = (m->s[k] - m->s[k - 1]) / sub;
-        g[k] = g[k - 1];
-        double *ek = eta + 6 * k, *bk = bias + 6 * k;
-        memcpy(ek, ek - 6, 6 * sizeof *eta);
-        memcpy(bk, bk - 6, 6 * sizeof *bias);
-        for (int j = 0; j < sub; j++) {
-            const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
-            magnus_step ms = {.rule = m->mag};
-            double Omega[6], Od[6], Pd[6];
-            step_rates(m, q, qd, beta, star_of(m, m->kin_star, sub, k, j), h, &ms, Omega, Od, Pd);
-            lie_tangent tc;
-            lie_tangent_init(Omega, &tc);
-            double TOd[6], TPd[6], TdOd[6], adeT[6], e_new[6], b_new[6];
-            blk6 T;
-            blk6_dexp(&tc, &T);
-            blk6_apply(&T, Od, TOd);
-            blk6_apply(&T, Pd, TPd);
-            lie_dexp_dot_apply_tc(&tc, Od, TdOd);
-            lie_ad_apply(ek, TOd, adeT);
+    vel_step v[STEP_BLOCK];
+    /* the running pose, twist and bias, stored at each station */
+    lie_pose gk = g[0];
+    double ek[6] = {0}, bk[6] = {0};
+    for (int t0 = 0; t0 < nsteps; t0 += STEP_BLOCK) {
+        const int nb = nsteps - t0 < STEP_BLOCK ? nsteps - t0 : STEP_BLOCK;
+        vel_steps_local(m, q, qd, t0, nb, v);
+        for (int b = 0; b < nb; b++) {
+            const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
+            const vel_step *vs = &v[b];
+            double adeT[6], e_new[6], b_new[6];
+            lie_ad_apply(ek, vs->TOd, adeT);
             for (int i = 0; i < 6; i++) {
-                e_new[i] = ek[i] + TOd[i];
-                b_new[i] = bk[i] + adeT[i] + TdOd[i] + TPd[i];
+                e_new[i] = ek[i] + vs->TOd[i];
+                b_new[i] = bk[i] + adeT[i] + vs->TdOd[i] + vs->TPd[i];
             }
-            if (J) step_Js(m, beta, &ms, &T, &g[k], Js);
-            lie_pose e;
-            lie_exp_tc(&tc, &e);
-            lie_Ad_inv_apply(&e, e_new, ek);
-            lie_Ad_inv_apply(&e, b_new, bk);
-            lie_pose_mul(&g[k], &e, &g[k]);
+            if (J) step_Js(m, m->kin_beta + ((size_t)k * sub + j) * bsz, &vs->ms, &vs->T, &gk, Js);
+            lie_Ad_inv_apply(&vs->e, e_new, ek);
+            lie_Ad_inv_apply(&vs->e, b_new, bk);
+            lie_pose_mul(&gk, &vs->e, &gk);
+            if (j < sub - 1) continue;
+            g[k] = gk;
+            memcpy(eta + 6 * k, ek, sizeof ek);
+            memcpy(bias + 6 * k, bk, sizeof bk);
+            if (J) station_J(m, d, k, &g[k], Js, J);
         }
-        if (J) station_J(m, d, k, &g[k], Js, J);
     }
     if (J && d) d->pending[0] = 0;
 }
@@ -289,39 +324,72 @@ void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, c
     forward_vel(m, q, qd, st->g, with_J ? st->J : NULL, d.pending ? &d : NULL, st->eta, st->bias);
 }
 
+/* kin_forward_twist's local parts: vel_steps_local's without the bias's (T applied by
+ * lie_dexp_apply_tc, as before the blocks) */
+static void twist_steps_local(const rod_model *m, const double *q, const double *qd, int t0, int nb,
+                              vel_step *v)
+{
+    const int sub = m->substeps;
+    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
+    for (int b = 0; b < nb; b++) {
+        const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
+        v[b].ms.rule = m->mag;
+        step_alphas_rates(m, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
+                          (m->s[k] - m->s[k - 1]) / sub, q, qd, v[b].ms.a, ad[b]);
+    }
+    for (int b = 0; b < nb; b++) {
+        magnus_eval(&v[b].ms, v[b].Omega);
+        magnus_dir(&v[b].ms, (const double(*)[6])ad[b], v[b].Od, NULL);
+    }
+    for (int b = 0; b < nb; b++) lie_tangent_init(v[b].Omega, &v[b].tc);
+    for (int b = 0; b < nb; b++) lie_dexp_apply_tc(&v[b].tc, v[b].Od, v[b].TOd);
+    for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
+}
+
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta)
 {
-    const int nx = m->n_xi, sub = m->substeps;
-    const size_t bsz = (size_t)m->mag->npts * nx;
+    const int sub = m->substeps, nsteps = (m->ns - 1) * sub;
     lie_pose_identity(&g[0]);
     memset(eta, 0, 6 * sizeof *eta);
-    for (int k = 1; k < m->ns; k++) {
-        const double h = (m->s[k] - m->s[k - 1]) / sub;
-        g[k] = g[k - 1];
-        double *ek = eta + 6 * k;
-        memcpy(ek, ek - 6, 6 * sizeof *eta);
-        for (int j = 0; j < sub; j++) {
-            const double *beta = m->kin_beta + ((size_t)k * sub + j) * bsz;
-            magnus_step ms = {.rule = m->mag};
-            double Omega[6], Od[6], TOd[6];
-            step_rates(m, q, qd, beta, star_of(m, m->kin_star, sub, k, j), h, &ms, Omega, Od, NULL);
-            lie_tangent tc;
-            lie_tangent_init(Omega, &tc);
-            lie_dexp_apply_tc(&tc, Od, TOd);
-            for (int i = 0; i < 6; i++) TOd[i] += ek[i];
-            lie_pose e;
-            lie_exp_tc(&tc, &e);
-            lie_Ad_inv_apply(&e, TOd, ek);
-            lie_pose_mul(&g[k], &e, &g[k]);
+    vel_step v[STEP_BLOCK];
+    /* the running pose and twist, stored at each station */
+    lie_pose gk = g[0];
+    double ek[6] = {0};
+    for (int t0 = 0; t0 < nsteps; t0 += STEP_BLOCK) {
+        const int nb = nsteps - t0 < STEP_BLOCK ? nsteps - t0 : STEP_BLOCK;
+        twist_steps_local(m, q, qd, t0, nb, v);
+        for (int b = 0; b < nb; b++) {
+            const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
+            double TOd[6];
+            for (int i = 0; i < 6; i++) TOd[i] = v[b].TOd[i] + ek[i];
+            lie_Ad_inv_apply(&v[b].e, TOd, ek);
+            lie_pose_mul(&gk, &v[b].e, &gk);
+            if (j < sub - 1) continue;
+            g[k] = gk;
+            memcpy(eta + 6 * k, ek, sizeof ek);
         }
     }
 }
 
-void kin_pose_steps(const rod_model *m, const double *q, const double *beta, const double *star,
-                    const double *h, int nsteps, lie_pose *g)
+void kin_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
+                   const double *h, int nsteps, lie_pose *e)
 {
     const size_t bsz = (size_t)m->mag->npts * m->n_xi, ssz = (size_t)m->mag->npts * 6;
-    for (int j = 0; j < nsteps; j++)
-        pose_step(m, q, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], g, NULL);
+    for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
+        const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
+        double Omega[STEP_BLOCK][6];
+        magnus_step ms[STEP_BLOCK];
+        for (int b = 0; b < nb; b++) {
+            const int j = j0 + b;
+            ms[b].rule = m->mag;
+            step_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, ms[b].a);
+        }
+        for (int b = 0; b < nb; b++) magnus_eval(&ms[b], Omega[b]);
+        /* lie_exp in two stages: the coefficients, then the exponentials */
+        double f[STEP_BLOCK][6];
+        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(vec3_dot(Omega[b], Omega[b])), f[b]);
+        for (int b = 0; b < nb; b++) lie_exp_coeffs(Omega[b], f[b], &e[j0 + b]);
+    }
 }

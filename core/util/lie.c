@@ -13,18 +13,6 @@ void lie_pose_identity(lie_pose *g)
     g->R[0] = g->R[4] = g->R[8] = 1.0;
 }
 
-void lie_pose_mul(const lie_pose *a, const lie_pose *b, lie_pose *c)
-{
-    lie_pose out;
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            out.R[i + 3 * j] = a->R[i] * b->R[3 * j] + a->R[i + 3] * b->R[1 + 3 * j] +
-                               a->R[i + 6] * b->R[2 + 3 * j];
-    for (int i = 0; i < 3; i++)
-        out.r[i] = a->r[i] + a->R[i] * b->r[0] + a->R[i + 3] * b->r[1] + a->R[i + 6] * b->r[2];
-    *c = out;
-}
-
 void lie_skew(const double v[3], double S[9])
 {
     S[0] = 0;     S[3] = -v[2]; S[6] = v[1];
@@ -38,6 +26,9 @@ void lie_skew(const double v[3], double S[9])
 
 /* inv[m][k] = 1 / ((2k+m)(2k+m-1)), the ratio of successive terms of f_m */
 static double series_inv[8][SERIES_TERMS + 1];
+/* deriv_ratio[k] = (k+1) / k: the weights' ratio in lie_coeffs_deriv's series, divided once
+ * here instead of at every term (the same quotient, so the same sums bit for bit) */
+static double deriv_ratio[SERIES_TERMS + 1];
 /* t2_max[K]: the largest theta^2 for which the terms after k = K are below 1e-17 relative
  * (the worst case is f_0: theta^(2K+2) / (2K+2)!). The Zanna steps' angles are small, so
  * most evaluations need 3 to 5 terms instead of SERIES_TERMS. */
@@ -48,6 +39,7 @@ static void series_table_fill(void)
 {
     for (int m = 0; m < 8; m++)
         for (int k = 1; k <= SERIES_TERMS; k++) series_inv[m][k] = 1.0 / ((double)(2 * k + m) * (2 * k + m - 1));
+    for (int k = 1; k <= SERIES_TERMS; k++) deriv_ratio[k] = ((double)k + 1.0) / k;
     double fact = 1.0; /* (2K+2)! */
     for (int K = 1; K <= SERIES_TERMS; K++) {
         fact = 2.0;
@@ -76,15 +68,25 @@ void lie_coeffs_series(double theta, double f[6])
     series_table();
     const double t2 = theta * theta;
     const int K = series_terms(t2);
-    for (int m = 4; m < 6; m++) {
-        /* Horner on sum_k (-t2)^k / (2k+m)!, from the innermost term out */
-        double acc = 0.0;
-        for (int k = K; k >= 1; k--) acc = (1.0 - t2 * acc) * series_inv[m][k];
-        f[m] = (1.0 - t2 * acc) * inv_fact[m];
+    /* Horner on sum_k (-t2)^k / (2k+m)! for m = 4, 5, from the innermost term out */
+    double acc4 = 0.0, acc5 = 0.0;
+    for (int k = K; k >= 1; k--) {
+        acc4 = (1.0 - t2 * acc4) * series_inv[4][k];
+        acc5 = (1.0 - t2 * acc5) * series_inv[5][k];
     }
+    const double f4 = (1.0 - t2 * acc4) * inv_fact[4], f5 = (1.0 - t2 * acc5) * inv_fact[5];
     /* the others from f_m = 1/m! - theta^2 f_(m+2), downward: each step multiplies the error
-     * carried by theta^2 <= 1 and subtracts at most 1/(m+2)! from 1/m!, no cancellation */
-    for (int m = 3; m >= 0; m--) f[m] = inv_fact[m] - t2 * f[m + 2];
+     * carried by theta^2 <= 1 and subtracts at most 1/(m+2)! from 1/m!, no cancellation. In
+     * registers, stored once: f_(m+2) stored and read straight back stalled the store-to-load
+     * forwarding (5 % of the cantilever bench's time on this line alone). */
+    const double f3 = inv_fact[3] - t2 * f5, f2 = inv_fact[2] - t2 * f4;
+    const double f1 = inv_fact[1] - t2 * f3, f0 = inv_fact[0] - t2 * f2;
+    f[0] = f0;
+    f[1] = f1;
+    f[2] = f2;
+    f[3] = f3;
+    f[4] = f4;
+    f[5] = f5;
 }
 
 void lie_coeffs_deriv(double theta, const double f[6], double h[6])
@@ -104,7 +106,7 @@ void lie_coeffs_deriv(double theta, const double f[6], double h[6])
         const int mm = m + 2;
         double acc = 0.0;
         for (int j = J; j >= 1; j--)
-            acc = ((double)j + 1.0) / j * (1.0 - x * acc) * series_inv[mm][j];
+            acc = deriv_ratio[j] * (1.0 - x * acc) * series_inv[mm][j];
         /* term ratios: t_j / t_(j-1) = -x (j+1)/j / ((2j+mm)(2j+mm-1)) */
         h[m] = -(1.0 - x * acc) * inv_fact[mm];
     }
@@ -129,37 +131,12 @@ void lie_coeffs(double theta, double f[6])
         lie_coeffs_closed(theta, f);
 }
 
-static void exp_from(const double Omega[6], const double f[6], lie_pose *g);
-
 void lie_exp(const double Omega[6], lie_pose *g)
 {
     const double theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
     double f[6];
     lie_coeffs(theta, f);
-    exp_from(Omega, f, g);
-}
-
-static void exp_from(const double Omega[6], const double f[6], lie_pose *g)
-{
-    const double *k = Omega, *n = Omega + 3;
-    /* R = I + f1 K + f2 K^2 (Rodrigues) with K^2 = k k^T - theta^2 I and 1 - f2 theta^2 = f0;
-     * r = (I + f2 K + f3 K^2) nu = nu + f2 k x nu + f3 k x (k x nu) */
-    const double s1 = f[1] * k[0], s2 = f[1] * k[1], s3 = f[1] * k[2];
-    const double p00 = f[2] * k[0] * k[0], p11 = f[2] * k[1] * k[1], p22 = f[2] * k[2] * k[2];
-    const double p01 = f[2] * k[0] * k[1], p02 = f[2] * k[0] * k[2], p12 = f[2] * k[1] * k[2];
-    g->R[0] = f[0] + p00;
-    g->R[1] = p01 + s3;
-    g->R[2] = p02 - s2;
-    g->R[3] = p01 - s3;
-    g->R[4] = f[0] + p11;
-    g->R[5] = p12 + s1;
-    g->R[6] = p02 + s2;
-    g->R[7] = p12 - s1;
-    g->R[8] = f[0] + p22;
-    double a[3], b[3];
-    vec3_cross(k, n, a);
-    vec3_cross(k, a, b);
-    for (int i = 0; i < 3; i++) g->r[i] = n[i] + f[2] * a[i] + f[3] * b[i];
+    lie_exp_coeffs(Omega, f, g);
 }
 
 void lie_ad(const double xi[6], double ad[36])
@@ -220,20 +197,6 @@ void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6])
     }
 }
 
-void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6])
-{
-    /* [R^T w ; R^T (v - r x w)] */
-    double c[3], v[3];
-    vec3_cross(g->r, x, c);
-    for (int i = 0; i < 3; i++) v[i] = x[i + 3] - c[i];
-    double o[6];
-    for (int i = 0; i < 3; i++) {
-        o[i] = g->R[3 * i] * x[0] + g->R[1 + 3 * i] * x[1] + g->R[2 + 3 * i] * x[2];
-        o[i + 3] = g->R[3 * i] * v[0] + g->R[1 + 3 * i] * v[1] + g->R[2 + 3 * i] * v[2];
-    }
-    memcpy(out, o, sizeof o);
-}
-
 static void mat6_mul(const double A[36], const double B[36], double C[36])
 {
     for (int j = 0; j < 6; j++)
@@ -278,11 +241,6 @@ void lie_tangent_init(const double Omega[6], lie_tangent *tc)
     c[4] = 0.5 * (f[4] - 3.0 * f[5]);
 }
 
-void lie_exp_tc(const lie_tangent *tc, lie_pose *g)
-{
-    exp_from(tc->Omega, tc->f, g);
-}
-
 void lie_dexp_apply_tc(const lie_tangent *tc, const double x[6], double out[6])
 {
     /* Horner: T x = x + A(c1 x + A(c2 x + A(c3 x + A c4 x))) */
@@ -312,26 +270,49 @@ void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6])
 
 void lie_dexp_dot_apply_tc(const lie_tangent *tc, const double v[6], double out[6])
 {
-    /* T = sum_k c_k(x) A^k with A = ad_Omega, x = theta^2; along Omega_dot = v,
-     * T_dot v = sum_k c_k' x_dot A^k v + sum_k c_k sum_j A^j B A^(k-1-j) v, B = ad_v, and
-     * every term ending in B v = ad_v v = 0 drops out. */
-    const double *Omega = tc->Omega, *c = tc->c;
+    /* T = [[A, 0], [B, A]] in closed form (magnus_blocks.c's blk6_dexp): with K = k~, N = n~
+     * (Omega = [k; n]), t2 = |k|^2, d = k . n,
+     *   A = (1 - b t2) I + a K + b k k^T,
+     *   B = a N + kb K + b (n k^T + k n^T) + kk k k^T + ib I,
+     * a = c1 - t2 c3, b = c2 - t2 c4, kb = -2 d c3, kk = -2 d c4, ib = -2 d (c2 - 2 t2 c4).
+     * Along Omega_dot = v = [p; u] every coefficient moves through t2' = 2 k . p (the c_j as
+     * functions of t2) and d' = p . n + k . u, and T_dot v = [A' p; B' p + A' u] takes a few
+     * dozen flops: nine ad products (sum_k c_k' A^k v + c_k sum_j A^j B A^(k-1-j) v) took
+     * three times as many, a tenth of the cantilever bench's time. */
+    const double *k = tc->Omega, *n = tc->Omega + 3, *p = v, *u = v + 3, *c = tc->c;
     double h[6];
     lie_coeffs_deriv(tc->theta, tc->f, h);
-    const double xdot = 2.0 * (Omega[0] * v[0] + Omega[1] * v[1] + Omega[2] * v[2]);
-    const double dc[5] = {0.0, 0.5 * (4.0 * h[2] - h[1]) * xdot, 0.5 * (5.0 * h[3] - h[2]) * xdot,
-                          0.5 * (h[3] - 2.0 * h[4]) * xdot, 0.5 * (h[4] - 3.0 * h[5]) * xdot};
-    double w[5][6], b[4][6], t3[6], at3[6];
-    memcpy(w[0], v, sizeof w[0]);
-    for (int k = 1; k <= 4; k++) lie_ad_apply(Omega, w[k - 1], w[k]);
-    for (int k = 1; k <= 3; k++) lie_ad_apply(v, w[k], b[k]);
-    /* k = 2: B A v; k = 3: A B A v + B A^2 v; k = 4: A (that) + B A^3 v */
-    lie_ad_apply(Omega, b[1], t3);
-    for (int i = 0; i < 6; i++) t3[i] += b[2][i];
-    lie_ad_apply(Omega, t3, at3);
-    for (int i = 0; i < 6; i++)
-        out[i] = dc[1] * w[1][i] + dc[2] * w[2][i] + dc[3] * w[3][i] + dc[4] * w[4][i] +
-                 c[2] * b[1][i] + c[3] * t3[i] + c[4] * (at3[i] + b[3][i]);
+    const double t2 = vec3_dot(k, k), d = vec3_dot(k, n);
+    const double kp = vec3_dot(k, p), ku = vec3_dot(k, u), np = vec3_dot(n, p), pp = vec3_dot(p, p);
+    const double pu = vec3_dot(p, u);
+    const double t2d = 2.0 * kp, dd = np + ku;
+    /* c_j' = dc_j/dt2 t2' (lie_tangent_init's c_j in the f_m, differentiated by h_m) */
+    const double c1d = 0.5 * (4.0 * h[2] - h[1]) * t2d, c2d = 0.5 * (5.0 * h[3] - h[2]) * t2d;
+    const double c3d = 0.5 * (h[3] - 2.0 * h[4]) * t2d, c4d = 0.5 * (h[4] - 3.0 * h[5]) * t2d;
+    const double a = c[1] - t2 * c[3], b = c[2] - t2 * c[4];
+    const double ad = c1d - t2d * c[3] - t2 * c3d, bd = c2d - t2d * c[4] - t2 * c4d;
+    const double kk = -2.0 * d * c[4]; /* kb = -2 d c3 multiplies p x p = 0 */
+    const double kbd = -2.0 * (dd * c[3] + d * c3d), kkd = -2.0 * (dd * c[4] + d * c4d);
+    const double ibd = -2.0 * (dd * (c[2] - 2.0 * t2 * c[4]) + d * (c2d - 2.0 * t2d * c[4] - 2.0 * t2 * c4d));
+    const double iad = -(bd * t2 + b * t2d); /* (1 - b t2)' */
+    double kxp[3], kxu[3], pxu[3], nxp[3], uxp[3];
+    vec3_cross(k, p, kxp);
+    vec3_cross(k, u, kxu);
+    vec3_cross(p, u, pxu);
+    vec3_cross(n, p, nxp);
+    vec3_cross(u, p, uxp);
+    for (int i = 0; i < 3; i++) {
+        /* A' x = iad x + ad k x x + a p x x + bd k (k.x) + b (p (k.x) + k (p.x)) */
+        const double Adp = iad * p[i] + ad * kxp[i] + bd * k[i] * kp + b * (p[i] * kp + k[i] * pp);
+        const double Adu = iad * u[i] + ad * kxu[i] + a * pxu[i] + bd * k[i] * ku + b * (p[i] * ku + k[i] * pu);
+        /* B' p = ad n x p + a u x p + kbd k x p + bd (n (k.p) + k (n.p))
+         *        + b (u (k.p) + n (p.p) + p (n.p) + k (u.p)) + kkd k (k.p) + kk (p (k.p) + k (p.p)) + ibd p */
+        const double Bdp = ad * nxp[i] + a * uxp[i] + kbd * kxp[i] + bd * (n[i] * kp + k[i] * np) +
+                           b * (u[i] * kp + n[i] * pp + p[i] * np + k[i] * pu) + kkd * k[i] * kp +
+                           kk * (p[i] * kp + k[i] * pp) + ibd * p[i];
+        out[i] = Adp;
+        out[i + 3] = Bdp + Adu;
+    }
 }
 
 void lie_mat6_apply(const double A[36], const double x[6], double y[6])

@@ -4,14 +4,30 @@
 #ifndef ROD_LIE_H
 #define ROD_LIE_H
 
+#include "vec3.h"
+
+#include <string.h>
+
 typedef struct {
     double R[9]; /* rotation, column-major; columns are the directors d1, d2, d3 */
     double r[3]; /* position of the centroid */
 } lie_pose;
 
 void lie_pose_identity(lie_pose *g);
-/* c = a * b */
-void lie_pose_mul(const lie_pose *a, const lie_pose *b, lie_pose *c);
+/* c = a * b (inline, as the few below: the kinematic recursion calls them at every step, and
+ * called across files their results, stored element by element, were read back in pairs and
+ * stalled the store-to-load forwarding) */
+static inline void lie_pose_mul(const lie_pose *a, const lie_pose *b, lie_pose *c)
+{
+    lie_pose out;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            out.R[i + 3 * j] = a->R[i] * b->R[3 * j] + a->R[i + 3] * b->R[1 + 3 * j] +
+                               a->R[i + 6] * b->R[2 + 3 * j];
+    for (int i = 0; i < 3; i++)
+        out.r[i] = a->r[i] + a->R[i] * b->r[0] + a->R[i + 3] * b->r[1] + a->R[i + 6] * b->r[2];
+    *c = out;
+}
 
 void lie_skew(const double v[3], double S[9]);
 /* The entire functions f_m(theta) = sum_k (-1)^k theta^(2k) / (2k+m)!, m = 0..5, so that
@@ -49,7 +65,19 @@ void lie_Ad(const lie_pose *g, double Ad[36]);
 /* Y = Ad_g^{-1} X for ncols 6-vectors side by side (6 x ncols, column-major): a Jacobian
  * from the base frame to the body frame. Y may be X (each column is read whole first). */
 void lie_Ad_inv_columns(const lie_pose *g, int ncols, const double *X, double *Y);
-void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6]);
+static inline void lie_Ad_inv_apply(const lie_pose *g, const double x[6], double out[6])
+{
+    /* [R^T w ; R^T (v - r x w)] */
+    double c[3], v[3];
+    vec3_cross(g->r, x, c);
+    for (int i = 0; i < 3; i++) v[i] = x[i + 3] - c[i];
+    double o[6];
+    for (int i = 0; i < 3; i++) {
+        o[i] = g->R[3 * i] * x[0] + g->R[1 + 3 * i] * x[1] + g->R[2 + 3 * i] * x[2];
+        o[i + 3] = g->R[3 * i] * v[0] + g->R[1 + 3 * i] * v[1] + g->R[2 + 3 * i] * v[2];
+    }
+    memcpy(out, o, sizeof o);
+}
 void lie_Ad_apply(const lie_pose *g, const double x[6], double out[6]);
 /* Tangent operator T_Omega = sum_k ad_Omega^k/(k+1)! in closed form (App. C), 6x6, so that
  * d/dt exp(Omega) = exp(Omega) (Ad_{exp(Omega)}^{-1} T_Omega Omega_dot)^. */
@@ -65,7 +93,35 @@ typedef struct {
 } lie_tangent;
 
 void lie_tangent_init(const double Omega[6], lie_tangent *tc);
-void lie_exp_tc(const lie_tangent *tc, lie_pose *g);
+/* exp(Omega) from the coefficients f of its angle (lie_coeffs) */
+static inline void lie_exp_coeffs(const double Omega[6], const double f[6], lie_pose *g)
+{
+    const double *k = Omega, *n = Omega + 3;
+    /* R = I + f1 K + f2 K^2 (Rodrigues) with K^2 = k k^T - theta^2 I and 1 - f2 theta^2 = f0;
+     * r = (I + f2 K + f3 K^2) nu = nu + f2 k x nu + f3 k x (k x nu) */
+    const double s1 = f[1] * k[0], s2 = f[1] * k[1], s3 = f[1] * k[2];
+    const double p00 = f[2] * k[0] * k[0], p11 = f[2] * k[1] * k[1], p22 = f[2] * k[2] * k[2];
+    const double p01 = f[2] * k[0] * k[1], p02 = f[2] * k[0] * k[2], p12 = f[2] * k[1] * k[2];
+    g->R[0] = f[0] + p00;
+    g->R[1] = p01 + s3;
+    g->R[2] = p02 - s2;
+    g->R[3] = p01 - s3;
+    g->R[4] = f[0] + p11;
+    g->R[5] = p12 + s1;
+    g->R[6] = p02 + s2;
+    g->R[7] = p12 - s1;
+    g->R[8] = f[0] + p22;
+    double a[3], b[3];
+    vec3_cross(k, n, a);
+    vec3_cross(k, a, b);
+    for (int i = 0; i < 3; i++) g->r[i] = n[i] + f[2] * a[i] + f[3] * b[i];
+}
+
+static inline void lie_exp_tc(const lie_tangent *tc, lie_pose *g)
+{
+    lie_exp_coeffs(tc->Omega, tc->f, g);
+}
+
 void lie_dexp_apply_tc(const lie_tangent *tc, const double x[6], double out[6]);
 void lie_dexp_dot_apply_tc(const lie_tangent *tc, const double v[6], double out[6]);
 

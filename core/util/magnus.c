@@ -39,15 +39,10 @@ const magnus_rule *magnus_rule_of(int order)
     return order == 4 ? &RULE4 : order == 6 ? &RULE6 : NULL;
 }
 
-void magnus_eval(magnus_step *s, double Omega[6])
+/* The fourth order is inline in magnus.h. */
+void magnus_eval6(magnus_step *s, double Omega[6])
 {
     const double *a1 = s->a[0], *a2 = s->a[1];
-    if (s->rule->order == 4) {
-        double c[6];
-        br(a1, a2, c);
-        for (int i = 0; i < 6; i++) Omega[i] = a1[i] - c[i] / 12.0;
-        return;
-    }
     const double *a3 = s->a[2];
     double z[6], b[6];
     br(a1, a2, s->C1);
@@ -62,16 +57,10 @@ void magnus_eval(magnus_step *s, double Omega[6])
     for (int i = 0; i < 6; i++) Omega[i] = a1[i] + a3[i] / 12.0 + b[i] / 240.0;
 }
 
-void magnus_dir(const magnus_step *s, const double da[][6], double dOmega[6], magnus_tangent *t)
+void magnus_dir6(const magnus_step *s, const double da[][6], double dOmega[6], magnus_tangent *t)
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *d1 = da[0], *d2 = da[1];
     double u[6], v[6];
-    if (s->rule->order == 4) {
-        br(d1, a2, u);
-        br(a1, d2, v);
-        for (int i = 0; i < 6; i++) dOmega[i] = d1[i] - (u[i] + v[i]) / 12.0;
-        return;
-    }
     const double *a3 = s->a[2], *d3 = da[2];
     magnus_tangent tl, *tt = t ? t : &tl;
     double z[6], dz[6];
@@ -94,15 +83,9 @@ void magnus_dir(const magnus_step *s, const double da[][6], double dOmega[6], ma
     for (int i = 0; i < 6; i++) dOmega[i] = d1[i] + d3[i] / 12.0 + (u[i] + v[i]) / 240.0;
 }
 
-void magnus_second(const magnus_step *s, const double da[][6], const magnus_tangent *t, double d2Omega[6])
+void magnus_second6(const magnus_step *s, const double da[][6], const magnus_tangent *t, double d2Omega[6])
 {
     const double *d1 = da[0], *d2 = da[1];
-    if (s->rule->order == 4) {
-        double c[6];
-        br(d1, d2, c);
-        for (int i = 0; i < 6; i++) d2Omega[i] = -c[i] / 6.0;
-        return;
-    }
     const double *a1 = s->a[0], *d3 = da[2];
     double C1dd[6], C2dd[6], dz[6], u[6], v[6], w[6];
     br(d1, d2, C1dd);

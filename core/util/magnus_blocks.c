@@ -11,14 +11,20 @@ static void times_skew(const double P[9], const double v[3], double out[9])
     }
 }
 
-/* o = P ad_x for a block matrix P: [[P_A x_k~, 0], [P_B x_k~ + P_A x_n~, P_A x_k~]] (o != P) */
+/* o = P ad_x for a block matrix P: [[P_A x_k~, 0], [P_B x_k~ + P_A x_n~, P_A x_k~]] (o != P).
+ * Both of B's products row by row before the sum is stored: o->B stored and read back to add
+ * the second stalled the store-to-load forwarding. */
 static void blk_times_ad(const blk6 *P, const double x[6], blk6 *o)
 {
-    double t[9];
-    times_skew(P->A, x, o->A);
-    times_skew(P->B, x, o->B);
-    times_skew(P->A, x + 3, t);
-    for (int e = 0; e < 9; e++) o->B[e] += t[e];
+    const double *v = x, *u = x + 3;
+    times_skew(P->A, v, o->A);
+    for (int i = 0; i < 3; i++) {
+        const double p0 = P->B[i], p1 = P->B[i + 3], p2 = P->B[i + 6];
+        const double a0 = P->A[i], a1 = P->A[i + 3], a2 = P->A[i + 6];
+        o->B[i] = (p1 * v[2] - p2 * v[1]) + (a1 * u[2] - a2 * u[1]);
+        o->B[i + 3] = (p2 * v[0] - p0 * v[2]) + (a2 * u[0] - a0 * u[2]);
+        o->B[i + 6] = (p0 * v[1] - p1 * v[0]) + (a0 * u[1] - a1 * u[0]);
+    }
 }
 
 /* W <- sum_j c_j P_j over np block matrices */

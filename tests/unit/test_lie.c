@@ -357,3 +357,44 @@ Test(lie, tangent_operator_rate_matches_finite_difference)
             }
         }
 }
+
+/* T_dot v summed over the powers of ad: sum_k c_k' A^k v + c_k sum_j A^j B A^(k-1-j) v with
+ * A = ad_Omega, B = ad_v (the terms ending in B v = 0 dropped), what lie_dexp_dot_apply_tc
+ * computed before its closed form. */
+static void dexp_dot_by_ad_powers(const double Omega[6], const double v[6], double out[6])
+{
+    lie_tangent tc;
+    lie_tangent_init(Omega, &tc);
+    const double *c = tc.c;
+    double h[6];
+    lie_coeffs_deriv(tc.theta, tc.f, h);
+    const double xdot = 2.0 * (Omega[0] * v[0] + Omega[1] * v[1] + Omega[2] * v[2]);
+    const double dc[5] = {0.0, 0.5 * (4.0 * h[2] - h[1]) * xdot, 0.5 * (5.0 * h[3] - h[2]) * xdot,
+                          0.5 * (h[3] - 2.0 * h[4]) * xdot, 0.5 * (h[4] - 3.0 * h[5]) * xdot};
+    double w[5][6], b[4][6], t3[6], at3[6];
+    memcpy(w[0], v, sizeof w[0]);
+    for (int k = 1; k <= 4; k++) lie_ad_apply(Omega, w[k - 1], w[k]);
+    for (int k = 1; k <= 3; k++) lie_ad_apply(v, w[k], b[k]);
+    lie_ad_apply(Omega, b[1], t3);
+    for (int i = 0; i < 6; i++) t3[i] += b[2][i];
+    lie_ad_apply(Omega, t3, at3);
+    for (int i = 0; i < 6; i++)
+        out[i] = dc[1] * w[1][i] + dc[2] * w[2][i] + dc[3] * w[3][i] + dc[4] * w[4][i] +
+                 c[2] * b[1][i] + c[3] * t3[i] + c[4] * (at3[i] + b[3][i]);
+}
+
+Test(lie, tangent_operator_rate_closed_form_matches_ad_powers)
+{
+    const double dirs[][6] = {{1, 0, 0, 0, 0, 0}, {0, 0.3, -1, 0, 0, 0}, {0, 0, 0, 1, 0, 0},
+                              {0.2, -0.5, 0.1, 0.3, -0.7, 0.4}, {-3e-4, 2e-3, 1e-4, 0.01, -0.02, 1}};
+    for (size_t t = 0; t < sizeof twists / sizeof *twists; t++)
+        for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+            double got[6], want[6], scale = 0;
+            lie_dexp_dot_apply(twists[t], dirs[d], got);
+            dexp_dot_by_ad_powers(twists[t], dirs[d], want);
+            for (int i = 0; i < 6; i++) scale = fmax(scale, fabs(want[i]));
+            for (int i = 0; i < 6; i++)
+                cr_assert(fabs(got[i] - want[i]) <= 1e-14 * fmax(scale, 1.0), "twist %zu dir %zu [%d]: %.17g vs %.17g",
+                          t, d, i, got[i], want[i]);
+        }
+}
