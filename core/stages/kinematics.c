@@ -236,20 +236,28 @@ typedef struct {
     double Omega[6], Od[6], Pd[6], TOd[6], TPd[6], TdOd[6]; /* Od = Omega_dot, Pd = Phi_Omega_dot q_dot */
 } vel_step;
 
-/* The local parts of nb steps, stage by stage across the steps (each stage's calls on
- * different steps are independent: the processor overlaps them). */
-static void vel_steps_local(const rod_model *m, const double *q, const double *qd, int t0, int nb,
-                            vel_step *v)
+/* The Magnus points' alphas and their rates of steps t0 .. t0 + nb - 1, the first stage of
+ * the velocity's and the twist's blocks. */
+static void block_alphas(const rod_model *m, const double *q, const double *qd, int t0, int nb, vel_step *v,
+                         double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6])
 {
     const int sub = m->substeps;
     const size_t bsz = (size_t)m->mag->npts * m->n_xi;
-    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
     for (int b = 0; b < nb; b++) {
         const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
         v[b].ms.rule = m->mag;
         step_alphas_rates(m, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
                           (m->s[k] - m->s[k - 1]) / sub, q, qd, v[b].ms.a, ad[b]);
     }
+}
+
+/* The local parts of nb steps, stage by stage across the steps (each stage's calls on
+ * different steps are independent: the processor overlaps them). */
+static void vel_steps_local(const rod_model *m, const double *q, const double *qd, int t0, int nb,
+                            vel_step *v)
+{
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
+    block_alphas(m, q, qd, t0, nb, v, ad);
     /* Omega, its rate Omega_dot = dOmega/dalpha . alpha_dot and Phi_Omega_dot q_dot, Omega's
      * second derivative along q_dot with q_ddot = 0 (the alphas stored a stage before they are
      * read: read straight after, they stalled the store-to-load forwarding) */
@@ -329,15 +337,8 @@ void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, c
 static void twist_steps_local(const rod_model *m, const double *q, const double *qd, int t0, int nb,
                               vel_step *v)
 {
-    const int sub = m->substeps;
-    const size_t bsz = (size_t)m->mag->npts * m->n_xi;
     double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6];
-    for (int b = 0; b < nb; b++) {
-        const int k = 1 + (t0 + b) / sub, j = (t0 + b) % sub;
-        v[b].ms.rule = m->mag;
-        step_alphas_rates(m, m->kin_beta + ((size_t)k * sub + j) * bsz, star_of(m, m->kin_star, sub, k, j),
-                          (m->s[k] - m->s[k - 1]) / sub, q, qd, v[b].ms.a, ad[b]);
-    }
+    block_alphas(m, q, qd, t0, nb, v, ad);
     for (int b = 0; b < nb; b++) {
         magnus_eval(&v[b].ms, v[b].Omega);
         magnus_dir(&v[b].ms, (const double(*)[6])ad[b], v[b].Od, NULL);
