@@ -53,15 +53,11 @@ static int walls_step(statics_ctx *c, const double *J, const double *R, int np, 
             const double *gk = g + (size_t)n * k;
             double d = 0;
             for (int i = 0; i < n && w[k] > 0; i++) d += gk[i] * dq[i];
-            changed |= in[k] != (w[k] > 0 && eps[k] - d > 0);
+            const char touches = w[k] > 0 && eps[k] - d > 0;
+            changed |= in[k] != touches;
+            in[k] = touches;
         }
         if (!changed) return 0;
-        for (int k = 0; k < np; k++) {
-            const double *gk = g + (size_t)n * k;
-            double d = 0;
-            for (int i = 0; i < n && w[k] > 0; i++) d += gk[i] * dq[i];
-            in[k] = w[k] > 0 && eps[k] - d > 0;
-        }
     }
 }
 

@@ -124,11 +124,6 @@ int optim_nlopt_minimize(const nlopt_problem *p, optim_result *res, char *err, s
         if (strcmp(methods[i].name, p->method) == 0) alg = methods[i].alg;
     run r = {.p = p, .fbest = HUGE_VAL};
     int k = gradient && !p->grad ? 1 + 2 * n : 1;
-    if (p->max_evals > 0 && p->max_evals < k) {
-        snprintf(err, errlen, "--evaluations %ld is fewer than the %d runs of one finite-difference gradient "
-                 "(2n + 1 for n = %d) that %s takes at its first point", p->max_evals, k, n, p->method);
-        return -1;
-    }
     r.X = malloc(sizeof(double) * n * k);
     r.F = malloc(sizeof(double) * k);
     r.xbest = malloc(sizeof(double) * n);

@@ -17,7 +17,8 @@ typedef struct {
     const char *method;    /* nelder-mead, sbplx, bobyqa, cobyla, praxis, lbfgs, slsqp, mma */
     int n;
     const double *x0, *lb, *ub; /* n each, borrowed */
-    long max_evals;        /* objective evaluations, finite differences included; 0: no limit */
+    long max_evals;        /* objective evaluations, finite differences included, never overrun (at least
+                            * 2n + 1 for a gradient method on differences: the caller checks); 0: no limit */
     double ftarget;        /* -HUGE_VAL: none */
     double xtol_rel;       /* 0: 1e-8 */
     double fd_step;        /* relative to ub - lb; 0: 1e-6 */

@@ -43,12 +43,10 @@ assert im["gradient"] == "implicit" and im["evaluations"] < fd["evaluations"], (
 print(f"     evaluations: {fd['evaluations']} (fd) -> {im['evaluations']} (implicit)")
 PY
 
-# --fd-step: the central difference's gradient (state.json's "gradient", at "gradient_at")
-# against the bar's closed form d/dT (z - 0.49)^2 = 2 (z - 0.49) (-4 L / (A E)): f is a
-# quadratic in T, so the difference is exact but for rounding and the model's own 1e-6
-expect "lbfgs with --fd-step 1e-2" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
-  --method lbfgs --evaluations 3 --fd-step 1e-2 --out "$tmp/fd"
-python3 - "$tmp/fd/state.json" <<'PY' && pass "the finite-difference gradient is the closed form's to 1e-7" || fail "fd gradient"
+# the gradient in DIR/state.json (at "gradient_at") against the bar's closed form
+# d/dT (z - 0.49)^2 = 2 (z - 0.49) (-4 L / (A E)), to 1e-7
+bar_gradient_is_closed_forms() {
+  python3 - "$1/state.json" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
 A, L, E, nu, P = math.pi * 0.0075**2, 0.5, 1e5, 0.4999, 2000
@@ -59,6 +57,14 @@ got = d["gradient"]["actuators.0.tension"]
 assert T == 0.25 and abs(got - want) < 1e-7 * abs(want), (got, want)
 print(f"     d/dT at T = {T}: {got:.10g}, closed form {want:.10g}, relative difference {abs(got / want - 1):.1e}")
 PY
+}
+
+# --fd-step: the central difference's gradient (state.json's "gradient", at "gradient_at")
+# against the bar's closed form d/dT (z - 0.49)^2 = 2 (z - 0.49) (-4 L / (A E)): f is a
+# quadratic in T, so the difference is exact but for rounding and the model's own 1e-6
+expect "lbfgs with --fd-step 1e-2" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
+  --method lbfgs --evaluations 3 --fd-step 1e-2 --out "$tmp/fd"
+bar_gradient_is_closed_forms "$tmp/fd" && pass "the finite-difference gradient is the closed form's to 1e-7" || fail "fd gradient"
 cmp -s <(cut -d, -f5 "$tmp/fd/evaluations.csv") <(printf 'actuators.0.tension\n0.25\n0.255\n0.245\n') \
   && pass "  its runs: x0 and x0 +- 1e-2 of the range" || fail "fd-step runs"
 
@@ -76,17 +82,7 @@ grep -q "fewer than the 3 runs of one finite-difference gradient" "$tmp/err" && 
 # --gradient implicit: the same closed form from one static solve and the equilibrium's tangent
 expect "lbfgs, one implicit gradient" 0 "$rodd" optimize "$ex" --vary "$T=0:0.5" --minimize "(tip_z-0.49)^2" \
   --method lbfgs --evaluations 1 --gradient implicit --out "$tmp/im"
-python3 - "$tmp/im/state.json" <<'PY' && pass "the implicit gradient is the closed form's to 1e-7" || fail "implicit gradient"
-import json, math, sys
-d = json.load(open(sys.argv[1]))
-A, L, E, nu, P = math.pi * 0.0075**2, 0.5, 1e5, 0.4999, 2000
-T = d["gradient_at"]["actuators.0.tension"]
-z = L - L * (4 * T / A - 2 * nu * P) / E
-want = 2 * (z - 0.49) * (-4 * L / (A * E))
-got = d["gradient"]["actuators.0.tension"]
-assert T == 0.25 and abs(got - want) < 1e-7 * abs(want), (got, want)
-print(f"     d/dT at T = {T}: {got:.10g}, closed form {want:.10g}, relative difference {abs(got / want - 1):.1e}")
-PY
+bar_gradient_is_closed_forms "$tmp/im" && pass "the implicit gradient is the closed form's to 1e-7" || fail "implicit gradient"
 [ "$(wc -l <"$tmp/im/evaluations.csv")" = 2 ] && pass "  one run" || fail "implicit gradient runs"
 
 # the implicit gradient against central differences of whole runs on a bending arm (tip through
