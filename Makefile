@@ -290,12 +290,12 @@ test:
 	$(MAKE) web
 	bash tests/integration/install.sh
 	$(MAKE) -j2 --no-print-directory test-lane-native test-lane-checked
-	$(MAKE) --no-print-directory asan-daemon tsan
+	bash tests/lane.sh sanitized-daemon asan-daemon tsan
 test-lane-native:
-	$(MAKE) -j1 $(TEST_NATIVE)
+	bash tests/lane.sh native $(TEST_NATIVE)
 test-lane-checked:
 	@echo "make test: $(TEST_CHECKED) beside the native tests, into $(BUILD)/test-checked.log"
-	@if $(MAKE) -j1 $(TEST_CHECKED) > $(BUILD)/test-checked.log 2>&1; then \
+	@if bash tests/lane.sh checked $(TEST_CHECKED) > $(BUILD)/test-checked.log 2>&1; then \
 	    cat $(BUILD)/test-checked.log; echo "make test: $(TEST_CHECKED) passed"; \
 	 else cat $(BUILD)/test-checked.log; echo "make test: $(TEST_CHECKED) FAILED (above)"; exit 1; fi
 

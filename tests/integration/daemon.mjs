@@ -51,9 +51,16 @@ export async function startDaemon({ env = {}, args = [], stateDir, streamPort = 
   live.add(proc);
   let log = "";
   proc.stderr.on("data", (d) => (log += d.toString()));
+  // A daemon that dies when no one signalled it, or with a sanitizer's report, says so on the
+  // test's stderr with its last log lines: a test that then sees "fetch failed" or a dropped
+  // stream shows why in CI's output.
   const exited = new Promise((resolve) =>
     proc.on("exit", (code, signal) => {
       live.delete(proc);
+      if (!proc.killed || /Sanitizer|runtime error/.test(log))
+        console.error(`rodd daemon (ports ${http}/${ws}) exited code=${code} signal=${signal}` +
+          `${proc.killed ? "" : " with no signal sent"}; its last log lines:\n` +
+          log.split("\n").slice(-40).join("\n"));
       resolve({ code, signal });
     }),
   );
@@ -92,12 +99,23 @@ export async function startDaemon({ env = {}, args = [], stateDir, streamPort = 
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// A request that fails below HTTP (refused, reset, closed early) throws with the socket's own
+// error and the daemon's last log lines: "fetch failed" alone says neither which nor why.
 export async function api(d, method, p, body, headers = {}) {
-  const r = await fetch(d.url(p), {
-    method,
-    headers: { "content-type": "application/json", ...headers },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
+  let r;
+  try {
+    r = await fetch(d.url(p), {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+  } catch (e) {
+    const c = e.cause ?? {};
+    const state = !d.proc ? "not ours" : d.proc.exitCode === null && d.proc.signalCode === null ? "alive" : "gone";
+    throw new Error(`${method} ${p}: ${e.message} (${c.code ?? ""} ${c.message ?? c}); the daemon is ` +
+      `${state}; its last log lines:\n${d.log ? d.log().split("\n").slice(-20).join("\n") : "(none)"}`,
+      { cause: e });
+  }
   const text = await r.text();
   let json = null;
   try {
