@@ -71,7 +71,7 @@ CRITERION_JOBS ?= 2
 
 .PHONY: all setup run install coverage test test-lane-native test-lane-checked test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
-        asan asan-engine asan-daemon tsan tsan-build valgrind soak \
+        asan asan-engine asan-daemon asan-cli asan-integration tsan tsan-build valgrind valgrind-unit valgrind-validation valgrind-daemon soak \
         fuzz fuzz-run fuzz-run-spec fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
@@ -273,24 +273,33 @@ test-reaching: $(BUILD)/rodd $(BUILD)/octopus_metrics
 # The whole suite: unit, validation, command line, schema, daemon, viewer, deployment files,
 # a bounded fuzz run, the engine's tests and the daemon under ASan/UBSan, the daemon under
 # ThreadSanitizer, and the engine's tests and the daemon under valgrind.
+# The command line's tests and the daemon's integration tests run once, against the ASan and
+# UBSan build, which checks all that the native build's run would and memory besides (`make
+# test-cli` and `make test-integration` run them against the native build); the native daemon
+# meets the clients', Chromium's, the proxy's, the tutorial's and the deployment's tests and
+# valgrind.
 # In two lanes side by side once the native build, the viewer and the integration tests' npm
 # packages are in place: the native tests (which wait on daemons, Chromium and real time for
 # part of theirs) then valgrind (it runs the native build), and the sanitizer builds with the
-# runs that measure no time (fuzz, the engine's suites under ASan). One after the other they
-# left a core idle for minutes; the lanes share no build directory, port (every test takes free
-# ones) or npm folder, and no target of one lane builds a file of the other. Each lane stops at
-# its first failure; the checked lane's output goes to $(BUILD)/test-checked.log, printed when
-# it ends. The daemon under ASan and TSan runs last, alone: its tests hold sessions to real time,
+# runs that measure no time (fuzz, the engine's suites and the command line under ASan). One
+# after the other they left a core idle for minutes; the lanes share no build directory, port
+# (every test takes free ones) or npm folder, and no target of one lane builds a file of the
+# other. Each lane stops at its first failure and prints each target's wall and CPU seconds
+# (tests/lane.sh); the checked lane's output goes to $(BUILD)/test-checked.log, printed when it
+# ends. The daemon under ASan and TSan runs last, alone: its tests hold sessions to real time,
 # which a sanitizer build beside the other lane missed (2.19 s of 3 s, CI).
-TEST_NATIVE = test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
-              test-browser test-docs test-deploy valgrind
-TEST_CHECKED = fuzz-run asan-engine tsan-build
+# On two idle cores (a fresh clone, packages installed) it took 1037 s when the command line's
+# and the daemon's tests also ran natively and valgrind ran every unit suite: the native lane
+# 825 s (Chromium 206, valgrind 241, the command line 91, the daemon 91), the checked lane 562.
+TEST_NATIVE = test-arch test-unit test-validation test-run test-schema test-api test-reaching test-converge test-python test-matlab test-proxy \
+              test-browser test-docs test-deploy valgrind-unit valgrind-validation valgrind-daemon
+TEST_CHECKED = fuzz-run asan-engine asan-cli tsan-build
 test:
 	$(MAKE) -j2 $(BUILD)/rodd $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/octopus_metrics
 	$(MAKE) web
 	bash tests/integration/install.sh
 	$(MAKE) -j2 --no-print-directory test-lane-native test-lane-checked
-	bash tests/lane.sh sanitized-daemon asan-daemon tsan
+	bash tests/lane.sh sanitized-daemon asan-integration tsan
 test-lane-native:
 	bash tests/lane.sh native $(TEST_NATIVE)
 test-lane-checked:
@@ -327,10 +336,15 @@ asan-engine:
 	$(MAKE) -j2 BUILD=build-asan SAN=1 build-asan/rodd build-asan/tests/unit_tests build-asan/tests/alloc_tests build-asan/tests/validation_tests
 	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 test-unit
 	bash tests/run_split.sh build-asan/tests/validation_tests '$(ASAN_SKIP)'
-# the command line and the daemon under ASan (some of their tests hold the daemon to real time)
-asan-daemon:
+# the command line and the daemon under ASan: the command line's tests measure no real time
+# and run in make test's checked lane; some of the daemon's hold it to real time and run last
+asan-daemon: asan-cli asan-integration
+asan-cli:
 	$(MAKE) -j2 BUILD=build-asan SAN=1 build-asan/rodd
-	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 test-cli test-integration
+	$(MAKE) BUILD=build-asan SAN=1 CRITERION_JOBS=1 test-cli
+asan-integration:
+	$(MAKE) -j2 BUILD=build-asan SAN=1 build-asan/rodd
+	$(MAKE) BUILD=build-asan SAN=1 test-integration
 
 # Line coverage (gcov) of core/ and server/: everything built with --coverage into build-cov/,
 # then the unit and allocation tests, the validation suite without the sanitizers' long runs
@@ -350,24 +364,31 @@ coverage:
 	python3 tests/coverage.py build-cov
 
 # two Criterion workers, each test in its own valgrind'ed child with its own log (the runner
-# under valgrind reports nothing with two, unlike under LeakSanitizer). The unit suites of pure
-# arithmetic are left to ASan (under valgrind the linking suite's writhe sums alone took 53 s), and so
-# is the largest model (spec_largest: 586 coordinates, 9 s natively), and so are CMA-ES's
-# evaluation counts on the sphere and the ellipsoid (medians over seeds in up to 20 dimensions:
-# about 20 of the suite's 37 CPU s under valgrind; its budget, failure and IPOP-restart tests
-# stay under valgrind).
-VALGRIND_UNIT = '!(@(lie|magnus|magnus_blocks|basis|dense|quad|suggest|schema|numfmt|linking|spec_largest)/*|optim_cmaes/@(sphere|ellipsoid)*)'
+# under valgrind reports nothing with two, unlike under LeakSanitizer). What valgrind finds that
+# ASan and UBSan do not is a read of uninitialised memory, and under it every test costs about
+# 1.3 CPU s of start-up (a fresh memcheck per Criterion child) before its first line: its unit
+# run, 155 tests and 300 CPU s, was a fifth of make test. It runs the suites that take input from
+# outside (the spec and its parts, profiles, the config, checkpoints, requests, the stream's
+# handshake, frames and byte pump, the optimizer's daemon client, exports and recordings, the disk
+# budget), where a field left unset by a parser or a codec is the bug to fear. The engine's
+# unit suites (maths, contact, friction, statics, muscles, ramps, the optimizers, the error
+# paths) run under ASan and UBSan, and the engine's code under valgrind through the validation
+# statics and dynamics below and the daemon's tests.
+VALGRIND_UNIT = '@(accept|assembly_spec|checkpoint_inputs|config|disk_budget|export_rods|export_text|foxws|frame_codec|input_profile|json_syntax|mcap|optim_http|profile|spec|spec_constraints|splice|stream_handshake|ws_frame_guard)/*'
 # Of the validation suite, valgrind runs the statics (one process each: most of their cost is
 # valgrind starting the test binary, about 1.4 CPU s) and three dynamics tests, for reads of
 # uninitialised memory (ASan runs them all, with LeakSanitizer). Two statics are left to ASan: the
 # elastica at many loads and the basis-degree study (18 and 12 s of the statics' 58 under
 # valgrind), the same Newton statics that the other eighteen run under valgrind once each.
 VALGRIND_VALIDATION = '@(statics*/!(cantilever_under_dead_tip_force*|tip_converges_as_the_basis*)|dynamics/[ar]*)'
-valgrind: export VALGRIND_JOBS = 2
-valgrind: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests $(BUILD)/tests/validation_tests $(BUILD)/rodd
+valgrind: valgrind-unit valgrind-validation valgrind-daemon
+valgrind-unit valgrind-validation: export VALGRIND_JOBS = 2
+valgrind-unit: $(BUILD)/tests/unit_tests $(BUILD)/tests/alloc_tests
 	VALGRIND_FILTER=$(VALGRIND_UNIT) bash tests/valgrind.sh $(BUILD)/tests/unit_tests
 	bash tests/valgrind.sh $(BUILD)/tests/alloc_tests
+valgrind-validation: $(BUILD)/tests/validation_tests
 	VALGRIND_FILTER=$(VALGRIND_VALIDATION) bash tests/valgrind.sh $(BUILD)/tests/validation_tests
+valgrind-daemon: $(BUILD)/rodd
 	RODD=$(BUILD)/rodd bash tests/integration/checked.sh valgrind
 
 # The daemon built with ThreadSanitizer, under the concurrency and contract tests.
