@@ -237,6 +237,17 @@ static int bad_rest(rod_model *m, rod_issues *iss, const double *v, int n, int p
     return 0;
 }
 
+/* model.h's planar: no columns and no rest strain (neither an expression nor a constant other
+ * than 0) in kappa_1, kappa_3 and nu_2, no free base */
+static int model_is_planar(const rod_model *m)
+{
+    if (m->comp_used[0] || m->comp_used[2] || m->comp_used[4] || m->comp_first[6] != m->n_xi) return 0;
+    const rod_spec *sp = m->spec;
+    for (int k = 0; k <= 4; k += 2)
+        if (sp->rest_expr[k] || sp->rest_value[k] != 0.0) return 0;
+    return 1;
+}
+
 /* The rest strain's tables (model.h), for a rod that is not straight at rest. 0, -1 out of
  * memory, -2 a value that is not a strain (in iss). */
 static int build_rest(rod_model *m, rod_issues *iss)
@@ -529,6 +540,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         return NULL;
     }
     if (rest || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
+    m->planar = model_is_planar(m);
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");

@@ -58,6 +58,10 @@ struct rod_model {
     int comp_used[6];            /* which strain components have columns */
     int comp_first[7];           /* component k's columns: comp_first[k] .. comp_first[k+1]-1
                                   * (the columns come grouped by component) */
+    /* 1 when only bend2, shear1 and stretch have columns, the rest strain has no others and
+     * the base is not free: the rod stays in its x-z plane and the kinematics run on se(2)
+     * (core/stages/kin_planar.h) */
+    int planar;
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to

@@ -1,5 +1,6 @@
 #include "kinematics.h"
 
+#include "lie_plane.h"
 #include "magnus_blocks.h"
 #include "vec3.h"
 #include "state.h"
@@ -277,9 +278,187 @@ static void vel_steps_local(const rod_model *m, const double *q, const double *q
     for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
 }
 
+/* ---- the planar rod (model.h's planar): the recursions below on se(2) (lie_plane.h) ---- */
+
+static const int P6[3] = {1, 3, 5}; /* the planar components in xi */
+
+/* One step's alphas (and their rates along q_dot when ad != NULL):
+ * step_alphas_rates on the three planar components. */
+static void planar_alphas(const rod_model *m, const double *beta, const double *star, double h, const double *q,
+                      const double *qd, int np, double a[][3], double ad[][3])
+{
+    const int nx = m->n_xi;
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        for (int i = 0; i < np; i++) {
+            const double *b = beta + (size_t)i * nx;
+            double x = 0, v = 0;
+            for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+                x += b[j] * q[j];
+                if (ad) v += b[j] * qd[j];
+            }
+            a[i][c] = x;
+            if (ad) ad[i][c] = v;
+        }
+    }
+    if (!star) {
+        a[0][2] += h;
+        return;
+    }
+    for (int i = 0; i < np; i++)
+        for (int c = 0; c < 3; c++) a[i][c] += star[6 * i + P6[c]];
+}
+
+/* kinematics.c's step_Js in the plane: Js (3 x n_xi) += Ad_g T dOmega/dq */
+static void planar_step_Js(const rod_model *m, const double *beta, const plane_magnus *ms, const double T[9],
+                       const plane_pose *g, double *Js)
+{
+    const int np = m->mag->npts, nx = m->n_xi;
+    /* Ad_g's rows: [1, 0, 0], [-pz, c, s], [px, -s, c] */
+    const double Ad[9] = {1.0, -g->pz, g->px, 0.0, g->c, -g->s, 0.0, g->s, g->c};
+    double G[9], W[MAGNUS_MAX_POINTS][9];
+    for (int j = 0; j < 3; j++) plane_m3_apply(Ad, T + 3 * j, G + 3 * j);
+    plane_slots(G, ms, W);
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            double *Jj = Js + 3 * j;
+            if (np == 2) {
+                const double b0 = beta[j], b1 = beta[nx + j];
+                for (int i = 0; i < 3; i++) Jj[i] += b0 * W[0][3 * c + i] + b1 * W[1][3 * c + i];
+            } else {
+                const double b0 = beta[j], b1 = beta[nx + j], b2 = beta[2 * nx + j];
+                for (int i = 0; i < 3; i++)
+                    Jj[i] += b0 * W[0][3 * c + i] + b1 * W[1][3 * c + i] + b2 * W[2][3 * c + i];
+            }
+        }
+    }
+}
+
+/* Station k's J (6 x n_xi) from the running base-frame Js (3 x n_xi): converted to the body
+ * frame, or, at a deferred station, kept in the base frame with its pose for state_J. */
+static void planar_station_J(const rod_model *m, const kin_defer *d, int k, const plane_pose *pg, const lie_pose *g,
+                         const double *Js, double *J)
+{
+    const int nx = m->n_xi;
+    double *Jk = J + (size_t)k * 6 * nx;
+    const int defer = d && m->J_deferred[k];
+    if (d) d->pending[k] = (unsigned char)defer;
+    if (defer) d->pose[k] = *g;
+    for (int j = 0; j < nx; j++) {
+        double o[3];
+        if (defer)
+            memcpy(o, Js + 3 * j, sizeof o);
+        else
+            plane_Ad_inv(pg, Js + 3 * j, o);
+        plane_to6(o, Jk + 6 * j);
+    }
+}
+
+
+typedef struct {
+    plane_magnus ms;
+    plane_tangent tc;
+    plane_pose e;
+    double TOd[3], TPd[3], TdOd[3];
+} planar_step;
+
+static const double *beta_of(const rod_model *m, int t)
+{
+    const int sub = m->substeps, k = 1 + t / sub, j = t % sub;
+    return m->kin_beta + ((size_t)k * sub + j) * m->mag->npts * m->n_xi;
+}
+
+static const double *planar_star_of(const rod_model *m, int t)
+{
+    const int sub = m->substeps, k = 1 + t / sub, j = t % sub;
+    return m->kin_star ? m->kin_star + ((size_t)k * sub + j) * m->mag->npts * 6 : NULL;
+}
+
+static double h_of(const rod_model *m, int t)
+{
+    const int k = 1 + t / m->substeps;
+    return (m->s[k] - m->s[k - 1]) / m->substeps;
+}
+
+/* The local parts of nb steps from t0 (vel: the bias's as well), stage by stage across the
+ * steps as kinematics.c does */
+static void planar_local(const rod_model *m, const double *q, const double *qd, int t0, int nb, int vel, planar_step *v)
+{
+    const int np = m->mag->npts;
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3], Omega[STEP_BLOCK][3], Od[STEP_BLOCK][3], Pd[STEP_BLOCK][3];
+    for (int b = 0; b < nb; b++) {
+        v[b].ms.order = m->mag->order;
+        planar_alphas(m, beta_of(m, t0 + b), planar_star_of(m, t0 + b), h_of(m, t0 + b), q, qd, np, v[b].ms.a, ad[b]);
+    }
+    for (int b = 0; b < nb; b++) {
+        plane_tangent_dir t;
+        plane_eval(&v[b].ms, Omega[b]);
+        plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t);
+        if (vel) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t, Pd[b]);
+    }
+    for (int b = 0; b < nb; b++) {
+        plane_tangent_init(Omega[b], &v[b].tc);
+        plane_dexp(&v[b].tc);
+    }
+    for (int b = 0; b < nb; b++) {
+        plane_m3_apply(v[b].tc.T, Od[b], v[b].TOd);
+        if (!vel) continue;
+        plane_m3_apply(v[b].tc.T, Pd[b], v[b].TPd);
+        plane_dexp_dot_apply(&v[b].tc, Od[b], v[b].TdOd);
+    }
+    for (int b = 0; b < nb; b++) plane_exp(&v[b].tc, &v[b].e);
+}
+
+static void planar_forward(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
+                       const kin_defer *d, double *eta, double *bias)
+{
+    const int nx = m->n_xi, nsteps = (m->ns - 1) * m->substeps, vel = bias != NULL;
+    double Js[3 * MODEL_MAX_XI];
+    lie_pose_identity(&g[0]);
+    if (J) {
+        memset(J, 0, (size_t)6 * nx * sizeof *J);
+        memset(Js, 0, (size_t)3 * nx * sizeof *Js);
+    }
+    memset(eta, 0, 6 * sizeof *eta);
+    if (vel) memset(bias, 0, 6 * sizeof *bias);
+    plane_pose gk = {1.0, 0.0, 0.0, 0.0};
+    double ek[3] = {0}, bk[3] = {0};
+    planar_step v[STEP_BLOCK];
+    for (int t0 = 0; t0 < nsteps; t0 += STEP_BLOCK) {
+        const int nb = nsteps - t0 < STEP_BLOCK ? nsteps - t0 : STEP_BLOCK;
+        planar_local(m, q, qd, t0, nb, vel, v);
+        for (int b = 0; b < nb; b++) {
+            const planar_step *vs = &v[b];
+            const int t = t0 + b, k = 1 + t / m->substeps;
+            double e_new[3], b_new[3];
+            for (int i = 0; i < 3; i++) e_new[i] = ek[i] + vs->TOd[i];
+            if (vel) {
+                double adeT[3];
+                plane_ad(ek, vs->TOd, adeT);
+                for (int i = 0; i < 3; i++) b_new[i] = bk[i] + adeT[i] + vs->TdOd[i] + vs->TPd[i];
+            }
+            if (J) planar_step_Js(m, beta_of(m, t), &vs->ms, vs->tc.T, &gk, Js);
+            plane_Ad_inv(&vs->e, e_new, ek);
+            if (vel) plane_Ad_inv(&vs->e, b_new, bk);
+            plane_mul(&gk, &vs->e, &gk);
+            if (t % m->substeps < m->substeps - 1) continue;
+            plane_to_pose(&gk, &g[k]);
+            plane_to6(ek, eta + 6 * k);
+            if (vel) plane_to6(bk, bias + 6 * k);
+            if (J) planar_station_J(m, d, k, &gk, &g[k], Js, J);
+        }
+    }
+    if (J && d) d->pending[0] = 0;
+}
+
 static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                         const kin_defer *d, double *eta, double *bias)
 {
+    if (m->planar) {
+        planar_forward(m, q, qd, g, J, d, eta, bias);
+        return;
+    }
     const int nx = m->n_xi, sub = m->substeps, nsteps = (m->ns - 1) * sub;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
@@ -351,6 +530,10 @@ static void twist_steps_local(const rod_model *m, const double *q, const double 
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta)
 {
+    if (m->planar) {
+        planar_forward(m, q, qd, g, NULL, NULL, eta, NULL);
+        return;
+    }
     const int sub = m->substeps, nsteps = (m->ns - 1) * sub;
     lie_pose_identity(&g[0]);
     memset(eta, 0, 6 * sizeof *eta);
@@ -374,9 +557,39 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     }
 }
 
+/* kin_step_exps for a planar model */
+static void planar_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
+                             const double *h, int nsteps, lie_pose *e)
+{
+    const int np = m->mag->npts;
+    const size_t bsz = (size_t)np * m->n_xi, ssz = (size_t)np * 6;
+    for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
+        const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
+        plane_magnus ms[STEP_BLOCK];
+        plane_tangent tc[STEP_BLOCK];
+        for (int b = 0; b < nb; b++) {
+            const int j = j0 + b;
+            ms[b].order = m->mag->order;
+            planar_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, NULL, np,
+                          ms[b].a, NULL);
+        }
+        for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
+        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+        for (int b = 0; b < nb; b++) {
+            plane_pose p;
+            plane_exp(&tc[b], &p);
+            plane_to_pose(&p, &e[j0 + b]);
+        }
+    }
+}
+
 void kin_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
                    const double *h, int nsteps, lie_pose *e)
 {
+    if (m->planar) {
+        planar_step_exps(m, q, beta, star, h, nsteps, e);
+        return;
+    }
     const size_t bsz = (size_t)m->mag->npts * m->n_xi, ssz = (size_t)m->mag->npts * 6;
     for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
         const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
