@@ -59,6 +59,14 @@ static void mass_column_add(double *restrict col, int i, int nx, const double a[
         col[j] += a0 * Jt[0][j] + a1 * Jt[1][j] + a2 * Jt[2][j] + a3 * Jt[3][j] + a4 * Jt[4][j] + a5 * Jt[5][j];
 }
 
+/* the same for a planar rod (model.h), whose J rows 0, 2 and 4 are zero: Jt holds rows 1, 3 and 5 */
+static void mass_column_add3(double *restrict col, int i, int nx, const double a[3],
+                             const double (*restrict Jt)[MODEL_MAX_XI])
+{
+    const double a0 = a[0], a1 = a[1], a2 = a[2];
+    for (int j = i; j < nx; j++) col[j] += a0 * Jt[0][j] + a1 * Jt[1][j] + a2 * Jt[2][j];
+}
+
 /* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
  * damping and constraints into its kind's vector of Qk (qfrc.h), at (t, q, q_dot): the
  * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
@@ -117,16 +125,25 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
          * element-wise loop over j, which the compiler vectorizes */
         double Jt[6][MODEL_MAX_XI];
+        const int planar = m->planar;
         for (int i = 0; i < nx; i++) {
             const double *Ji = Jk + 6 * i;
             Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
                           Ji[5] * W[5]);
             if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
-            if (!same_q)
+            if (same_q) continue;
+            if (planar)
+                for (int r = 0; r < 3; r++) Jt[r][i] = Ji[2 * r + 1];
+            else
                 for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
         }
         for (int i = 0; i < nx && !same_q; i++) {
             double a[6];
+            if (planar) {
+                for (int r = 0; r < 3; r++) a[r] = w * Mt[2 * r + 1] * Jt[r][i];
+                mass_column_add3(M + (size_t)nx * i, i, nx, a, Jt);
+                continue;
+            }
             for (int r = 0; r < 6; r++) a[r] = w * Mt[r] * Jt[r][i];
             mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
         }

@@ -391,12 +391,12 @@ static void planar_local(const rod_model *m, const double *q, const double *qd, 
         v[b].ms.order = m->mag->order;
         planar_alphas(m, beta_of(m, t0 + b), planar_star_of(m, t0 + b), h_of(m, t0 + b), q, qd, np, v[b].ms.a, ad[b]);
     }
-    for (int b = 0; b < nb; b++) {
-        plane_tangent_dir t;
-        plane_eval(&v[b].ms, Omega[b]);
-        plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t);
-        if (vel) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t, Pd[b]);
-    }
+    /* Omega, its rate and second derivative a stage each, so that what one stores the next
+     * reads after the stores have landed (see STEP_BLOCK) */
+    plane_tangent_dir t[STEP_BLOCK];
+    for (int b = 0; b < nb; b++) plane_eval(&v[b].ms, Omega[b]);
+    for (int b = 0; b < nb; b++) plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t[b]);
+    for (int b = 0; b < nb && vel; b++) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t[b], Pd[b]);
     for (int b = 0; b < nb; b++) {
         plane_tangent_init(Omega[b], &v[b].tc);
         plane_dexp(&v[b].tc);

@@ -5,29 +5,34 @@
 void plane_eval(plane_magnus *s, double Omega[3])
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *a3 = s->a[2];
-    double c[3], z[3];
+    double c[3], z[3], C1[3], C2[3], X[3], Y[3];
     if (s->order == 4) {
         plane_br(a1, a2, c);
         for (int i = 0; i < 3; i++) Omega[i] = a1[i] - c[i] / 12.0;
         return;
     }
-    plane_br(a1, a2, s->C1);
-    for (int i = 0; i < 3; i++) z[i] = 2.0 * a3[i] + s->C1[i];
-    plane_br(a1, z, s->C2);
+    /* the brackets in locals, stored once at the end: read back from s straight after their
+     * stores, they stalled the store-to-load forwarding */
+    plane_br(a1, a2, C1);
+    for (int i = 0; i < 3; i++) z[i] = 2.0 * a3[i] + C1[i];
+    plane_br(a1, z, C2);
     for (int i = 0; i < 3; i++) {
-        s->C2[i] *= -1.0 / 60.0;
-        s->X[i] = -20.0 * a1[i] - a3[i] + s->C1[i];
-        s->Y[i] = a2[i] + s->C2[i];
+        C2[i] *= -1.0 / 60.0;
+        X[i] = -20.0 * a1[i] - a3[i] + C1[i];
+        Y[i] = a2[i] + C2[i];
     }
-    plane_br(s->X, s->Y, c);
+    plane_br(X, Y, c);
     for (int i = 0; i < 3; i++) Omega[i] = a1[i] + a3[i] / 12.0 + c[i] / 240.0;
+    memcpy(s->C1, C1, sizeof C1);
+    memcpy(s->C2, C2, sizeof C2);
+    memcpy(s->X, X, sizeof X);
+    memcpy(s->Y, Y, sizeof Y);
 }
-
 
 void plane_dir(const plane_magnus *s, const double da[][3], double dO[3], plane_tangent_dir *t)
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *a3 = s->a[2], *d1 = da[0], *d2 = da[1], *d3 = da[2];
-    double u[3], v[3], z[3], dz[3], C2[3];
+    double u[3], v[3], z[3], dz[3], C1[3], C2[3], X[3], Y[3];
     if (s->order == 4) {
         plane_br(d1, a2, u);
         plane_br(a1, d2, v);
@@ -37,20 +42,23 @@ void plane_dir(const plane_magnus *s, const double da[][3], double dO[3], plane_
     plane_br(d1, a2, u);
     plane_br(a1, d2, v);
     for (int i = 0; i < 3; i++) {
-        t->C1[i] = u[i] + v[i];
+        C1[i] = u[i] + v[i];
         z[i] = 2.0 * a3[i] + s->C1[i];
-        dz[i] = 2.0 * d3[i] + t->C1[i];
+        dz[i] = 2.0 * d3[i] + C1[i];
     }
     plane_br(d1, z, u);
     plane_br(a1, dz, v);
     for (int i = 0; i < 3; i++) {
         C2[i] = -(u[i] + v[i]) / 60.0;
-        t->X[i] = -20.0 * d1[i] - d3[i] + t->C1[i];
-        t->Y[i] = d2[i] + C2[i];
+        X[i] = -20.0 * d1[i] - d3[i] + C1[i];
+        Y[i] = d2[i] + C2[i];
     }
-    plane_br(t->X, s->Y, u);
-    plane_br(s->X, t->Y, v);
+    plane_br(X, s->Y, u);
+    plane_br(s->X, Y, v);
     for (int i = 0; i < 3; i++) dO[i] = d1[i] + d3[i] / 12.0 + (u[i] + v[i]) / 240.0;
+    memcpy(t->C1, C1, sizeof C1);
+    memcpy(t->X, X, sizeof X);
+    memcpy(t->Y, Y, sizeof Y);
 }
 
 void plane_second(const plane_magnus *s, const double da[][3], const plane_tangent_dir *t, double d2[3])
