@@ -101,7 +101,9 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
             for (int i3 = 0; i3 < 3; i3++) tv[i3] = xi[3 + i3] + c[i3] + drho * d[i3] + rho * dd[i3];
             const double tn = sqrt(tv[0] * tv[0] + tv[1] * tv[1] + tv[2] * tv[2]);
             if (!(tn > 0)) continue;
-            for (int i3 = 0; i3 < 3; i3++) tv[i3] /= tn;
+            /* one division, not three: their latency sat on each station's chain */
+            const double inv_tn = 1.0 / tn;
+            for (int i3 = 0; i3 < 3; i3++) tv[i3] *= inv_tn;
             /* Phi_a u with u = -T (Eq. 53): the cable's wrench on the section */
             double Wc[3];
             vec3_cross(rd, tv, Wc);

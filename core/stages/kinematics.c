@@ -175,11 +175,24 @@ static const double *star_of(const rod_model *m, const double *stars, int sub, i
     return stars ? stars + ((size_t)k * sub + j) * m->mag->npts * 6 : NULL;
 }
 
+/* the planar rod's recursions (below) */
+typedef struct {
+    int sub;
+    const double *betas, *stars;
+} planar_steps;
+static void planar_forward(const rod_model *m, const planar_steps *ps, const double *q, const double *qd,
+                           lie_pose *g, double *J, const kin_defer *d, double *eta, double *bias);
+
 /* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) and the
  * rest strain's stars (ns x sub x npts x 6, NULL for the straight rod) */
 static void forward_steps(const rod_model *m, const double *q, int sub, const double *betas,
                           const double *stars, lie_pose *g, double *J, const kin_defer *d)
 {
+    if (m->planar) {
+        const planar_steps ps = {sub, betas, stars};
+        planar_forward(m, &ps, q, NULL, g, J, d, NULL, NULL);
+        return;
+    }
     const int nx = m->n_xi;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
@@ -285,21 +298,30 @@ static const int P6[3] = {1, 3, 5}; /* the planar components in xi */
 /* One step's alphas (and their rates along q_dot when ad != NULL):
  * step_alphas_rates on the three planar components. */
 static void planar_alphas(const rod_model *m, const double *beta, const double *star, double h, const double *q,
-                      const double *qd, int np, double a[][3], double ad[][3])
+                          const double *qd, int np, double a[][3], double ad[][3])
 {
-    const int nx = m->n_xi;
+    const int nx = m->n_xi, three = np == 3;
+    const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
+    /* the points' sums side by side (six independent chains, as step_alphas_rates) */
     for (int c = 0; c < 3; c++) {
         const int k = P6[c];
-        for (int i = 0; i < np; i++) {
-            const double *b = beta + (size_t)i * nx;
-            double x = 0, v = 0;
-            for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
-                x += b[j] * q[j];
-                if (ad) v += b[j] * qd[j];
-            }
-            a[i][c] = x;
-            if (ad) ad[i][c] = v;
+        double x0 = 0, x1 = 0, x2 = 0, v0 = 0, v1 = 0, v2 = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x0 += b0[j] * q[j];
+            x1 += b1[j] * q[j];
+            if (three) x2 += b2[j] * q[j];
+            if (!ad) continue;
+            v0 += b0[j] * qd[j];
+            v1 += b1[j] * qd[j];
+            if (three) v2 += b2[j] * qd[j];
         }
+        a[0][c] = x0;
+        a[1][c] = x1;
+        if (three) a[2][c] = x2;
+        if (!ad) continue;
+        ad[0][c] = v0;
+        ad[1][c] = v1;
+        if (three) ad[2][c] = v2;
     }
     if (!star) {
         a[0][2] += h;
@@ -363,45 +385,47 @@ typedef struct {
     double TOd[3], TPd[3], TdOd[3];
 } planar_step;
 
-static const double *beta_of(const rod_model *m, int t)
+static const double *beta_of(const rod_model *m, const planar_steps *ps, int t)
 {
-    const int sub = m->substeps, k = 1 + t / sub, j = t % sub;
-    return m->kin_beta + ((size_t)k * sub + j) * m->mag->npts * m->n_xi;
+    const int k = 1 + t / ps->sub, j = t % ps->sub;
+    return ps->betas + ((size_t)k * ps->sub + j) * m->mag->npts * m->n_xi;
 }
 
-static const double *planar_star_of(const rod_model *m, int t)
+static const double *planar_star_of(const rod_model *m, const planar_steps *ps, int t)
 {
-    const int sub = m->substeps, k = 1 + t / sub, j = t % sub;
-    return m->kin_star ? m->kin_star + ((size_t)k * sub + j) * m->mag->npts * 6 : NULL;
+    const int k = 1 + t / ps->sub, j = t % ps->sub;
+    return ps->stars ? ps->stars + ((size_t)k * ps->sub + j) * m->mag->npts * 6 : NULL;
 }
 
-static double h_of(const rod_model *m, int t)
+static double h_of(const rod_model *m, const planar_steps *ps, int t)
 {
-    const int k = 1 + t / m->substeps;
-    return (m->s[k] - m->s[k - 1]) / m->substeps;
+    const int k = 1 + t / ps->sub;
+    return (m->s[k] - m->s[k - 1]) / ps->sub;
 }
 
-/* The local parts of nb steps from t0 (vel: the bias's as well), stage by stage across the
- * steps as kinematics.c does */
-static void planar_local(const rod_model *m, const double *q, const double *qd, int t0, int nb, int vel, planar_step *v)
+/* The local parts of nb steps from t0, stage by stage across the steps as the general
+ * recursions do: the twist's increment when qd is not NULL, the bias's too when vel */
+static void planar_local(const rod_model *m, const planar_steps *ps, const double *q, const double *qd, int t0,
+                         int nb, int vel, planar_step *v)
 {
     const int np = m->mag->npts;
     double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3], Omega[STEP_BLOCK][3], Od[STEP_BLOCK][3], Pd[STEP_BLOCK][3];
     for (int b = 0; b < nb; b++) {
         v[b].ms.order = m->mag->order;
-        planar_alphas(m, beta_of(m, t0 + b), planar_star_of(m, t0 + b), h_of(m, t0 + b), q, qd, np, v[b].ms.a, ad[b]);
+        planar_alphas(m, beta_of(m, ps, t0 + b), planar_star_of(m, ps, t0 + b), h_of(m, ps, t0 + b), q, qd, np,
+                      v[b].ms.a, qd ? ad[b] : NULL);
     }
     /* Omega, its rate and second derivative a stage each, so that what one stores the next
      * reads after the stores have landed (see STEP_BLOCK) */
     plane_tangent_dir t[STEP_BLOCK];
     for (int b = 0; b < nb; b++) plane_eval(&v[b].ms, Omega[b]);
-    for (int b = 0; b < nb; b++) plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t[b]);
+    for (int b = 0; b < nb && qd; b++) plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t[b]);
     for (int b = 0; b < nb && vel; b++) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t[b], Pd[b]);
     for (int b = 0; b < nb; b++) {
         plane_tangent_init(Omega[b], &v[b].tc);
         plane_dexp(&v[b].tc);
     }
-    for (int b = 0; b < nb; b++) {
+    for (int b = 0; b < nb && qd; b++) {
         plane_m3_apply(v[b].tc.T, Od[b], v[b].TOd);
         if (!vel) continue;
         plane_m3_apply(v[b].tc.T, Pd[b], v[b].TPd);
@@ -410,41 +434,43 @@ static void planar_local(const rod_model *m, const double *q, const double *qd, 
     for (int b = 0; b < nb; b++) plane_exp(&v[b].tc, &v[b].e);
 }
 
-static void planar_forward(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
-                       const kin_defer *d, double *eta, double *bias)
+/* The poses g, and J (not NULL), twists eta (qd not NULL) and biases (bias not NULL) */
+static void planar_forward(const rod_model *m, const planar_steps *ps, const double *q, const double *qd,
+                           lie_pose *g, double *J, const kin_defer *d, double *eta, double *bias)
 {
-    const int nx = m->n_xi, nsteps = (m->ns - 1) * m->substeps, vel = bias != NULL;
+    const int nx = m->n_xi, sub = ps->sub, nsteps = (m->ns - 1) * sub, vel = bias != NULL;
     double Js[3 * MODEL_MAX_XI];
     lie_pose_identity(&g[0]);
     if (J) {
         memset(J, 0, (size_t)6 * nx * sizeof *J);
         memset(Js, 0, (size_t)3 * nx * sizeof *Js);
     }
-    memset(eta, 0, 6 * sizeof *eta);
+    if (qd) memset(eta, 0, 6 * sizeof *eta);
     if (vel) memset(bias, 0, 6 * sizeof *bias);
     plane_pose gk = {1.0, 0.0, 0.0, 0.0};
     double ek[3] = {0}, bk[3] = {0};
     planar_step v[STEP_BLOCK];
     for (int t0 = 0; t0 < nsteps; t0 += STEP_BLOCK) {
         const int nb = nsteps - t0 < STEP_BLOCK ? nsteps - t0 : STEP_BLOCK;
-        planar_local(m, q, qd, t0, nb, vel, v);
+        planar_local(m, ps, q, qd, t0, nb, vel, v);
         for (int b = 0; b < nb; b++) {
             const planar_step *vs = &v[b];
-            const int t = t0 + b, k = 1 + t / m->substeps;
-            double e_new[3], b_new[3];
-            for (int i = 0; i < 3; i++) e_new[i] = ek[i] + vs->TOd[i];
+            const int t = t0 + b, k = 1 + t / sub;
+            double e_new[3] = {0}, b_new[3] = {0};
+            if (qd)
+                for (int i = 0; i < 3; i++) e_new[i] = ek[i] + vs->TOd[i];
             if (vel) {
                 double adeT[3];
                 plane_ad(ek, vs->TOd, adeT);
                 for (int i = 0; i < 3; i++) b_new[i] = bk[i] + adeT[i] + vs->TdOd[i] + vs->TPd[i];
             }
-            if (J) planar_step_Js(m, beta_of(m, t), &vs->ms, vs->tc.T, &gk, Js);
-            plane_Ad_inv(&vs->e, e_new, ek);
+            if (J) planar_step_Js(m, beta_of(m, ps, t), &vs->ms, vs->tc.T, &gk, Js);
+            if (qd) plane_Ad_inv(&vs->e, e_new, ek);
             if (vel) plane_Ad_inv(&vs->e, b_new, bk);
             plane_mul(&gk, &vs->e, &gk);
-            if (t % m->substeps < m->substeps - 1) continue;
+            if (t % sub < sub - 1) continue;
             plane_to_pose(&gk, &g[k]);
-            plane_to6(ek, eta + 6 * k);
+            if (qd) plane_to6(ek, eta + 6 * k);
             if (vel) plane_to6(bk, bias + 6 * k);
             if (J) planar_station_J(m, d, k, &gk, &g[k], Js, J);
         }
@@ -456,7 +482,8 @@ static void forward_vel(const rod_model *m, const double *q, const double *qd, l
                         const kin_defer *d, double *eta, double *bias)
 {
     if (m->planar) {
-        planar_forward(m, q, qd, g, J, d, eta, bias);
+        const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
+        planar_forward(m, &ps, q, qd, g, J, d, eta, bias);
         return;
     }
     const int nx = m->n_xi, sub = m->substeps, nsteps = (m->ns - 1) * sub;
@@ -531,7 +558,8 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
                        double *eta)
 {
     if (m->planar) {
-        planar_forward(m, q, qd, g, NULL, NULL, eta, NULL);
+        const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
+        planar_forward(m, &ps, q, qd, g, NULL, NULL, eta, NULL);
         return;
     }
     const int sub = m->substeps, nsteps = (m->ns - 1) * sub;

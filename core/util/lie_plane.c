@@ -2,13 +2,18 @@
 
 #include <math.h>
 
+/* The rules' constant divisors as products: a division's latency sat on every step's chain
+ * (plane_eval and plane_dir were 15 % of the reaching bench); the reciprocals round once, so
+ * the results move in the last bit from the general path's. */
+static const double INV6 = 1.0 / 6.0, INV12 = 1.0 / 12.0, INV60 = 1.0 / 60.0, INV240 = 1.0 / 240.0;
+
 void plane_eval(plane_magnus *s, double Omega[3])
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *a3 = s->a[2];
     double c[3], z[3], C1[3], C2[3], X[3], Y[3];
     if (s->order == 4) {
         plane_br(a1, a2, c);
-        for (int i = 0; i < 3; i++) Omega[i] = a1[i] - c[i] / 12.0;
+        for (int i = 0; i < 3; i++) Omega[i] = a1[i] - c[i] * INV12;
         return;
     }
     /* the brackets in locals, stored once at the end: read back from s straight after their
@@ -17,12 +22,12 @@ void plane_eval(plane_magnus *s, double Omega[3])
     for (int i = 0; i < 3; i++) z[i] = 2.0 * a3[i] + C1[i];
     plane_br(a1, z, C2);
     for (int i = 0; i < 3; i++) {
-        C2[i] *= -1.0 / 60.0;
+        C2[i] *= -INV60;
         X[i] = -20.0 * a1[i] - a3[i] + C1[i];
         Y[i] = a2[i] + C2[i];
     }
     plane_br(X, Y, c);
-    for (int i = 0; i < 3; i++) Omega[i] = a1[i] + a3[i] / 12.0 + c[i] / 240.0;
+    for (int i = 0; i < 3; i++) Omega[i] = a1[i] + a3[i] * INV12 + c[i] * INV240;
     memcpy(s->C1, C1, sizeof C1);
     memcpy(s->C2, C2, sizeof C2);
     memcpy(s->X, X, sizeof X);
@@ -36,7 +41,7 @@ void plane_dir(const plane_magnus *s, const double da[][3], double dO[3], plane_
     if (s->order == 4) {
         plane_br(d1, a2, u);
         plane_br(a1, d2, v);
-        for (int i = 0; i < 3; i++) dO[i] = d1[i] - (u[i] + v[i]) / 12.0;
+        for (int i = 0; i < 3; i++) dO[i] = d1[i] - (u[i] + v[i]) * INV12;
         return;
     }
     plane_br(d1, a2, u);
@@ -49,13 +54,13 @@ void plane_dir(const plane_magnus *s, const double da[][3], double dO[3], plane_
     plane_br(d1, z, u);
     plane_br(a1, dz, v);
     for (int i = 0; i < 3; i++) {
-        C2[i] = -(u[i] + v[i]) / 60.0;
+        C2[i] = -(u[i] + v[i]) * INV60;
         X[i] = -20.0 * d1[i] - d3[i] + C1[i];
         Y[i] = d2[i] + C2[i];
     }
     plane_br(X, s->Y, u);
     plane_br(s->X, Y, v);
-    for (int i = 0; i < 3; i++) dO[i] = d1[i] + d3[i] / 12.0 + (u[i] + v[i]) / 240.0;
+    for (int i = 0; i < 3; i++) dO[i] = d1[i] + d3[i] * INV12 + (u[i] + v[i]) * INV240;
     memcpy(t->C1, C1, sizeof C1);
     memcpy(t->X, X, sizeof X);
     memcpy(t->Y, Y, sizeof Y);
@@ -67,7 +72,7 @@ void plane_second(const plane_magnus *s, const double da[][3], const plane_tange
     double C1dd[3], C2dd[3], dz[3], u[3], v[3], w[3];
     if (s->order == 4) {
         plane_br(d1, dd2, u);
-        for (int i = 0; i < 3; i++) d2[i] = -u[i] / 6.0;
+        for (int i = 0; i < 3; i++) d2[i] = -u[i] * INV6;
         return;
     }
     plane_br(d1, dd2, C1dd);
@@ -77,11 +82,11 @@ void plane_second(const plane_magnus *s, const double da[][3], const plane_tange
     }
     plane_br(d1, dz, u);
     plane_br(a1, C1dd, v);
-    for (int i = 0; i < 3; i++) C2dd[i] = -(2.0 * u[i] + v[i]) / 60.0;
+    for (int i = 0; i < 3; i++) C2dd[i] = -(2.0 * u[i] + v[i]) * INV60;
     plane_br(C1dd, s->Y, u);
     plane_br(t->X, t->Y, v);
     plane_br(s->X, C2dd, w);
-    for (int i = 0; i < 3; i++) d2[i] = (u[i] + 2.0 * v[i] + w[i]) / 240.0;
+    for (int i = 0; i < 3; i++) d2[i] = (u[i] + 2.0 * v[i] + w[i]) * INV240;
 }
 
 void plane_tangent_init(const double Omega[3], plane_tangent *t)

@@ -74,6 +74,17 @@ static void check(int order, int substeps, const char *rest)
         m->planar = 0;
         kin_forward_twist(m, q, qd, g2, e2);
         cr_assert(largest(e1, e2, (size_t)ns * 6) < 1e-12, "order %d: twist-only twists differ", order);
+        /* the poses and Jacobians alone, at the model's steps and one step per interval */
+        for (int coarse = 0; coarse < 2; coarse++) {
+            m->planar = 1;
+            (coarse ? kin_forward_coarse : kin_forward)(m, q, g1, J1);
+            m->planar = 0;
+            (coarse ? kin_forward_coarse : kin_forward)(m, q, g2, J2);
+            double dp = largest(J1, J2, (size_t)ns * 6 * nx);
+            for (int k = 0; k < ns; k++) dp = fmax(dp, fmax(largest(g1[k].R, g2[k].R, 9), largest(g1[k].r, g2[k].r, 3)));
+            cr_assert(dp < 1e-13, "order %d, sub %d, coarse %d: poses or Jacobians differ by %g", order, substeps,
+                      coarse, dp);
+        }
         /* the frames' step exponentials, over the model's own steps */
         const int sub = m->substeps, nsteps = (ns - 1) * sub, np = m->mag->npts;
         double *h = calloc((size_t)nsteps, sizeof *h);
