@@ -7,86 +7,98 @@
  * the results move in the last bit from the general path's. */
 static const double INV6 = 1.0 / 6.0, INV12 = 1.0 / 12.0, INV60 = 1.0 / 60.0, INV240 = 1.0 / 240.0;
 
-void plane_eval(plane_magnus *s, double Omega[3])
+/* The sixth-order rule in scalars: a bracket's angular part is always 0 in the plane
+ * (plane_ad), so every product with it is left out, and nothing goes through memory between
+ * the brackets (arrays there were spilled and reloaded along the chain, and the compiler
+ * versioned the code for outputs aliasing the step). */
+void plane_eval(plane_magnus *restrict s, double Omega[restrict 3])
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *a3 = s->a[2];
-    double c[3], z[3], C1[3], C2[3], X[3], Y[3];
     if (s->order == 4) {
+        double c[3];
         plane_br(a1, a2, c);
         for (int i = 0; i < 3; i++) Omega[i] = a1[i] - c[i] * INV12;
         return;
     }
-    /* the brackets in locals, stored once at the end: read back from s straight after their
-     * stores, they stalled the store-to-load forwarding */
-    plane_br(a1, a2, C1);
-    for (int i = 0; i < 3; i++) z[i] = 2.0 * a3[i] + C1[i];
-    plane_br(a1, z, C2);
-    for (int i = 0; i < 3; i++) {
-        C2[i] *= -INV60;
-        X[i] = -20.0 * a1[i] - a3[i] + C1[i];
-        Y[i] = a2[i] + C2[i];
-    }
-    plane_br(X, Y, c);
-    for (int i = 0; i < 3; i++) Omega[i] = a1[i] + a3[i] * INV12 + c[i] * INV240;
-    memcpy(s->C1, C1, sizeof C1);
-    memcpy(s->C2, C2, sizeof C2);
-    memcpy(s->X, X, sizeof X);
-    memcpy(s->Y, Y, sizeof Y);
+    const double a1w = a1[0], a1x = a1[1], a1z = a1[2], a2w = a2[0], a2x = a2[1], a2z = a2[2];
+    const double a3w = a3[0], a3x = a3[1], a3z = a3[2];
+    /* C1 = br(a1, a2), z = 2 a3 + C1, C2 = -br(a1, z) / 60 */
+    const double C1x = a2w * a1z - a2z * a1w, C1z = a2x * a1w - a2w * a1x;
+    const double zw = 2.0 * a3w, zx = 2.0 * a3x + C1x, zz = 2.0 * a3z + C1z;
+    const double C2x = (zw * a1z - zz * a1w) * -INV60, C2z = (zx * a1w - zw * a1x) * -INV60;
+    /* X = -20 a1 - a3 + C1, Y = a2 + C2, Omega = a1 + a3 / 12 + br(X, Y) / 240 */
+    const double Xw = -20.0 * a1w - a3w, Xx = -20.0 * a1x - a3x + C1x, Xz = -20.0 * a1z - a3z + C1z;
+    const double Yw = a2w, Yx = a2x + C2x, Yz = a2z + C2z;
+    const double cx = Yw * Xz - Yz * Xw, cz = Yx * Xw - Yw * Xx;
+    Omega[0] = a1w + a3w * INV12;
+    Omega[1] = a1x + a3x * INV12 + cx * INV240;
+    Omega[2] = a1z + a3z * INV12 + cz * INV240;
+    s->C1[0] = 0.0, s->C1[1] = C1x, s->C1[2] = C1z;
+    s->C2[0] = 0.0, s->C2[1] = C2x, s->C2[2] = C2z;
+    s->X[0] = Xw, s->X[1] = Xx, s->X[2] = Xz;
+    s->Y[0] = Yw, s->Y[1] = Yx, s->Y[2] = Yz;
 }
 
-void plane_dir(const plane_magnus *s, const double da[][3], double dO[3], plane_tangent_dir *t)
+void plane_dir(const plane_magnus *restrict s, const double da[][3], double dO[restrict 3],
+               plane_tangent_dir *restrict t)
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *a3 = s->a[2], *d1 = da[0], *d2 = da[1], *d3 = da[2];
-    double u[3], v[3], z[3], dz[3], C1[3], C2[3], X[3], Y[3];
     if (s->order == 4) {
+        double u[3], v[3];
         plane_br(d1, a2, u);
         plane_br(a1, d2, v);
         for (int i = 0; i < 3; i++) dO[i] = d1[i] - (u[i] + v[i]) * INV12;
         return;
     }
-    plane_br(d1, a2, u);
-    plane_br(a1, d2, v);
-    for (int i = 0; i < 3; i++) {
-        C1[i] = u[i] + v[i];
-        z[i] = 2.0 * a3[i] + s->C1[i];
-        dz[i] = 2.0 * d3[i] + C1[i];
-    }
-    plane_br(d1, z, u);
-    plane_br(a1, dz, v);
-    for (int i = 0; i < 3; i++) {
-        C2[i] = -(u[i] + v[i]) * INV60;
-        X[i] = -20.0 * d1[i] - d3[i] + C1[i];
-        Y[i] = d2[i] + C2[i];
-    }
-    plane_br(X, s->Y, u);
-    plane_br(s->X, Y, v);
-    for (int i = 0; i < 3; i++) dO[i] = d1[i] + d3[i] * INV12 + (u[i] + v[i]) * INV240;
-    memcpy(t->C1, C1, sizeof C1);
-    memcpy(t->X, X, sizeof X);
-    memcpy(t->Y, Y, sizeof Y);
+    const double a1w = a1[0], a1x = a1[1], a1z = a1[2], a2w = a2[0], a2x = a2[1], a2z = a2[2];
+    const double d1w = d1[0], d1x = d1[1], d1z = d1[2], d2w = d2[0], d2x = d2[1], d2z = d2[2];
+    const double d3w = d3[0], d3x = d3[1], d3z = d3[2];
+    /* C1' = br(d1, a2) + br(a1, d2) */
+    const double C1x = (a2w * d1z - a2z * d1w) + (d2w * a1z - d2z * a1w);
+    const double C1z = (a2x * d1w - a2w * d1x) + (d2x * a1w - d2w * a1x);
+    /* z = 2 a3 + C1, dz = 2 d3 + C1', C2' = -(br(d1, z) + br(a1, dz)) / 60 */
+    const double zw = 2.0 * a3[0], zx = 2.0 * a3[1] + s->C1[1], zz = 2.0 * a3[2] + s->C1[2];
+    const double dzw = 2.0 * d3w, dzx = 2.0 * d3x + C1x, dzz = 2.0 * d3z + C1z;
+    const double C2x = -((zw * d1z - zz * d1w) + (dzw * a1z - dzz * a1w)) * INV60;
+    const double C2z = -((zx * d1w - zw * d1x) + (dzx * a1w - dzw * a1x)) * INV60;
+    /* X' = -20 d1 - d3 + C1', Y' = d2 + C2', Omega' = d1 + d3 / 12 + (br(X', Y) + br(X, Y')) / 240 */
+    const double Xw = -20.0 * d1w - d3w, Xx = -20.0 * d1x - d3x + C1x, Xz = -20.0 * d1z - d3z + C1z;
+    const double Yw = d2w, Yx = d2x + C2x, Yz = d2z + C2z;
+    const double *sX = s->X, *sY = s->Y;
+    const double ux = sY[0] * Xz - sY[2] * Xw, uz = sY[1] * Xw - sY[0] * Xx;
+    const double vx = Yw * sX[2] - Yz * sX[0], vz = Yx * sX[0] - Yw * sX[1];
+    dO[0] = d1w + d3w * INV12;
+    dO[1] = d1x + d3x * INV12 + (ux + vx) * INV240;
+    dO[2] = d1z + d3z * INV12 + (uz + vz) * INV240;
+    t->C1[0] = 0.0, t->C1[1] = C1x, t->C1[2] = C1z;
+    t->X[0] = Xw, t->X[1] = Xx, t->X[2] = Xz;
+    t->Y[0] = Yw, t->Y[1] = Yx, t->Y[2] = Yz;
 }
 
-void plane_second(const plane_magnus *s, const double da[][3], const plane_tangent_dir *t, double d2[3])
+void plane_second(const plane_magnus *restrict s, const double da[][3], const plane_tangent_dir *restrict t,
+                  double d2[restrict 3])
 {
     const double *d1 = da[0], *dd2 = da[1], *d3 = da[2], *a1 = s->a[0];
-    double C1dd[3], C2dd[3], dz[3], u[3], v[3], w[3];
     if (s->order == 4) {
+        double u[3];
         plane_br(d1, dd2, u);
         for (int i = 0; i < 3; i++) d2[i] = -u[i] * INV6;
         return;
     }
-    plane_br(d1, dd2, C1dd);
-    for (int i = 0; i < 3; i++) {
-        C1dd[i] *= 2.0;
-        dz[i] = 2.0 * d3[i] + t->C1[i];
-    }
-    plane_br(d1, dz, u);
-    plane_br(a1, C1dd, v);
-    for (int i = 0; i < 3; i++) C2dd[i] = -(2.0 * u[i] + v[i]) * INV60;
-    plane_br(C1dd, s->Y, u);
-    plane_br(t->X, t->Y, v);
-    plane_br(s->X, C2dd, w);
-    for (int i = 0; i < 3; i++) d2[i] = (u[i] + 2.0 * v[i] + w[i]) * INV240;
+    const double d1w = d1[0], d1x = d1[1], d1z = d1[2], a1w = a1[0];
+    /* C1'' = 2 br(d1, d2), dz = 2 d3 + C1', C2'' = -(2 br(d1, dz) + br(a1, C1'')) / 60 */
+    const double Cx = 2.0 * (dd2[0] * d1z - dd2[2] * d1w), Cz = 2.0 * (dd2[1] * d1w - dd2[0] * d1x);
+    const double dzw = 2.0 * d3[0], dzx = 2.0 * d3[1] + t->C1[1], dzz = 2.0 * d3[2] + t->C1[2];
+    const double C2x = -(2.0 * (dzw * d1z - dzz * d1w) - Cz * a1w) * INV60;
+    const double C2z = -(2.0 * (dzx * d1w - dzw * d1x) + Cx * a1w) * INV60;
+    /* Omega'' = (br(C1'', Y) + 2 br(X', Y') + br(X, C2'')) / 240 (X'' = C1'', Y'' = C2'') */
+    const double *sX = s->X, *sY = s->Y, *tX = t->X, *tY = t->Y;
+    const double ux = sY[0] * Cz, uz = -sY[0] * Cx;
+    const double vx = tY[0] * tX[2] - tY[2] * tX[0], vz = tY[1] * tX[0] - tY[0] * tX[1];
+    const double wx = -C2z * sX[0], wz = C2x * sX[0];
+    d2[0] = 0.0;
+    d2[1] = (ux + 2.0 * vx + wx) * INV240;
+    d2[2] = (uz + 2.0 * vz + wz) * INV240;
 }
 
 void plane_tangent_init(const double Omega[3], plane_tangent *t)

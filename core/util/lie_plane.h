@@ -103,9 +103,11 @@ static inline void plane_m3_apply(const double M[9], const double x[3], double y
 
 /* magnus.h's magnus_eval, magnus_dir (t: what plane_second needs, order 6) and
  * magnus_second, by the rule of s->order */
-void plane_eval(plane_magnus *s, double Omega[3]);
-void plane_dir(const plane_magnus *s, const double da[][3], double dO[3], plane_tangent_dir *t);
-void plane_second(const plane_magnus *s, const double da[][3], const plane_tangent_dir *t, double d2[3]);
+void plane_eval(plane_magnus *restrict s, double Omega[restrict 3]);
+void plane_dir(const plane_magnus *restrict s, const double da[][3], double dO[restrict 3],
+               plane_tangent_dir *restrict t);
+void plane_second(const plane_magnus *restrict s, const double da[][3], const plane_tangent_dir *restrict t,
+                  double d2[restrict 3]);
 /* lie_tangent_init's coefficients; plane_dexp then fills t->T */
 void plane_tangent_init(const double Omega[3], plane_tangent *t);
 void plane_dexp(plane_tangent *t);
