@@ -128,9 +128,14 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         const int planar = m->planar;
         for (int i = 0; i < nx; i++) {
             const double *Ji = Jk + 6 * i;
-            Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
-                          Ji[5] * W[5]);
-            if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
+            if (planar) {
+                Qi[i] += w * (Ji[1] * W[1] + Ji[3] * W[3] + Ji[5] * W[5]);
+                if (split) Qf[i] += w * (Ji[3] * Wf[3]);
+            } else {
+                Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
+                              Ji[5] * W[5]);
+                if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
+            }
             if (same_q) continue;
             if (planar)
                 for (int r = 0; r < 3; r++) Jt[r][i] = Ji[2 * r + 1];

@@ -65,6 +65,7 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
     for (int k = 0; k < m->ns; k++) {
         const double s = m->s[k];
         if (m->w[k] == 0) continue;
+        const double X = s / m->L;
         double rho = 1.0, drho = 0.0, xi[6];
         for (int j = 0; j < nr; j++) {
             rho += m->phr[(size_t)k * nr + j] * q[nx + j];
@@ -77,7 +78,7 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
         for (int i = 0; i < na; i++) {
             const spec_actuator *a = act[i].a;
             if (s < a->span[0] || s > a->span[1]) continue;
-            const double val = state_actuator_value(state_input_at_X(&act[i].pt, st->ev, s / m->L));
+            const double val = state_actuator_value(state_input_at_X(&act[i].pt, st->ev, X));
             if (!isfinite(val)) {
                 state_set_error(st, "actuator %s: value is not finite at t = %g, s = %g", a->name, t, s);
                 return -1;
