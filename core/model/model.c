@@ -309,6 +309,18 @@ static int build_rest(rod_model *m, rod_issues *iss)
     return 0;
 }
 
+/* model.h's kin_beta_t, from kin_beta (whose rows of station 0 are not steps) */
+static int build_beta_t(rod_model *m)
+{
+    const int nx = m->n_xi, np = m->mag->npts, sub = m->substeps;
+    const size_t nrow = (size_t)(m->ns - 1) * sub * np;
+    m->kin_beta_t = malloc((nx ? nx : 1) * nrow * sizeof *m->kin_beta_t);
+    if (!m->kin_beta_t) return -1;
+    for (size_t r = 0; r < nrow; r++)
+        for (int j = 0; j < nx; j++) m->kin_beta_t[j * nrow + r] = m->kin_beta[((size_t)sub * np + r) * nx + j];
+    return 0;
+}
+
 static int build_bases(rod_model *m)
 {
     const int ns = m->ns, nx = m->n_xi, nr = m->n_rho;
@@ -541,6 +553,7 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
     }
     if (rest || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
     m->planar = model_is_planar(m);
+    if (m->planar && build_beta_t(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
@@ -580,6 +593,7 @@ void model_free_one(rod_model *m)
     free(m->sec);
     free(m->leg);
     free(m->kin_beta);
+    free(m->kin_beta_t);
     free(m->kin_beta1);
     free(m->xis);
     free(m->kin_star);

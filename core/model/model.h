@@ -75,6 +75,9 @@ struct rod_model {
     double h_kin;                /* the longest Magnus step */
     double *kin_beta;            /* ns x substeps x npts x n_xi: row i of a step holds each
                                   * column's weight in its alpha_i (model_step_beta) */
+    double *kin_beta_t;          /* a planar model's kin_beta transposed: n_xi rows of
+                                  * (ns - 1) x substeps x npts, each column's weights in every
+                                  * step's alphas side by side (NULL otherwise) */
     double *kin_beta1;           /* ns x npts x n_xi: the same for one step per interval
                                   * (the coarser kinematics of Newton matrices) */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */

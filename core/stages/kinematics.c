@@ -403,6 +403,41 @@ static double h_of(const rod_model *m, const planar_steps *ps, int t)
     return (m->s[k] - m->s[k - 1]) / ps->sub;
 }
 
+/* planar_alphas for the model's own steps t0 .. t0 + nb - 1, from kin_beta_t: each column's
+ * weights in the block's alphas are contiguous, so its products vectorize across the steps
+ * (the same sums in the same order, bit for bit) */
+static void planar_block_alphas(const rod_model *m, const planar_steps *ps, const double *q, const double *qd,
+                                int t0, int nb, planar_step *v, double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3])
+{
+    const int np = m->mag->npts, ne = nb * np;
+    const size_t nrow = (size_t)(m->ns - 1) * ps->sub * np;
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        double x[STEP_BLOCK * MAGNUS_MAX_POINTS] = {0}, r[STEP_BLOCK * MAGNUS_MAX_POINTS] = {0};
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            const double *row = m->kin_beta_t + j * nrow + (size_t)t0 * np, qj = q[j];
+            for (int e = 0; e < ne; e++) x[e] += row[e] * qj;
+            if (!qd) continue;
+            const double vj = qd[j];
+            for (int e = 0; e < ne; e++) r[e] += row[e] * vj;
+        }
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < np; i++) {
+                v[b].ms.a[i][c] = x[b * np + i];
+                if (qd) ad[b][i][c] = r[b * np + i];
+            }
+    }
+    for (int b = 0; b < nb; b++) {
+        const double *star = planar_star_of(m, ps, t0 + b);
+        if (!star) {
+            v[b].ms.a[0][2] += h_of(m, ps, t0 + b);
+            continue;
+        }
+        for (int i = 0; i < np; i++)
+            for (int c = 0; c < 3; c++) v[b].ms.a[i][c] += star[6 * i + P6[c]];
+    }
+}
+
 /* The local parts of nb steps from t0, stage by stage across the steps as the general
  * recursions do: the twist's increment when qd is not NULL, the bias's too when vel */
 static void planar_local(const rod_model *m, const planar_steps *ps, const double *q, const double *qd, int t0,
@@ -410,11 +445,13 @@ static void planar_local(const rod_model *m, const planar_steps *ps, const doubl
 {
     const int np = m->mag->npts;
     double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3], Omega[STEP_BLOCK][3], Od[STEP_BLOCK][3], Pd[STEP_BLOCK][3];
-    for (int b = 0; b < nb; b++) {
-        v[b].ms.order = m->mag->order;
-        planar_alphas(m, beta_of(m, ps, t0 + b), planar_star_of(m, ps, t0 + b), h_of(m, ps, t0 + b), q, qd, np,
-                      v[b].ms.a, qd ? ad[b] : NULL);
-    }
+    for (int b = 0; b < nb; b++) v[b].ms.order = m->mag->order;
+    if (ps->betas == m->kin_beta && m->kin_beta_t)
+        planar_block_alphas(m, ps, q, qd, t0, nb, v, ad);
+    else
+        for (int b = 0; b < nb; b++)
+            planar_alphas(m, beta_of(m, ps, t0 + b), planar_star_of(m, ps, t0 + b), h_of(m, ps, t0 + b), q, qd,
+                          np, v[b].ms.a, qd ? ad[b] : NULL);
     /* Omega, its rate and second derivative a stage each, so that what one stores the next
      * reads after the stores have landed (see STEP_BLOCK) */
     plane_tangent_dir t[STEP_BLOCK];
