@@ -314,7 +314,8 @@ static int build_beta_t(rod_model *m)
 {
     const int nx = m->n_xi, np = m->mag->npts, sub = m->substeps;
     const size_t nrow = (size_t)(m->ns - 1) * sub * np;
-    m->kin_beta_t = malloc((nx ? nx : 1) * nrow * sizeof *m->kin_beta_t);
+    /* 3 more: the kinematics read a block's sums four at a time, past the last row's end */
+    m->kin_beta_t = calloc((nx ? nx : 1) * nrow + 3, sizeof *m->kin_beta_t);
     if (!m->kin_beta_t) return -1;
     for (size_t r = 0; r < nrow; r++)
         for (int j = 0; j < nx; j++) m->kin_beta_t[j * nrow + r] = m->kin_beta[((size_t)sub * np + r) * nx + j];

@@ -126,7 +126,8 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
         const double wk = factor * m->w[k];
         if (cables) {
             const double *leg = m->leg + (size_t)k * nx;
-            for (int j = 0; j < nx; j++) Q[j] += wk * leg[j] * W[m->cols[j].comp];
+            for (int c = 0; c < 6; c++) /* the columns come grouped by component */
+                for (int j = m->comp_first[c]; j < m->comp_first[c + 1]; j++) Q[j] += wk * leg[j] * W[c];
         }
         if (on_phi != 0.0 || on_dphi != 0.0)
             for (int j = 0; j < nr; j++)

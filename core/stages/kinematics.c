@@ -413,13 +413,26 @@ static void planar_block_alphas(const rod_model *m, const planar_steps *ps, cons
     const size_t nrow = (size_t)(m->ns - 1) * ps->sub * np;
     for (int c = 0; c < 3; c++) {
         const int k = P6[c];
-        double x[STEP_BLOCK * MAGNUS_MAX_POINTS] = {0}, r[STEP_BLOCK * MAGNUS_MAX_POINTS] = {0};
-        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
-            const double *row = m->kin_beta_t + j * nrow + (size_t)t0 * np, qj = q[j];
-            for (int e = 0; e < ne; e++) x[e] += row[e] * qj;
-            if (!qd) continue;
-            const double vj = qd[j];
-            for (int e = 0; e < ne; e++) r[e] += row[e] * vj;
+        double x[STEP_BLOCK * MAGNUS_MAX_POINTS + 3], r[STEP_BLOCK * MAGNUS_MAX_POINTS + 3];
+        /* four sums at a time over all the columns, in registers (kin_beta_t is padded for the
+         * last block's overrun) */
+        for (int e0 = 0; e0 < ne; e0 += 4) {
+            double x0 = 0, x1 = 0, x2 = 0, x3 = 0, r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+            for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+                const double *row = m->kin_beta_t + j * nrow + (size_t)t0 * np + e0, qj = q[j];
+                x0 += row[0] * qj;
+                x1 += row[1] * qj;
+                x2 += row[2] * qj;
+                x3 += row[3] * qj;
+                if (!qd) continue;
+                const double vj = qd[j];
+                r0 += row[0] * vj;
+                r1 += row[1] * vj;
+                r2 += row[2] * vj;
+                r3 += row[3] * vj;
+            }
+            x[e0] = x0, x[e0 + 1] = x1, x[e0 + 2] = x2, x[e0 + 3] = x3;
+            r[e0] = r0, r[e0 + 1] = r1, r[e0 + 2] = r2, r[e0 + 3] = r3;
         }
         for (int b = 0; b < nb; b++)
             for (int i = 0; i < np; i++) {
