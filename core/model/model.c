@@ -237,6 +237,17 @@ static int bad_rest(rod_model *m, rod_issues *iss, const double *v, int n, int p
     return 0;
 }
 
+/* model.h's planar: no columns and no rest strain (neither an expression nor a constant other
+ * than 0) in kappa_1, kappa_3 and nu_2, no free base */
+static int model_is_planar(const rod_model *m)
+{
+    if (m->comp_used[0] || m->comp_used[2] || m->comp_used[4] || m->comp_first[6] != m->n_xi) return 0;
+    const rod_spec *sp = m->spec;
+    for (int k = 0; k <= 4; k += 2)
+        if (sp->rest_expr[k] || sp->rest_value[k] != 0.0) return 0;
+    return 1;
+}
+
 /* The rest strain's tables (model.h), for a rod that is not straight at rest. 0, -1 out of
  * memory, -2 a value that is not a strain (in iss). */
 static int build_rest(rod_model *m, rod_issues *iss)
@@ -295,6 +306,19 @@ static int build_rest(rod_model *m, rod_issues *iss)
         }
         m->g_rest[k] = g;
     }
+    return 0;
+}
+
+/* model.h's kin_beta_t, from kin_beta (whose rows of station 0 are not steps) */
+static int build_beta_t(rod_model *m)
+{
+    const int nx = m->n_xi, np = m->mag->npts, sub = m->substeps;
+    const size_t nrow = (size_t)(m->ns - 1) * sub * np;
+    /* 3 more: the kinematics read a block's sums four at a time, past the last row's end */
+    m->kin_beta_t = calloc((nx ? nx : 1) * nrow + 3, sizeof *m->kin_beta_t);
+    if (!m->kin_beta_t) return -1;
+    for (size_t r = 0; r < nrow; r++)
+        for (int j = 0; j < nx; j++) m->kin_beta_t[j * nrow + r] = m->kin_beta[((size_t)sub * np + r) * nx + j];
     return 0;
 }
 
@@ -529,6 +553,8 @@ static rod_model *compile_spec(rod_spec *sp, char *json, rod_issues *iss)
         return NULL;
     }
     if (rest || build_matrices(m) || build_inputs(m) || constraints_compile(m)) goto nomem;
+    m->planar = model_is_planar(m);
+    if (m->planar && build_beta_t(m)) goto nomem;
     return m;
 nomem:
     issues_add(iss, "", "out of memory compiling the model");
@@ -568,6 +594,7 @@ void model_free_one(rod_model *m)
     free(m->sec);
     free(m->leg);
     free(m->kin_beta);
+    free(m->kin_beta_t);
     free(m->kin_beta1);
     free(m->xis);
     free(m->kin_star);

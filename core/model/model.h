@@ -58,6 +58,10 @@ struct rod_model {
     int comp_used[6];            /* which strain components have columns */
     int comp_first[7];           /* component k's columns: comp_first[k] .. comp_first[k+1]-1
                                   * (the columns come grouped by component) */
+    /* 1 when only bend2, shear1 and stretch have columns, the rest strain has no others and
+     * the base is not free: the rod stays in its x-z plane and the kinematics run on se(2)
+     * (core/stages/kin_planar.h) */
+    int planar;
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints
      * (ends, Hermite nodes, spans, point loads) weight 0. The recursion steps station to
@@ -71,6 +75,9 @@ struct rod_model {
     double h_kin;                /* the longest Magnus step */
     double *kin_beta;            /* ns x substeps x npts x n_xi: row i of a step holds each
                                   * column's weight in its alpha_i (model_step_beta) */
+    double *kin_beta_t;          /* a planar model's kin_beta transposed: n_xi rows of
+                                  * (ns - 1) x substeps x npts, each column's weights in every
+                                  * step's alphas side by side (NULL otherwise) */
     double *kin_beta1;           /* ns x npts x n_xi: the same for one step per interval
                                   * (the coarser kinematics of Newton matrices) */
     double *phr, *dphr;          /* ns x n_rho: Phi_rho and dPhi_rho/ds */

@@ -59,6 +59,28 @@ static void mass_column_add(double *restrict col, int i, int nx, const double a[
         col[j] += a0 * Jt[0][j] + a1 * Jt[1][j] + a2 * Jt[2][j] + a3 * Jt[3][j] + a4 * Jt[4][j] + a5 * Jt[5][j];
 }
 
+/* the same over three rows */
+static void mass_column_add3(double *restrict col, int i, int nx, const double a[3],
+                             const double (*restrict Jt)[MODEL_MAX_XI])
+{
+    const double a0 = a[0], a1 = a[1], a2 = a[2];
+    for (int j = i; j < nx; j++) col[j] += a0 * Jt[0][j] + a1 * Jt[1][j] + a2 * Jt[2][j];
+}
+
+/* M's lower triangle += sum_r wm_r J_r J_r^T over nrow (3 or 6) rows J_r of a planar rod's
+ * stations (model.h: J's rows 1, 3 and 5) */
+static void mass_rows_add(double *M, int nx, int nrow, const double *wm, const double (*Jt)[MODEL_MAX_XI])
+{
+    for (int i = 0; i < nx; i++) {
+        double a[6] = {0};
+        for (int r = 0; r < nrow; r++) a[r] = wm[r] * Jt[r][i];
+        if (nrow == 6)
+            mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
+        else
+            mass_column_add3(M + (size_t)nx * i, i, nx, a, Jt);
+    }
+}
+
 /* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
  * damping and constraints into its kind's vector of Qk (qfrc.h), at (t, q, q_dot): the
  * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
@@ -84,6 +106,9 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
     const int split = Qi != Qf; /* the fluid's wrench projected apart from the inertial one */
     if (!same_q) memset(M, 0, (size_t)nx * nx * sizeof *M);
     const double fr = m->fluid_rho;
+    const int planar = m->planar;
+    double pend[6][MODEL_MAX_XI], pend_wm[6]; /* a planar station's rows waiting for M */
+    int npend = 0;
     for (int k = 0; k < m->ns; k++) {
         const double w = m->w[k];
         if (w == 0) continue;
@@ -119,13 +144,31 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         double Jt[6][MODEL_MAX_XI];
         for (int i = 0; i < nx; i++) {
             const double *Ji = Jk + 6 * i;
-            Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
-                          Ji[5] * W[5]);
-            if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
-            if (!same_q)
+            if (planar) {
+                Qi[i] += w * (Ji[1] * W[1] + Ji[3] * W[3] + Ji[5] * W[5]);
+                if (split) Qf[i] += w * (Ji[3] * Wf[3]);
+            } else {
+                Qi[i] += w * (Ji[0] * W[0] + Ji[1] * W[1] + Ji[2] * W[2] + Ji[3] * W[3] + Ji[4] * W[4] +
+                              Ji[5] * W[5]);
+                if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
+            }
+            if (same_q) continue;
+            if (planar)
+                for (int r = 0; r < 3; r++) pend[npend + r][i] = Ji[2 * r + 1];
+            else
                 for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
         }
-        for (int i = 0; i < nx && !same_q; i++) {
+        if (!same_q && planar) {
+            /* a planar station's three rows wait for the next station's: two stations' six
+             * rows go into M in one pass, half the passes over M */
+            for (int r = 0; r < 3; r++) pend_wm[npend + r] = w * Mt[2 * r + 1];
+            npend += 3;
+            if (npend == 6) {
+                mass_rows_add(M, nx, 6, pend_wm, pend);
+                npend = 0;
+            }
+        }
+        for (int i = 0; i < nx && !same_q && !planar; i++) {
             double a[6];
             for (int r = 0; r < 6; r++) a[r] = w * Mt[r] * Jt[r][i];
             mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
@@ -138,6 +181,7 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
             for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
+    if (npend) mass_rows_add(M, nx, npend, pend_wm, pend);
     if (sp->nbodies) bodies_dynamics(m, st, same_q ? NULL : M, Qk[QFRC_LOAD], Qi);
     return 0;
 }

@@ -65,6 +65,7 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
     for (int k = 0; k < m->ns; k++) {
         const double s = m->s[k];
         if (m->w[k] == 0) continue;
+        const double X = s / m->L;
         double rho = 1.0, drho = 0.0, xi[6];
         for (int j = 0; j < nr; j++) {
             rho += m->phr[(size_t)k * nr + j] * q[nx + j];
@@ -77,7 +78,7 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
         for (int i = 0; i < na; i++) {
             const spec_actuator *a = act[i].a;
             if (s < a->span[0] || s > a->span[1]) continue;
-            const double val = state_actuator_value(state_input_at_X(&act[i].pt, st->ev, s / m->L));
+            const double val = state_actuator_value(state_input_at_X(&act[i].pt, st->ev, X));
             if (!isfinite(val)) {
                 state_set_error(st, "actuator %s: value is not finite at t = %g, s = %g", a->name, t, s);
                 return -1;
@@ -101,7 +102,9 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
             for (int i3 = 0; i3 < 3; i3++) tv[i3] = xi[3 + i3] + c[i3] + drho * d[i3] + rho * dd[i3];
             const double tn = sqrt(tv[0] * tv[0] + tv[1] * tv[1] + tv[2] * tv[2]);
             if (!(tn > 0)) continue;
-            for (int i3 = 0; i3 < 3; i3++) tv[i3] /= tn;
+            /* one division, not three: their latency sat on each station's chain */
+            const double inv_tn = 1.0 / tn;
+            for (int i3 = 0; i3 < 3; i3++) tv[i3] *= inv_tn;
             /* Phi_a u with u = -T (Eq. 53): the cable's wrench on the section */
             double Wc[3];
             vec3_cross(rd, tv, Wc);
@@ -123,7 +126,8 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
         const double wk = factor * m->w[k];
         if (cables) {
             const double *leg = m->leg + (size_t)k * nx;
-            for (int j = 0; j < nx; j++) Q[j] += wk * leg[j] * W[m->cols[j].comp];
+            for (int c = 0; c < 6; c++) /* the columns come grouped by component */
+                for (int j = m->comp_first[c]; j < m->comp_first[c + 1]; j++) Q[j] += wk * leg[j] * W[c];
         }
         if (on_phi != 0.0 || on_dphi != 0.0)
             for (int j = 0; j < nr; j++)

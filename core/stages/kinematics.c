@@ -1,5 +1,6 @@
 #include "kinematics.h"
 
+#include "lie_plane.h"
 #include "magnus_blocks.h"
 #include "vec3.h"
 #include "state.h"
@@ -174,11 +175,24 @@ static const double *star_of(const rod_model *m, const double *stars, int sub, i
     return stars ? stars + ((size_t)k * sub + j) * m->mag->npts * 6 : NULL;
 }
 
+/* the planar rod's recursions (below) */
+typedef struct {
+    int sub;
+    const double *betas, *stars;
+} planar_steps;
+static void planar_forward(const rod_model *m, const planar_steps *ps, const double *q, const double *qd,
+                           lie_pose *g, double *J, const kin_defer *d, double *eta, double *bias);
+
 /* sub steps per station interval with the beta rows betas (ns x sub x npts x n_xi) and the
  * rest strain's stars (ns x sub x npts x 6, NULL for the straight rod) */
 static void forward_steps(const rod_model *m, const double *q, int sub, const double *betas,
                           const double *stars, lie_pose *g, double *J, const kin_defer *d)
 {
+    if (m->planar) {
+        const planar_steps ps = {sub, betas, stars};
+        planar_forward(m, &ps, q, NULL, g, J, d, NULL, NULL);
+        return;
+    }
     const int nx = m->n_xi;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
@@ -277,9 +291,251 @@ static void vel_steps_local(const rod_model *m, const double *q, const double *q
     for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
 }
 
+/* ---- the planar rod (model.h's planar): the recursions below on se(2) (lie_plane.h) ---- */
+
+static const int P6[3] = {1, 3, 5}; /* the planar components in xi */
+
+/* One step's alphas (and their rates along q_dot when ad != NULL):
+ * step_alphas_rates on the three planar components. */
+static void planar_alphas(const rod_model *m, const double *beta, const double *star, double h, const double *q,
+                          const double *qd, int np, double a[][3], double ad[][3])
+{
+    const int nx = m->n_xi, three = np == 3;
+    const double *b0 = beta, *b1 = beta + nx, *b2 = beta + 2 * nx;
+    /* the points' sums side by side (six independent chains, as step_alphas_rates) */
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        double x0 = 0, x1 = 0, x2 = 0, v0 = 0, v1 = 0, v2 = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            x0 += b0[j] * q[j];
+            x1 += b1[j] * q[j];
+            if (three) x2 += b2[j] * q[j];
+            if (!ad) continue;
+            v0 += b0[j] * qd[j];
+            v1 += b1[j] * qd[j];
+            if (three) v2 += b2[j] * qd[j];
+        }
+        a[0][c] = x0;
+        a[1][c] = x1;
+        if (three) a[2][c] = x2;
+        if (!ad) continue;
+        ad[0][c] = v0;
+        ad[1][c] = v1;
+        if (three) ad[2][c] = v2;
+    }
+    if (!star) {
+        a[0][2] += h;
+        return;
+    }
+    for (int i = 0; i < np; i++)
+        for (int c = 0; c < 3; c++) a[i][c] += star[6 * i + P6[c]];
+}
+
+/* kinematics.c's step_Js in the plane: Js (3 x n_xi) += Ad_g T dOmega/dq */
+static void planar_step_Js(const rod_model *m, const double *beta, const plane_magnus *ms, const double T[9],
+                       const plane_pose *g, double *Js)
+{
+    const int np = m->mag->npts, nx = m->n_xi;
+    /* Ad_g's rows: [1, 0, 0], [-pz, c, s], [px, -s, c] */
+    const double Ad[9] = {1.0, -g->pz, g->px, 0.0, g->c, -g->s, 0.0, g->s, g->c};
+    double G[9], W[MAGNUS_MAX_POINTS][9];
+    for (int j = 0; j < 3; j++) plane_m3_apply(Ad, T + 3 * j, G + 3 * j);
+    plane_slots(G, ms, W);
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            double *Jj = Js + 3 * j;
+            if (np == 2) {
+                const double b0 = beta[j], b1 = beta[nx + j];
+                for (int i = 0; i < 3; i++) Jj[i] += b0 * W[0][3 * c + i] + b1 * W[1][3 * c + i];
+            } else {
+                const double b0 = beta[j], b1 = beta[nx + j], b2 = beta[2 * nx + j];
+                for (int i = 0; i < 3; i++)
+                    Jj[i] += b0 * W[0][3 * c + i] + b1 * W[1][3 * c + i] + b2 * W[2][3 * c + i];
+            }
+        }
+    }
+}
+
+/* Station k's J (6 x n_xi) from the running base-frame Js (3 x n_xi): converted to the body
+ * frame, or, at a deferred station, kept in the base frame with its pose for state_J. */
+static void planar_station_J(const rod_model *m, const kin_defer *d, int k, const plane_pose *pg, const lie_pose *g,
+                         const double *Js, double *J)
+{
+    const int nx = m->n_xi;
+    double *Jk = J + (size_t)k * 6 * nx;
+    const int defer = d && m->J_deferred[k];
+    if (d) d->pending[k] = (unsigned char)defer;
+    if (defer) d->pose[k] = *g;
+    for (int j = 0; j < nx; j++) {
+        double o[3];
+        if (defer)
+            memcpy(o, Js + 3 * j, sizeof o);
+        else
+            plane_Ad_inv(pg, Js + 3 * j, o);
+        plane_to6(o, Jk + 6 * j);
+    }
+}
+
+
+typedef struct {
+    plane_magnus ms;
+    plane_tangent tc;
+    plane_pose e;
+    double TOd[3], TPd[3], TdOd[3];
+} planar_step;
+
+static const double *beta_of(const rod_model *m, const planar_steps *ps, int t)
+{
+    const int k = 1 + t / ps->sub, j = t % ps->sub;
+    return ps->betas + ((size_t)k * ps->sub + j) * m->mag->npts * m->n_xi;
+}
+
+static const double *planar_star_of(const rod_model *m, const planar_steps *ps, int t)
+{
+    const int k = 1 + t / ps->sub, j = t % ps->sub;
+    return ps->stars ? ps->stars + ((size_t)k * ps->sub + j) * m->mag->npts * 6 : NULL;
+}
+
+static double h_of(const rod_model *m, const planar_steps *ps, int t)
+{
+    const int k = 1 + t / ps->sub;
+    return (m->s[k] - m->s[k - 1]) / ps->sub;
+}
+
+/* planar_alphas for the model's own steps t0 .. t0 + nb - 1, from kin_beta_t: each column's
+ * weights in the block's alphas are contiguous, so its products vectorize across the steps
+ * (the same sums in the same order, bit for bit) */
+static void planar_block_alphas(const rod_model *m, const planar_steps *ps, const double *q, const double *qd,
+                                int t0, int nb, planar_step *v, double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3])
+{
+    const int np = m->mag->npts, ne = nb * np;
+    const size_t nrow = (size_t)(m->ns - 1) * ps->sub * np;
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        double x[STEP_BLOCK * MAGNUS_MAX_POINTS + 3], r[STEP_BLOCK * MAGNUS_MAX_POINTS + 3];
+        /* four sums at a time over all the columns, in registers (kin_beta_t is padded for the
+         * last block's overrun) */
+        for (int e0 = 0; e0 < ne; e0 += 4) {
+            double x0 = 0, x1 = 0, x2 = 0, x3 = 0, r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+            for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+                const double *row = m->kin_beta_t + j * nrow + (size_t)t0 * np + e0, qj = q[j];
+                x0 += row[0] * qj;
+                x1 += row[1] * qj;
+                x2 += row[2] * qj;
+                x3 += row[3] * qj;
+                if (!qd) continue;
+                const double vj = qd[j];
+                r0 += row[0] * vj;
+                r1 += row[1] * vj;
+                r2 += row[2] * vj;
+                r3 += row[3] * vj;
+            }
+            x[e0] = x0, x[e0 + 1] = x1, x[e0 + 2] = x2, x[e0 + 3] = x3;
+            r[e0] = r0, r[e0 + 1] = r1, r[e0 + 2] = r2, r[e0 + 3] = r3;
+        }
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < np; i++) {
+                v[b].ms.a[i][c] = x[b * np + i];
+                if (qd) ad[b][i][c] = r[b * np + i];
+            }
+    }
+    for (int b = 0; b < nb; b++) {
+        const double *star = planar_star_of(m, ps, t0 + b);
+        if (!star) {
+            v[b].ms.a[0][2] += h_of(m, ps, t0 + b);
+            continue;
+        }
+        for (int i = 0; i < np; i++)
+            for (int c = 0; c < 3; c++) v[b].ms.a[i][c] += star[6 * i + P6[c]];
+    }
+}
+
+/* The local parts of nb steps from t0, stage by stage across the steps as the general
+ * recursions do: the twist's increment when qd is not NULL, the bias's too when vel */
+static void planar_local(const rod_model *m, const planar_steps *ps, const double *q, const double *qd, int t0,
+                         int nb, int vel, planar_step *v)
+{
+    const int np = m->mag->npts;
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3], Omega[STEP_BLOCK][3], Od[STEP_BLOCK][3], Pd[STEP_BLOCK][3];
+    for (int b = 0; b < nb; b++) v[b].ms.order = m->mag->order;
+    if (ps->betas == m->kin_beta && m->kin_beta_t)
+        planar_block_alphas(m, ps, q, qd, t0, nb, v, ad);
+    else
+        for (int b = 0; b < nb; b++)
+            planar_alphas(m, beta_of(m, ps, t0 + b), planar_star_of(m, ps, t0 + b), h_of(m, ps, t0 + b), q, qd,
+                          np, v[b].ms.a, qd ? ad[b] : NULL);
+    /* Omega, its rate and second derivative a stage each, so that what one stores the next
+     * reads after the stores have landed (see STEP_BLOCK) */
+    plane_tangent_dir t[STEP_BLOCK];
+    for (int b = 0; b < nb; b++) plane_eval(&v[b].ms, Omega[b]);
+    for (int b = 0; b < nb && qd; b++) plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t[b]);
+    for (int b = 0; b < nb && vel; b++) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t[b], Pd[b]);
+    for (int b = 0; b < nb; b++) {
+        plane_tangent_init(Omega[b], &v[b].tc);
+        plane_dexp(&v[b].tc);
+    }
+    for (int b = 0; b < nb && qd; b++) {
+        plane_m3_apply(v[b].tc.T, Od[b], v[b].TOd);
+        if (!vel) continue;
+        plane_m3_apply(v[b].tc.T, Pd[b], v[b].TPd);
+        plane_dexp_dot_apply(&v[b].tc, Od[b], v[b].TdOd);
+    }
+    for (int b = 0; b < nb; b++) plane_exp(&v[b].tc, &v[b].e);
+}
+
+/* The poses g, and J (not NULL), twists eta (qd not NULL) and biases (bias not NULL) */
+static void planar_forward(const rod_model *m, const planar_steps *ps, const double *q, const double *qd,
+                           lie_pose *g, double *J, const kin_defer *d, double *eta, double *bias)
+{
+    const int nx = m->n_xi, sub = ps->sub, nsteps = (m->ns - 1) * sub, vel = bias != NULL;
+    double Js[3 * MODEL_MAX_XI];
+    lie_pose_identity(&g[0]);
+    if (J) {
+        memset(J, 0, (size_t)6 * nx * sizeof *J);
+        memset(Js, 0, (size_t)3 * nx * sizeof *Js);
+    }
+    if (qd) memset(eta, 0, 6 * sizeof *eta);
+    if (vel) memset(bias, 0, 6 * sizeof *bias);
+    plane_pose gk = {1.0, 0.0, 0.0, 0.0};
+    double ek[3] = {0}, bk[3] = {0};
+    planar_step v[STEP_BLOCK];
+    for (int t0 = 0; t0 < nsteps; t0 += STEP_BLOCK) {
+        const int nb = nsteps - t0 < STEP_BLOCK ? nsteps - t0 : STEP_BLOCK;
+        planar_local(m, ps, q, qd, t0, nb, vel, v);
+        for (int b = 0; b < nb; b++) {
+            const planar_step *vs = &v[b];
+            const int t = t0 + b, k = 1 + t / sub;
+            double e_new[3] = {0}, b_new[3] = {0};
+            if (qd)
+                for (int i = 0; i < 3; i++) e_new[i] = ek[i] + vs->TOd[i];
+            if (vel) {
+                double adeT[3];
+                plane_ad(ek, vs->TOd, adeT);
+                for (int i = 0; i < 3; i++) b_new[i] = bk[i] + adeT[i] + vs->TdOd[i] + vs->TPd[i];
+            }
+            if (J) planar_step_Js(m, beta_of(m, ps, t), &vs->ms, vs->tc.T, &gk, Js);
+            if (qd) plane_Ad_inv(&vs->e, e_new, ek);
+            if (vel) plane_Ad_inv(&vs->e, b_new, bk);
+            plane_mul(&gk, &vs->e, &gk);
+            if (t % sub < sub - 1) continue;
+            plane_to_pose(&gk, &g[k]);
+            if (qd) plane_to6(ek, eta + 6 * k);
+            if (vel) plane_to6(bk, bias + 6 * k);
+            if (J) planar_station_J(m, d, k, &gk, &g[k], Js, J);
+        }
+    }
+    if (J && d) d->pending[0] = 0;
+}
+
 static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                         const kin_defer *d, double *eta, double *bias)
 {
+    if (m->planar) {
+        const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
+        planar_forward(m, &ps, q, qd, g, J, d, eta, bias);
+        return;
+    }
     const int nx = m->n_xi, sub = m->substeps, nsteps = (m->ns - 1) * sub;
     const size_t jsz = (size_t)6 * nx, bsz = (size_t)m->mag->npts * nx;
     double Js[6 * MODEL_MAX_XI];
@@ -351,6 +607,11 @@ static void twist_steps_local(const rod_model *m, const double *q, const double 
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta)
 {
+    if (m->planar) {
+        const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
+        planar_forward(m, &ps, q, qd, g, NULL, NULL, eta, NULL);
+        return;
+    }
     const int sub = m->substeps, nsteps = (m->ns - 1) * sub;
     lie_pose_identity(&g[0]);
     memset(eta, 0, 6 * sizeof *eta);
@@ -374,9 +635,39 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     }
 }
 
+/* kin_step_exps for a planar model */
+static void planar_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
+                             const double *h, int nsteps, lie_pose *e)
+{
+    const int np = m->mag->npts;
+    const size_t bsz = (size_t)np * m->n_xi, ssz = (size_t)np * 6;
+    for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
+        const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
+        plane_magnus ms[STEP_BLOCK];
+        plane_tangent tc[STEP_BLOCK];
+        for (int b = 0; b < nb; b++) {
+            const int j = j0 + b;
+            ms[b].order = m->mag->order;
+            planar_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, NULL, np,
+                          ms[b].a, NULL);
+        }
+        for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
+        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+        for (int b = 0; b < nb; b++) {
+            plane_pose p;
+            plane_exp(&tc[b], &p);
+            plane_to_pose(&p, &e[j0 + b]);
+        }
+    }
+}
+
 void kin_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
                    const double *h, int nsteps, lie_pose *e)
 {
+    if (m->planar) {
+        planar_step_exps(m, q, beta, star, h, nsteps, e);
+        return;
+    }
     const size_t bsz = (size_t)m->mag->npts * m->n_xi, ssz = (size_t)m->mag->npts * 6;
     for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
         const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;

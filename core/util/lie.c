@@ -102,14 +102,13 @@ void lie_coeffs_deriv(double theta, const double f[6], double h[6])
     /* h_m = -sum_j (j+1) (-x)^j / (2j+2+m)!: the series of f_(m+2) with weights j+1; its
      * terms fall at least as fast as f_0's (one more term for the weight) */
     const int J = series_terms(x) < SERIES_TERMS - 1 ? series_terms(x) + 1 : SERIES_TERMS;
-    for (int m = 1; m < 6; m++) {
-        const int mm = m + 2;
-        double acc = 0.0;
-        for (int j = J; j >= 1; j--)
-            acc = deriv_ratio[j] * (1.0 - x * acc) * series_inv[mm][j];
-        /* term ratios: t_j / t_(j-1) = -x (j+1)/j / ((2j+mm)(2j+mm-1)) */
-        h[m] = -(1.0 - x * acc) * inv_fact[mm];
-    }
+    /* the five Horner chains side by side, each the same operations in the same order as on
+     * its own (one after the other, each chain's latency was the loop's) */
+    double acc[6] = {0};
+    for (int j = J; j >= 1; j--)
+        for (int m = 1; m < 6; m++) acc[m] = deriv_ratio[j] * (1.0 - x * acc[m]) * series_inv[m + 2][j];
+    /* term ratios: t_j / t_(j-1) = -x (j+1)/j / ((2j+mm)(2j+mm-1)), mm = m + 2 */
+    for (int m = 1; m < 6; m++) h[m] = -(1.0 - x * acc[m]) * inv_fact[m + 2];
 }
 
 void lie_coeffs_closed(double theta, double f[6])
