@@ -80,6 +80,46 @@ static int digits_of(double a, uint64_t *mant, int *exp10)
     return 1;
 }
 
+/* The common case without the exact product: for 10^k a double (k <= 22) the rounded product
+ * a 10^k is within half an ulp (below 2^-20 for it under 10^10) of the exact one, so its
+ * integer part and rounding are the exact product's wherever it is not within 4e-6 of an
+ * integer's half or of the range's ends; 0 leaves those to digits_of. */
+static int digits_rounded_product(double a, uint64_t *mant, int *exp10)
+{
+    if (!(a >= 1e-12 && a < 1e10)) return 0;
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    const double t = ((int)(bits >> 52) - 1023) * 0.30102999566398120;
+    int e = (int)t - (t < (int)t); /* the decimal exponent or one less */
+    double hi = a * pow10_exact[9 - e];
+    if (hi >= 1e10 && e < 9) {
+        e++;
+        hi = a * pow10_exact[9 - e];
+    }
+    if (!(hi >= 1e9 + 1 && hi < 1e10 - 1)) return 0;
+    const double r = (double)(uint64_t)hi, f = hi - r; /* exact: hi < 2^53 */
+    if (fabs(f - 0.5) < 4e-6) return 0;
+    *mant = (uint64_t)r + (f > 0.5);
+    *exp10 = e;
+    return 1;
+}
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* the ten digits of m, in [10^9, 10^10), two at a time in three independent chains */
+static void ten_digits(char *d, uint64_t m)
+{
+    const uint32_t top = (uint32_t)(m / 100000000u), rest = (uint32_t)(m % 100000000u);
+    const uint32_t a = rest / 10000, b = rest % 10000;
+    memcpy(d, digit_pairs + 2 * top, 2);
+    memcpy(d + 2, digit_pairs + 2 * (a / 100), 2);
+    memcpy(d + 4, digit_pairs + 2 * (a % 100), 2);
+    memcpy(d + 6, digit_pairs + 2 * (b / 100), 2);
+    memcpy(d + 8, digit_pairs + 2 * (b % 100), 2);
+}
+
 size_t num_g10(char *buf, double v)
 {
     if (v == 0) {
@@ -90,9 +130,11 @@ size_t num_g10(char *buf, double v)
     }
     uint64_t m;
     int x;
-    if (!isfinite(v) || !digits_of(fabs(v), &m, &x)) return (size_t)snprintf(buf, 32, "%.10g", v);
+    const double a = fabs(v);
+    if (!isfinite(v) || !(digits_rounded_product(a, &m, &x) || digits_of(a, &m, &x)))
+        return (size_t)snprintf(buf, 32, "%.10g", v);
     char d[DIGITS];
-    for (int i = DIGITS - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
+    ten_digits(d, m);
     int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
     while (nd > 1 && d[nd - 1] == '0') nd--;
     char *p = buf;
