@@ -167,13 +167,13 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
 /* One FRAME per line: the fields chosen, in the FRAME's order and shapes, and the mechanics. */
 int export_ndjson_frame(export_writer *w, const rod_frame *f)
 {
-    codec_buf b = {0};
-    int rc = frame_codec_json(&b, f, w->meta.fields, 1, NULL);
-    if (rc == 0) {
-        fwrite(b.b, 1, b.len, w->out);
-        fputc('\n', w->out);
-    }
-    free(b.b);
+    codec_buf *b = &w->line;
+    b->len = 0;
+    b->oom = 0;
+    frame_codec_json(b, f, w->meta.fields, 1, NULL);
+    codec_put(b, "\n", 1);
+    if (b->oom) return -1;
+    fwrite(b->b, 1, b->len, w->out);
     /* a reader of a pipe gets each frame as it is made */
-    return rc != 0 || fflush(w->out) != 0 || ferror(w->out) ? -1 : 0;
+    return fflush(w->out) != 0 || ferror(w->out) ? -1 : 0;
 }
