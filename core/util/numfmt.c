@@ -133,30 +133,27 @@ size_t num_g10(char *buf, double v)
     const double a = fabs(v);
     if (!isfinite(v) || !(digits_rounded_product(a, &m, &x) || digits_of(a, &m, &x)))
         return (size_t)snprintf(buf, 32, "%.10g", v);
-    char d[DIGITS];
-    ten_digits(d, m);
-    int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
-    while (nd > 1 && d[nd - 1] == '0') nd--;
+    /* the ten digits go where they end up, a pair at a time, and those before a point move
+     * left a byte at a time: copying them from scratch in one piece read back the pairs just
+     * stored, which the processor cannot forward, and that wait cost more than the rest */
     char *p = buf;
-    if (v < 0) *p++ = '-';
-    if (x >= -4 && x < DIGITS) {
-        if (x >= 0) {
-            memcpy(p, d, (size_t)x + 1), p += x + 1;
-            if (nd > x + 1) {
-                *p++ = '.';
-                memcpy(p, d + x + 1, (size_t)(nd - x - 1)), p += nd - x - 1;
-            }
-        } else {
-            *p++ = '0', *p++ = '.';
-            for (int i = 0; i < -x - 1; i++) *p++ = '0';
-            memcpy(p, d, (size_t)nd), p += nd;
-        }
+    *p = '-';
+    p += v < 0;
+    char *digits = x >= -4 && x < 0 ? p + 1 - x : p + 1;
+    if (x >= -4 && x < 0) memcpy(p, "0.000000", 8);
+    ten_digits(digits, m);
+    int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    if (x >= 0 && x < DIGITS) {
+        for (int i = 0; i <= x; i++) p[i] = p[i + 1];
+        p[x + 1] = '.';
+        p += nd > x + 1 ? nd + 1 : x + 1;
+    } else if (x < 0 && x >= -4) {
+        p += 1 - x + nd;
     } else {
-        *p++ = d[0];
-        if (nd > 1) {
-            *p++ = '.';
-            memcpy(p, d + 1, (size_t)nd - 1), p += nd - 1;
-        }
+        p[0] = p[1];
+        p[1] = '.';
+        p += nd > 1 ? nd + 1 : 1;
         *p++ = 'e';
         *p++ = x < 0 ? '-' : '+';
         const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
