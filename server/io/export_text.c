@@ -15,7 +15,9 @@
 #include "frame_mech.h"
 #include "rod_text.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* non-finite values as printf writes them: "nan", "inf", "-inf" */
 static void num(FILE *o, double v)
@@ -164,6 +166,24 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
     return ferror(o) ? -1 : 0;
 }
 
+/* The line at once and flushed, so that a reader of a pipe gets each frame as it is made: one
+ * write(2) where out has a descriptor, as stdio splits a line longer than its buffer (a
+ * reaching frame is 8 KB, the buffer 4) into three. */
+static int write_line(FILE *out, const char *p, size_t n)
+{
+    const int fd = fileno(out);
+    if (fd < 0) return fwrite(p, 1, n, out) == n && fflush(out) == 0 ? 0 : -1; /* in memory */
+    if (fflush(out) != 0) return -1; /* what stdio holds goes first */
+    while (n > 0) {
+        const ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
 /* One FRAME per line: the fields chosen, in the FRAME's order and shapes, and the mechanics. */
 int export_ndjson_frame(export_writer *w, const rod_frame *f)
 {
@@ -172,8 +192,5 @@ int export_ndjson_frame(export_writer *w, const rod_frame *f)
     b->oom = 0;
     frame_codec_json(b, f, w->meta.fields, 1, NULL);
     codec_put(b, "\n", 1);
-    if (b->oom) return -1;
-    fwrite(b->b, 1, b->len, w->out);
-    /* a reader of a pipe gets each frame as it is made */
-    return fflush(w->out) != 0 || ferror(w->out) ? -1 : 0;
+    return b->oom ? -1 : write_line(w->out, b->b, b->len);
 }
