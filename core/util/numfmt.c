@@ -83,7 +83,8 @@ static int digits_of(double a, uint64_t *mant, int *exp10)
 /* The common case without the exact product: for 10^k a double (k <= 22) the rounded product
  * a 10^k is within half an ulp (below 2^-20 for it under 10^10) of the exact one, so its
  * integer part and rounding are the exact product's wherever it is not within 4e-6 of an
- * integer's half or of the range's ends; 0 leaves those to digits_of. */
+ * integer's half or of 10^10 (at 10^9 the exact product just below rounds up to the same
+ * digits: 1, 0.1 and the like stay here); 0 leaves those to digits_of. */
 static int digits_rounded_product(double a, uint64_t *mant, int *exp10)
 {
     if (!(a >= 1e-12 && a < 1e10)) return 0;
@@ -96,7 +97,7 @@ static int digits_rounded_product(double a, uint64_t *mant, int *exp10)
         e++;
         hi = a * pow10_exact[9 - e];
     }
-    if (!(hi >= 1e9 + 1 && hi < 1e10 - 1)) return 0;
+    if (!(hi >= 1e9 && hi < 1e10 - 1)) return 0;
     const double r = (double)(uint64_t)hi, f = hi - r; /* exact: hi < 2^53 */
     if (fabs(f - 0.5) < 4e-6) return 0;
     *mant = (uint64_t)r + (f > 0.5);
@@ -108,16 +109,22 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                      "8081828384858687888990919293949596979899";
 
-/* the ten digits of m, in [10^9, 10^10), two at a time in three independent chains */
-static void ten_digits(char *d, uint64_t m)
+/* the ten digits of m, in [10^9, 10^10), as five pairs of the table, in three independent
+ * chains of divisions */
+static void digit_pairs_of(uint64_t m, const char *pair[5])
 {
     const uint32_t top = (uint32_t)(m / 100000000u), rest = (uint32_t)(m % 100000000u);
     const uint32_t a = rest / 10000, b = rest % 10000;
-    memcpy(d, digit_pairs + 2 * top, 2);
-    memcpy(d + 2, digit_pairs + 2 * (a / 100), 2);
-    memcpy(d + 4, digit_pairs + 2 * (a % 100), 2);
-    memcpy(d + 6, digit_pairs + 2 * (b / 100), 2);
-    memcpy(d + 8, digit_pairs + 2 * (b % 100), 2);
+    pair[0] = digit_pairs + 2 * top;
+    pair[1] = digit_pairs + 2 * (a / 100);
+    pair[2] = digit_pairs + 2 * (a % 100);
+    pair[3] = digit_pairs + 2 * (b / 100);
+    pair[4] = digit_pairs + 2 * (b % 100);
+}
+
+static void put_pairs(char *d, const char *const pair[5])
+{
+    for (int j = 0; j < 5; j++) memcpy(d + 2 * j, pair[j], 2);
 }
 
 size_t num_g10(char *buf, double v)
@@ -133,32 +140,36 @@ size_t num_g10(char *buf, double v)
     const double a = fabs(v);
     if (!isfinite(v) || !(digits_rounded_product(a, &m, &x) || digits_of(a, &m, &x)))
         return (size_t)snprintf(buf, 32, "%.10g", v);
-    /* the ten digits go where they end up, a pair at a time, and those before a point move
-     * left a byte at a time: copying them from scratch in one piece read back the pairs just
-     * stored, which the processor cannot forward, and that wait cost more than the rest */
+    /* the digits are stored where they end up, a pair at a time from the table: those after
+     * a point one place right of their index, those before it (again) at it, the point last
+     * over what that wrote beyond them. Moving bytes of the pairs just stored instead made a
+     * call to memmove, or a wide reload of them that the processor cannot forward. */
+    const char *pair[5];
+    digit_pairs_of(m, pair);
     char *p = buf;
     *p = '-';
     p += v < 0;
-    char *digits = x >= -4 && x < 0 ? p + 1 - x : p + 1;
-    if (x >= -4 && x < 0) memcpy(p, "0.000000", 8);
-    ten_digits(digits, m);
     int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    if (x >= 0 && x < DIGITS) {
-        for (int i = 0; i <= x; i++) p[i] = p[i + 1];
-        p[x + 1] = '.';
-        p += nd > x + 1 ? nd + 1 : x + 1;
-    } else if (x < 0 && x >= -4) {
+    if (x >= -4 && x < 0) {
+        memcpy(p, "0.000000", 8);
+        char *digits = p + 1 - x;
+        put_pairs(digits, pair);
+        while (nd > 1 && digits[nd - 1] == '0') nd--;
         p += 1 - x + nd;
     } else {
-        p[0] = p[1];
-        p[1] = '.';
-        p += nd > 1 ? nd + 1 : 1;
-        *p++ = 'e';
-        *p++ = x < 0 ? '-' : '+';
-        const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
-        *p++ = (char)('0' + ax / 10);
-        *p++ = (char)('0' + ax % 10);
+        const int before = x >= 0 && x < DIGITS ? x + 1 : 1; /* digits before the point */
+        put_pairs(p + 1, pair);
+        while (nd > 1 && p[nd] == '0') nd--;
+        for (int j = 0; 2 * j < before; j++) memcpy(p + 2 * j, pair[j], 2);
+        p[before] = '.';
+        p += nd > before ? nd + 1 : before;
+        if (!(x >= 0 && x < DIGITS)) {
+            *p++ = 'e';
+            *p++ = x < 0 ? '-' : '+';
+            const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
+            *p++ = (char)('0' + ax / 10);
+            *p++ = (char)('0' + ax % 10);
+        }
     }
     *p = '\0';
     return (size_t)(p - buf);
