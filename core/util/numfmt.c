@@ -129,11 +129,12 @@ static void put_pairs(char *d, const char *const pair[5])
 
 size_t num_g10(char *buf, double v)
 {
-    if (v == 0) {
-        const char *z = signbit(v) ? "-0" : "0";
-        const size_t n = strlen(z);
-        memcpy(buf, z, n + 1);
-        return n;
+    if (v == 0) { /* a frame's numbers are often half zeros (a rod moving in a plane) */
+        char *p = buf;
+        *p = '-';
+        p += signbit(v) != 0;
+        memcpy(p, "0", 2);
+        return (size_t)(p + 1 - buf);
     }
     uint64_t m;
     int x;

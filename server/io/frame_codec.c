@@ -71,15 +71,15 @@ static void vec(codec_buf *b, const char *key, const double *v, int n)
 }
 
 /* ,"key":[...] of n points of w values each ([[..],..] when w > 1): a frame's thousands of
- * numbers, so each point's text goes straight into room reserved for all of it */
+ * numbers, so their text goes straight into room reserved for all of them at once */
 static void points(codec_buf *b, const char *key, const double *v, int n, int w)
 {
     codec_str(b, ",\"");
     codec_str(b, key);
     codec_str(b, "\":[");
+    if (!codec_reserve(b, (size_t)n * ((size_t)w * (NUM_ROOM + 1) + 3))) return;
+    char *p = b->b + b->len;
     for (int i = 0; i < n; i++) {
-        if (!codec_reserve(b, (size_t)w * (NUM_ROOM + 1) + 3)) return;
-        char *p = b->b + b->len;
         if (i) *p++ = ',';
         if (w > 1) *p++ = '[';
         for (int k = 0; k < w; k++) {
@@ -87,9 +87,9 @@ static void points(codec_buf *b, const char *key, const double *v, int n, int w)
             p = num_at(p, v[(size_t)w * i + k]);
         }
         if (w > 1) *p++ = ']';
-        *p = '\0';
-        b->len = (size_t)(p - b->b);
     }
+    *p = '\0';
+    b->len = (size_t)(p - b->b);
     codec_put(b, "]", 1);
 }
 
