@@ -23,7 +23,7 @@ struct export_writer {
     export_h5 *h5;    /* HDF5 */
     int h5_to_stdout; /* the HDF5 file is built in memory and written to stdout at close */
     export_mcap *mcap; /* MCAP: written to out, as the text formats */
-    codec_buf line;    /* NDJSON: a frame's line, its memory kept from frame to frame */
+    codec_buf line;    /* the text formats: a frame's text, its memory kept from frame to frame */
 };
 
 /* Text: numbers with 10 significant digits, as the JSON frames carry them. */
