@@ -247,15 +247,19 @@ static void u32(codec_buf *b, uint32_t v)
     codec_put(b, x, 4);
 }
 
-/* float32, little-endian byte by byte whatever the host */
+/* float32, little-endian byte by byte whatever the host, into room reserved for all of them */
 static void f32s(codec_buf *b, const double *v, size_t n)
 {
+    if (!codec_reserve(b, 4 * n)) return;
+    unsigned char *p = (unsigned char *)b->b + b->len;
     for (size_t i = 0; i < n; i++) {
         const float x = (float)v[i];
         uint32_t u;
         memcpy(&u, &x, 4);
-        u32(b, u);
+        for (int k = 0; k < 4; k++) p[4 * i + k] = (unsigned char)(u >> (8 * k));
     }
+    b->len += 4 * n;
+    b->b[b->len] = '\0';
 }
 
 static void binary_points(codec_buf *b, const rod_frame *f, unsigned fields)
