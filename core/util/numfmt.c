@@ -90,17 +90,20 @@ static int digits_rounded_product(double a, uint64_t *mant, int *exp10)
     if (!(a >= 1e-12 && a < 1e10)) return 0;
     uint64_t bits;
     memcpy(&bits, &a, sizeof bits);
-    const double t = ((int)(bits >> 52) - 1023) * 0.30102999566398120;
-    int e = (int)t - (t < (int)t); /* the decimal exponent or one less */
+    /* floor(b log10 2) for the binary exponent b in -40..33 as (b 1233 + 64 4096) / 4096 - 64:
+     * the decimal exponent or one less. Integers here and the rounding by 2^52 below, not the
+     * conversions between double and int they replace, which were most of a number's latency. */
+    int e = (int)((unsigned)(((int)(bits >> 52) - 1023) * 1233 + 64 * 4096) >> 12) - 64;
     double hi = a * pow10_exact[9 - e];
     if (hi >= 1e10 && e < 9) {
         e++;
         hi = a * pow10_exact[9 - e];
     }
     if (!(hi >= 1e9 && hi < 1e10 - 1)) return 0;
-    const double r = (double)(uint64_t)hi, f = hi - r; /* exact: hi < 2^53 */
-    if (fabs(f - 0.5) < 4e-6) return 0;
-    *mant = (uint64_t)r + (f > 0.5);
+    /* hi to the nearest integer by adding and taking away 2^52, where a double's unit is 1 */
+    const double r = (hi + 0x1p52) - 0x1p52;
+    if (fabs(hi - r) > 0.5 - 4e-6) return 0;
+    *mant = (uint64_t)r;
     *exp10 = e;
     return 1;
 }
