@@ -80,46 +80,100 @@ static int digits_of(double a, uint64_t *mant, int *exp10)
     return 1;
 }
 
+/* The common case without the exact product: for 10^k a double (k <= 22) the rounded product
+ * a 10^k is within half an ulp (below 2^-20 for it under 10^10) of the exact one, so its
+ * integer part and rounding are the exact product's wherever it is not within 4e-6 of an
+ * integer's half or of 10^10 (at 10^9 the exact product just below rounds up to the same
+ * digits: 1, 0.1 and the like stay here); 0 leaves those to digits_of. */
+static int digits_rounded_product(double a, uint64_t *mant, int *exp10)
+{
+    if (!(a >= 1e-12 && a < 1e10)) return 0;
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    /* floor(b log10 2) for the binary exponent b in -40..33 as (b 1233 + 64 4096) / 4096 - 64:
+     * the decimal exponent or one less. Integers here and the rounding by 2^52 below, not the
+     * conversions between double and int they replace, which were most of a number's latency. */
+    int e = (int)((unsigned)(((int)(bits >> 52) - 1023) * 1233 + 64 * 4096) >> 12) - 64;
+    double hi = a * pow10_exact[9 - e];
+    if (hi >= 1e10 && e < 9) {
+        e++;
+        hi = a * pow10_exact[9 - e];
+    }
+    if (!(hi >= 1e9 && hi < 1e10 - 1)) return 0;
+    /* hi to the nearest integer by adding and taking away 2^52, where a double's unit is 1 */
+    const double r = (hi + 0x1p52) - 0x1p52;
+    if (fabs(hi - r) > 0.5 - 4e-6) return 0;
+    *mant = (uint64_t)r;
+    *exp10 = e;
+    return 1;
+}
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* the ten digits of m, in [10^9, 10^10), as five pairs of the table, in three independent
+ * chains of divisions */
+static void digit_pairs_of(uint64_t m, const char *pair[5])
+{
+    const uint32_t top = (uint32_t)(m / 100000000u), rest = (uint32_t)(m % 100000000u);
+    const uint32_t a = rest / 10000, b = rest % 10000;
+    pair[0] = digit_pairs + 2 * top;
+    pair[1] = digit_pairs + 2 * (a / 100);
+    pair[2] = digit_pairs + 2 * (a % 100);
+    pair[3] = digit_pairs + 2 * (b / 100);
+    pair[4] = digit_pairs + 2 * (b % 100);
+}
+
+static void put_pairs(char *d, const char *const pair[5])
+{
+    for (int j = 0; j < 5; j++) memcpy(d + 2 * j, pair[j], 2);
+}
+
 size_t num_g10(char *buf, double v)
 {
-    if (v == 0) {
-        const char *z = signbit(v) ? "-0" : "0";
-        const size_t n = strlen(z);
-        memcpy(buf, z, n + 1);
-        return n;
+    if (v == 0) { /* a frame's numbers are often half zeros (a rod moving in a plane) */
+        char *p = buf;
+        *p = '-';
+        p += signbit(v) != 0;
+        memcpy(p, "0", 2);
+        return (size_t)(p + 1 - buf);
     }
     uint64_t m;
     int x;
-    if (!isfinite(v) || !digits_of(fabs(v), &m, &x)) return (size_t)snprintf(buf, 32, "%.10g", v);
-    char d[DIGITS];
-    for (int i = DIGITS - 1; i >= 0; i--, m /= 10) d[i] = (char)('0' + m % 10);
-    int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
-    while (nd > 1 && d[nd - 1] == '0') nd--;
+    const double a = fabs(v);
+    if (!isfinite(v) || !(digits_rounded_product(a, &m, &x) || digits_of(a, &m, &x)))
+        return (size_t)snprintf(buf, 32, "%.10g", v);
+    /* the digits are stored where they end up, a pair at a time from the table: those after
+     * a point one place right of their index, those before it (again) at it, the point last
+     * over what that wrote beyond them. Moving bytes of the pairs just stored instead made a
+     * call to memmove, or a wide reload of them that the processor cannot forward. */
+    const char *pair[5];
+    digit_pairs_of(m, pair);
     char *p = buf;
-    if (v < 0) *p++ = '-';
-    if (x >= -4 && x < DIGITS) {
-        if (x >= 0) {
-            memcpy(p, d, (size_t)x + 1), p += x + 1;
-            if (nd > x + 1) {
-                *p++ = '.';
-                memcpy(p, d + x + 1, (size_t)(nd - x - 1)), p += nd - x - 1;
-            }
-        } else {
-            *p++ = '0', *p++ = '.';
-            for (int i = 0; i < -x - 1; i++) *p++ = '0';
-            memcpy(p, d, (size_t)nd), p += nd;
-        }
+    *p = '-';
+    p += v < 0;
+    int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
+    if (x >= -4 && x < 0) {
+        memcpy(p, "0.000000", 8);
+        char *digits = p + 1 - x;
+        put_pairs(digits, pair);
+        while (nd > 1 && digits[nd - 1] == '0') nd--;
+        p += 1 - x + nd;
     } else {
-        *p++ = d[0];
-        if (nd > 1) {
-            *p++ = '.';
-            memcpy(p, d + 1, (size_t)nd - 1), p += nd - 1;
+        const int before = x >= 0 && x < DIGITS ? x + 1 : 1; /* digits before the point */
+        put_pairs(p + 1, pair);
+        while (nd > 1 && p[nd] == '0') nd--;
+        for (int j = 0; 2 * j < before; j++) memcpy(p + 2 * j, pair[j], 2);
+        p[before] = '.';
+        p += nd > before ? nd + 1 : before;
+        if (!(x >= 0 && x < DIGITS)) {
+            *p++ = 'e';
+            *p++ = x < 0 ? '-' : '+';
+            const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
+            *p++ = (char)('0' + ax / 10);
+            *p++ = (char)('0' + ax % 10);
         }
-        *p++ = 'e';
-        *p++ = x < 0 ? '-' : '+';
-        const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
-        *p++ = (char)('0' + ax / 10);
-        *p++ = (char)('0' + ax % 10);
     }
     *p = '\0';
     return (size_t)(p - buf);

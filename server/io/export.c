@@ -39,6 +39,7 @@ static void writer_free(export_writer *w)
 {
     free((char *)w->meta.spec_json);
     rod_frame_free(&w->shape);
+    free(w->line.b);
     free(w->mem);
     free(w);
 }

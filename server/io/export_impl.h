@@ -3,6 +3,7 @@
 #define RODD_EXPORT_IMPL_H
 
 #include "export.h"
+#include "frame_codec.h"
 
 #include <stdio.h>
 
@@ -22,6 +23,7 @@ struct export_writer {
     export_h5 *h5;    /* HDF5 */
     int h5_to_stdout; /* the HDF5 file is built in memory and written to stdout at close */
     export_mcap *mcap; /* MCAP: written to out, as the text formats */
+    codec_buf line;    /* the text formats: a frame's text, its memory kept from frame to frame */
 };
 
 /* Text: numbers with 10 significant digits, as the JSON frames carry them. */

@@ -15,14 +15,21 @@
 #include "frame_mech.h"
 #include "rod_text.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* non-finite values as printf writes them: "nan", "inf", "-inf" */
-static void num(FILE *o, double v)
+static void num(codec_buf *o, double v)
 {
     char text[32];
-    rod_format_g10(text, v);
-    fputs(text, o);
+    codec_put(o, text, rod_format_g10(text, v));
+}
+
+static void put_int(codec_buf *o, int i)
+{
+    char text[16];
+    codec_put(o, text, (size_t)snprintf(text, sizeof text, ",%d", i));
 }
 
 static const char *const csv_columns[FRAME_F_COUNT] = {
@@ -74,10 +81,10 @@ int export_csv_header(export_writer *w)
     return ferror(w->out) ? -1 : 0;
 }
 
-static void csv_nums(FILE *o, const double *v, int n)
+static void csv_nums(codec_buf *o, const double *v, int n)
 {
     for (int k = 0; k < n; k++) {
-        fputc(',', o);
+        codec_put(o, ",", 1);
         num(o, v[k]);
     }
 }
@@ -85,7 +92,7 @@ static void csv_nums(FILE *o, const double *v, int n)
 /* The frame's own values: energies, volume change, the mechanics but for its contacts.
  * Several rods whose bases move (rod_bases): the base columns hold the row's rod's (rod; NULL
  * on a contact's row). */
-static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f, int rod_bases, const rod_frame *rod)
+static void csv_frame_values(codec_buf *o, unsigned mask, const rod_frame *f, int rod_bases, const rod_frame *rod)
 {
     if (mask & FRAME_F_ENERGY) {
         const double e[3] = {f->e_kinetic, f->e_elastic, f->e_gravity};
@@ -100,7 +107,7 @@ static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f, int rod
             csv_nums(o, rod->base_position, 3);
             csv_nums(o, rod->base_rotation, 9);
         } else {
-            fputs(",,,,,,,,,,,,", o);
+            codec_str(o, ",,,,,,,,,,,,");
         }
     }
     for (int i = 0; i < f->nbodies; i++) csv_nums(o, f->bodies[i].position, 3);
@@ -120,10 +127,14 @@ static void csv_frame_values(FILE *o, unsigned mask, const rod_frame *f, int rod
 
 /* The rows of a frame: one per point, then (models with contact) one per contact, whose
  * point and per-point columns are empty as the points' contact columns are. Every row has
- * the frame's own values, so that each stands alone. */
+ * the frame's own values, so that each stands alone. The frame's rows are made in memory
+ * kept from frame to frame and written at once: a character at a time through stdio cost
+ * more than making the numbers. */
 int export_csv_frame(export_writer *w, const rod_frame *f)
 {
-    FILE *o = w->out;
+    codec_buf *o = &w->line;
+    o->len = 0;
+    o->oom = 0;
     const unsigned mask = w->meta.fields;
     const int rod_bases = mech_rod_bases(&w->shape) > 0;
     int per_point = 0; /* columns of the per-point fields */
@@ -133,8 +144,11 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
         const rod_frame *rod = f->nrods ? &f->rods[r] : f;
         for (int i = 0; i < rod->n; i++) {
             num(o, f->t);
-            if (f->nrods) fprintf(o, ",%s", rod->name);
-            fprintf(o, ",%d", i);
+            if (f->nrods) {
+                codec_put(o, ",", 1);
+                codec_str(o, rod->name);
+            }
+            put_int(o, i);
             for (int b = 0; b < FRAME_F_COUNT; b++) {
                 const unsigned bit = 1u << b;
                 if (!(mask & bit)) continue;
@@ -142,38 +156,56 @@ int export_csv_frame(export_writer *w, const rod_frame *f)
                 if (width) csv_nums(o, frame_field_values(rod, bit) + (size_t)width * i, width);
             }
             csv_frame_values(o, mask, f, rod_bases, f->nrods ? rod : NULL);
-            if (f->has_contacts) fputs(",,,,,,,,", o);
-            fputc('\n', o);
+            if (f->has_contacts) codec_str(o, ",,,,,,,,");
+            codec_put(o, "\n", 1);
         }
     }
     for (int j = 0; j < f->ncontacts; j++) {
         num(o, f->t);
         if (f->nrods) { /* the rod the contact's point is on */
             const int r = f->contact_rod ? f->contact_rod[j] : -1;
-            fprintf(o, ",%s", r >= 0 && r < f->nrods ? f->rods[r].name : "");
+            codec_put(o, ",", 1);
+            codec_str(o, r >= 0 && r < f->nrods ? f->rods[r].name : "");
         }
-        fputc(',', o);
-        for (int k = 0; k < per_point; k++) fputc(',', o);
+        codec_put(o, ",", 1);
+        for (int k = 0; k < per_point; k++) codec_put(o, ",", 1);
         csv_frame_values(o, mask, f, rod_bases, NULL);
-        fprintf(o, ",%d", j);
+        put_int(o, j);
         csv_nums(o, f->contact_s + j, 1);
         csv_nums(o, f->contact_point + 3 * j, 3);
         csv_nums(o, f->contact_force + 3 * j, 3);
-        fputc('\n', o);
+        codec_put(o, "\n", 1);
     }
-    return ferror(o) ? -1 : 0;
+    if (o->oom) return -1;
+    fwrite(o->b, 1, o->len, w->out);
+    return ferror(w->out) ? -1 : 0;
+}
+
+/* The line at once and flushed, so that a reader of a pipe gets each frame as it is made: one
+ * write(2) where out has a descriptor, as stdio splits a line longer than its buffer (a
+ * reaching frame is 8 KB, the buffer 4) into three. */
+static int write_line(FILE *out, const char *p, size_t n)
+{
+    const int fd = fileno(out);
+    if (fd < 0) return fwrite(p, 1, n, out) == n && fflush(out) == 0 ? 0 : -1; /* in memory */
+    if (fflush(out) != 0) return -1; /* what stdio holds goes first */
+    while (n > 0) {
+        const ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
 }
 
 /* One FRAME per line: the fields chosen, in the FRAME's order and shapes, and the mechanics. */
 int export_ndjson_frame(export_writer *w, const rod_frame *f)
 {
-    codec_buf b = {0};
-    int rc = frame_codec_json(&b, f, w->meta.fields, 1, NULL);
-    if (rc == 0) {
-        fwrite(b.b, 1, b.len, w->out);
-        fputc('\n', w->out);
-    }
-    free(b.b);
-    /* a reader of a pipe gets each frame as it is made */
-    return rc != 0 || fflush(w->out) != 0 || ferror(w->out) ? -1 : 0;
+    codec_buf *b = &w->line;
+    b->len = 0;
+    b->oom = 0;
+    frame_codec_json(b, f, w->meta.fields, 1, NULL);
+    codec_put(b, "\n", 1);
+    return b->oom ? -1 : write_line(w->out, b->b, b->len);
 }

@@ -3,6 +3,7 @@
  * fields rodd fills are typed, the primitive lists it leaves empty are plain arrays. Numbers
  * carry 10 significant digits, as rodd's JSON frames do. */
 #include "foxglove_channels.h"
+#include "frame_codec.h"
 #include "frame_fields.h"
 #include "rod_text.h"
 
@@ -108,54 +109,65 @@ unsigned long long fox_time_ns(double t)
     return t > 0 && isfinite(t) ? (unsigned long long)llround(t * 1e9) : 0;
 }
 
-/* A message's text, grown as it is written (open_memstream); JSON has no inf or NaN: null. */
-static void num(FILE *o, double v)
+/* A message's text, grown as it is written in frame_codec.h's buffer (written a character and
+ * a number at a time to a stdio memory stream, an MCAP export's messages cost more than the
+ * frames' JSON); JSON has no inf or NaN: null. */
+static void num(codec_buf *o, double v)
 {
     char text[32];
     if (!isfinite(v)) {
-        fputs("null", o);
+        codec_str(o, "null");
         return;
     }
-    rod_format_g10(text, v);
-    fputs(text, o);
+    codec_put(o, text, rod_format_g10(text, v));
 }
 
-static void key_num(FILE *o, const char *key, double v)
+/* {"sec":S,"nsec":N} of a time in ns */
+static void put_time(codec_buf *o, unsigned long long ns)
 {
-    fprintf(o, ",\"%s\":", key);
+    char text[64];
+    codec_put(o, text, (size_t)snprintf(text, sizeof text, "{\"sec\":%llu,\"nsec\":%llu}", ns / 1000000000ull,
+                                        ns % 1000000000ull));
+}
+
+static void key_num(codec_buf *o, const char *key, double v)
+{
+    codec_str(o, ",\"");
+    codec_str(o, key);
+    codec_str(o, "\":");
     num(o, v);
 }
 
-static void xyz(FILE *o, const double *p)
+static void xyz(codec_buf *o, const double *p)
 {
-    fputs("{\"x\":", o);
+    codec_str(o, "{\"x\":");
     num(o, p[0]);
     key_num(o, "y", p[1]);
     key_num(o, "z", p[2]);
-    fputc('}', o);
+    codec_put(o, "}", 1);
 }
 
 /* The rotation taking +z (a cylinder's axis in Foxglove) onto the unit vector d, the shortest
  * arc; d = -z turns about x. */
-static void z_to(FILE *o, const double *d)
+static void z_to(codec_buf *o, const double *d)
 {
     double q[4] = {-d[1], d[0], 0, 1 + d[2]};
     double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[3] * q[3]);
     if (n < 1e-9) {
         q[0] = 1, q[1] = q[2] = q[3] = 0, n = 1;
     }
-    fputs("{\"x\":", o);
+    codec_str(o, "{\"x\":");
     num(o, q[0] / n);
     key_num(o, "y", q[1] / n);
     key_num(o, "z", q[2] / n);
     key_num(o, "w", q[3] / n);
-    fputc('}', o);
+    codec_put(o, "}", 1);
 }
 
 static const char origin_pose[] = "{\"position\":{\"x\":0,\"y\":0,\"z\":0},\"orientation\":{\"x\":0,\"y\":0,\"z\":0,\"w\":1}}";
 static const char rod_colour[] = "{\"r\":0.93,\"g\":0.45,\"b\":0.16,\"a\":0.85}";
 
-static void cylinders(FILE *o, const rod_frame *f)
+static void cylinders(codec_buf *o, const rod_frame *f)
 {
     for (int i = 0; i + 1 < f->n; i++) {
         const double *a = f->position + 3 * i, *b = a + 3;
@@ -164,59 +176,65 @@ static void cylinders(FILE *o, const rod_frame *f)
         for (int k = 0; k < 3; k++) d[k] = len > 0 ? d[k] / len : k == 2;
         const double ra = fabs(f->radius[i]), rb = fabs(f->radius[i + 1]), r = fmax(ra, rb);
         const double mid[3] = {(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2};
-        fputs(i ? ",{\"pose\":{\"position\":" : "{\"pose\":{\"position\":", o);
+        codec_str(o, i ? ",{\"pose\":{\"position\":" : "{\"pose\":{\"position\":");
         xyz(o, mid);
-        fputs(",\"orientation\":", o);
+        codec_str(o, ",\"orientation\":");
         z_to(o, d);
-        fputs("},\"size\":{\"x\":", o);
+        codec_str(o, "},\"size\":{\"x\":");
         num(o, 2 * r);
         key_num(o, "y", 2 * r);
         key_num(o, "z", len);
-        fputc('}', o);
+        codec_put(o, "}", 1);
         /* the bottom face (-z) is at point i, the top at point i + 1 */
         key_num(o, "bottom_scale", r > 0 ? ra / r : 1);
         key_num(o, "top_scale", r > 0 ? rb / r : 1);
-        fprintf(o, ",\"color\":%s}", rod_colour);
+        codec_str(o, ",\"color\":");
+        codec_str(o, rod_colour);
+        codec_put(o, "}", 1);
     }
 }
 
 /* One rod's entity (id: "rod", or the rod's name in a model of several) at time ns. */
-static void entity(FILE *o, const rod_frame *f, const char *id, unsigned long long ns, unsigned fields)
+static void entity(codec_buf *o, const rod_frame *f, const char *id, unsigned long long ns, unsigned fields)
 {
     double length = 0;
     for (int i = 0; i + 1 < f->n; i++) {
         const double *a = f->position + 3 * i;
         length += sqrt(pow(a[3] - a[0], 2) + pow(a[4] - a[1], 2) + pow(a[5] - a[2], 2));
     }
-    fprintf(o, "{\"timestamp\":{\"sec\":%llu,\"nsec\":%llu},"
-            "\"frame_id\":\"world\",\"id\":\"%s\",\"lifetime\":{\"sec\":0,\"nsec\":0},\"frame_locked\":false,"
-            "\"metadata\":[],\"arrows\":[],\"cubes\":[],\"spheres\":[],\"cylinders\":[",
-            ns / 1000000000ull, ns % 1000000000ull, id);
+    codec_str(o, "{\"timestamp\":");
+    put_time(o, ns);
+    codec_str(o, ",\"frame_id\":\"world\",\"id\":\"");
+    codec_str(o, id);
+    codec_str(o, "\",\"lifetime\":{\"sec\":0,\"nsec\":0},\"frame_locked\":false,"
+                 "\"metadata\":[],\"arrows\":[],\"cubes\":[],\"spheres\":[],\"cylinders\":[");
     if (fields & FRAME_F_RADIUS) cylinders(o, f);
     /* the centreline, thin beside the rod (1/200 of its length) so it shows inside the
      * translucent cylinders */
-    fprintf(o, "],\"lines\":[{\"type\":0,\"pose\":%s,\"thickness\":", origin_pose);
+    codec_str(o, "],\"lines\":[{\"type\":0,\"pose\":");
+    codec_str(o, origin_pose);
+    codec_str(o, ",\"thickness\":");
     num(o, fmax(length / 200, 1e-4));
-    fputs(",\"scale_invariant\":false,\"points\":[", o);
+    codec_str(o, ",\"scale_invariant\":false,\"points\":[");
     for (int i = 0; i < f->n; i++) {
-        if (i) fputc(',', o);
+        if (i) codec_put(o, ",", 1);
         xyz(o, f->position + 3 * i);
     }
-    fputs("],\"color\":{\"r\":0.1,\"g\":0.1,\"b\":0.1,\"a\":1},\"colors\":[],\"indices\":[]}],"
-          "\"triangles\":[],\"texts\":[],\"models\":[]}", o);
+    codec_str(o, "],\"color\":{\"r\":0.1,\"g\":0.1,\"b\":0.1,\"a\":1},\"colors\":[],\"indices\":[]}],"
+                 "\"triangles\":[],\"texts\":[],\"models\":[]}");
 }
 
 /* The scene: the rod, or an entity per rod of a model of several, named as the rod. */
-static void scene(FILE *o, const rod_frame *f, unsigned fields)
+static void scene(codec_buf *o, const rod_frame *f, unsigned fields)
 {
     const unsigned long long ns = fox_time_ns(f->t);
-    fputs("{\"deletions\":[],\"entities\":[", o);
+    codec_str(o, "{\"deletions\":[],\"entities\":[");
     for (int r = 0; r < (f->nrods ? f->nrods : 1); r++) {
-        if (r) fputc(',', o);
+        if (r) codec_put(o, ",", 1);
         /* a rod of several on a channel of its own (f is rods[i]) keeps its name too */
         entity(o, f->nrods ? &f->rods[r] : f, f->nrods ? f->rods[r].name : f->name[0] ? f->name : "rod", ns, fields);
     }
-    fputs("]}", o);
+    codec_str(o, "]}");
 }
 
 /* The unit quaternion (x, y, z, w) of the row-major rotation R (Shepperd's method: from the
@@ -239,50 +257,43 @@ static void quaternion(const double *R, double *q)
     }
 }
 
-/* The message written to o (an open_memstream of *text, *n): its text and length, or NULL when
- * a write failed. */
-static char *closed(FILE *o, char **text, size_t *n, size_t *len)
+/* The message written to o: its text and length, or NULL when out of memory. */
+static char *closed(codec_buf *o, size_t *len)
 {
-    const int bad = ferror(o);
-    if (fclose(o) != 0 || bad) {
-        free(*text);
+    if (o->oom || !o->b) {
+        free(o->b);
         return NULL;
     }
-    *len = *n;
-    return *text;
+    *len = o->len;
+    return o->b;
 }
 
 char *fox_base_message(const rod_frame *rod, double t, size_t *len)
 {
-    char *text = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&text, &n);
-    if (!o) return NULL;
+    codec_buf b = {0}, *o = &b;
     const unsigned long long ns = fox_time_ns(t);
     double q[4];
     quaternion(rod->base_rotation, q);
-    fprintf(o, "{\"timestamp\":{\"sec\":%llu,\"nsec\":%llu},\"frame_id\":\"world\",\"pose\":{\"position\":",
-            ns / 1000000000ull, ns % 1000000000ull);
+    codec_str(o, "{\"timestamp\":");
+    put_time(o, ns);
+    codec_str(o, ",\"frame_id\":\"world\",\"pose\":{\"position\":");
     xyz(o, rod->base_position);
-    fputs(",\"orientation\":{\"x\":", o);
+    codec_str(o, ",\"orientation\":{\"x\":");
     num(o, q[0]);
     key_num(o, "y", q[1]);
     key_num(o, "z", q[2]);
     key_num(o, "w", q[3]);
-    fputs("}}}", o);
-    return closed(o, &text, &n, len);
+    codec_str(o, "}}}");
+    return closed(o, len);
 }
 
 char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
 {
-    char *text = NULL;
-    size_t n = 0;
-    FILE *o = open_memstream(&text, &n);
-    if (!o) return NULL;
+    codec_buf b = {0}, *o = &b;
     if (i == FOX_SCENE) {
         scene(o, f, fields);
     } else {
-        fputs("{\"t\":", o);
+        codec_str(o, "{\"t\":");
         num(o, f->t);
         if (i == FOX_TIP) { /* several rods: the first rod's (the MCAP export has a tip per rod) */
             const rod_frame *rod = f->nrods ? &f->rods[0] : f;
@@ -298,7 +309,7 @@ char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
         } else {
             key_num(o, "volume_change", f->volume_change);
         }
-        fputc('}', o);
+        codec_put(o, "}", 1);
     }
-    return closed(o, &text, &n, len);
+    return closed(o, len);
 }

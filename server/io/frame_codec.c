@@ -9,20 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for n more bytes and the NUL after them; 0 (and oom set) when there is none. */
+static int codec_reserve(codec_buf *b, size_t n)
+{
+    if (b->oom) return 0;
+    if (b->len + n + 1 <= b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 8192;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *nb = realloc(b->b, cap);
+    if (!nb) {
+        b->oom = 1;
+        return 0;
+    }
+    b->b = nb;
+    b->cap = cap;
+    return 1;
+}
+
 void codec_put(codec_buf *b, const void *p, size_t n)
 {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) { /* room for a NUL after the contents */
-        size_t cap = b->cap ? b->cap : 8192;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *nb = realloc(b->b, cap);
-        if (!nb) {
-            b->oom = 1;
-            return;
-        }
-        b->b = nb;
-        b->cap = cap;
-    }
+    if (!codec_reserve(b, n)) return;
     memcpy(b->b + b->len, p, n);
     b->len += n;
     b->b[b->len] = '\0';
@@ -33,14 +39,22 @@ void codec_str(codec_buf *b, const char *s)
     codec_put(b, s, strlen(s));
 }
 
+/* the most a number takes: rod_format_g10's 32 bytes, its NUL among them */
+#define NUM_ROOM 32
+
+/* One number at p, with room for NUM_ROOM bytes there; returns the end (a NUL follows it). */
+static char *num_at(char *p, double v)
+{
+    if (!isfinite(v)) { /* JSON has no inf or NaN */
+        memcpy(p, "null", 5);
+        return p + 4;
+    }
+    return p + rod_format_g10(p, v);
+}
+
 static void num(codec_buf *b, double v)
 {
-    char t[32];
-    if (!isfinite(v)) { /* JSON has no inf or NaN */
-        codec_put(b, "null", 4);
-        return;
-    }
-    codec_put(b, t, rod_format_g10(t, v));
+    if (codec_reserve(b, NUM_ROOM)) b->len = (size_t)(num_at(b->b + b->len, v) - b->b);
 }
 
 /* "key":[v0,...] */
@@ -56,21 +70,26 @@ static void vec(codec_buf *b, const char *key, const double *v, int n)
     codec_put(b, "]", 1);
 }
 
-/* ,"key":[...] of n points of w values each ([[..],..] when w > 1) */
+/* ,"key":[...] of n points of w values each ([[..],..] when w > 1): a frame's thousands of
+ * numbers, so their text goes straight into room reserved for all of them at once */
 static void points(codec_buf *b, const char *key, const double *v, int n, int w)
 {
     codec_str(b, ",\"");
     codec_str(b, key);
     codec_str(b, "\":[");
+    if (!codec_reserve(b, (size_t)n * ((size_t)w * (NUM_ROOM + 1) + 3))) return;
+    char *p = b->b + b->len;
     for (int i = 0; i < n; i++) {
-        if (i) codec_put(b, ",", 1);
-        if (w > 1) codec_put(b, "[", 1);
+        if (i) *p++ = ',';
+        if (w > 1) *p++ = '[';
         for (int k = 0; k < w; k++) {
-            if (k) codec_put(b, ",", 1);
-            num(b, v[(size_t)w * i + k]);
+            if (k) *p++ = ',';
+            p = num_at(p, v[(size_t)w * i + k]);
         }
-        if (w > 1) codec_put(b, "]", 1);
+        if (w > 1) *p++ = ']';
     }
+    *p = '\0';
+    b->len = (size_t)(p - b->b);
     codec_put(b, "]", 1);
 }
 
@@ -228,15 +247,19 @@ static void u32(codec_buf *b, uint32_t v)
     codec_put(b, x, 4);
 }
 
-/* float32, little-endian byte by byte whatever the host */
+/* float32, little-endian byte by byte whatever the host, into room reserved for all of them */
 static void f32s(codec_buf *b, const double *v, size_t n)
 {
+    if (!codec_reserve(b, 4 * n)) return;
+    unsigned char *p = (unsigned char *)b->b + b->len;
     for (size_t i = 0; i < n; i++) {
         const float x = (float)v[i];
         uint32_t u;
         memcpy(&u, &x, 4);
-        u32(b, u);
+        for (int k = 0; k < 4; k++) p[4 * i + k] = (unsigned char)(u >> (8 * k));
     }
+    b->len += 4 * n;
+    b->b[b->len] = '\0';
 }
 
 static void binary_points(codec_buf *b, const rod_frame *f, unsigned fields)

@@ -3,6 +3,7 @@
  * what the summary repeats (schemas, channels) is kept as the records' bytes. */
 #include "mcap_writer.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -87,19 +88,43 @@ static void prefixed_end(bytes *b, size_t start)
     for (int i = 0; i < 4; i++) b->p[start - 4 + i] = (unsigned char)(n >> (8 * i));
 }
 
-static uint32_t crc_table[256];
+/* CRC-32 eight bytes at a time (slicing-by-8): table k maps a byte to its CRC followed by k
+ * zero bytes. Byte by byte it was a sixth of an MCAP export's CPU: every byte is summed
+ * twice, in its chunk's CRC and in the data section's. */
+static uint32_t crc_tables[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_tables_fill(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_tables[0][i] = c;
+    }
+    for (int k = 1; k < 8; k++)
+        for (int i = 0; i < 256; i++) {
+            const uint32_t c = crc_tables[k - 1][i];
+            crc_tables[k][i] = (c >> 8) ^ crc_tables[0][c & 0xFF];
+        }
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 uint32_t mcap_crc32(uint32_t crc, const void *data, size_t len)
 {
-    if (!crc_table[1]) /* idempotent: two threads filling it write the same values */
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            crc_table[i] = c;
-        }
+    pthread_once(&crc_once, crc_tables_fill);
+    const uint32_t(*t)[256] = (const uint32_t(*)[256])crc_tables;
     const unsigned char *p = data;
     crc = ~crc;
-    while (len--) crc = crc_table[(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+    for (; len >= 8; p += 8, len -= 8) {
+        const uint32_t lo = crc ^ le32(p), hi = le32(p + 4);
+        crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+              t[3][hi & 0xFF] ^ t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+    }
+    while (len--) crc = t[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
     return ~crc;
 }
 

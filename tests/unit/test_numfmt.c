@@ -1,7 +1,7 @@
 /* num_g10 against printf's "%.10g" itself, character for character: random bit patterns over
  * the whole range, magnitudes from 1e-60 to 1e30, the neighbours of every power of ten and of
  * the ten-digit rounding boundaries, values next to and on ties of the tenth digit, short
- * decimals and integers, zeros and the non-finite. */
+ * decimals and integers, zeros and the non-finite, and decimals of exactly ten digits. */
 #include "numfmt.h"
 
 #include <criterion/criterion.h>
@@ -81,4 +81,22 @@ Test(numfmt, short_decimals_integers_zeros_and_non_finite)
     const double odd[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 5e-324, -2.2250738585072014e-308, 1.7976931348623157e308,
                           1e10, 9999999999.5, 9999999999.499999, 1e-5, 9.99999999995e-5, 0.0001, 123456789012.0};
     for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) same_as_printf(odd[i]);
+}
+
+/* The range the rounded product decides (1e-12 to 1e10): decimals of exactly ten digits, whose
+ * product lands next to an integer, and the neighbours of each power of ten there, whose
+ * product lands next to 10^9 or 10^10. */
+Test(numfmt, ten_digit_decimals_and_powers_in_the_rounded_products_range)
+{
+    for (int i = 0; i < 200000; i++) {
+        const double v = (double)(next_bits() % 10000000000ull) * pow(10, (int)(next_bits() % 24) - 22);
+        same_as_printf(v), same_as_printf(-v);
+    }
+    for (int k = -12; k <= 10; k++) {
+        double up = pow(10, k), down = up;
+        for (int j = 0; j < 64; j++) {
+            same_as_printf(up), same_as_printf(down);
+            up = nextafter(up, INFINITY), down = nextafter(down, 0);
+        }
+    }
 }
