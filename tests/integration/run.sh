@@ -12,7 +12,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bash "$here/install.sh" || exit 1
-cd "$here/../.."
+cd "$here/../.." || exit 1
 # a test that hangs fails after 10 minutes (times RODD_TEST_TIME_SCALE) instead of holding
 # the whole suite until CI gives up
 scale=${RODD_TEST_TIME_SCALE:-1}
