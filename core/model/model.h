@@ -60,7 +60,7 @@ struct rod_model {
                                   * (the columns come grouped by component) */
     /* 1 when only bend2, shear1 and stretch have columns, the rest strain has no others and
      * the base is not free: the rod stays in its x-z plane and the kinematics run on se(2)
-     * (core/stages/kin_planar.h) */
+     * (kinematics.c's planar recursions, core/util/lie_plane.h) */
     int planar;
 
     /* Stations: s[0] = 0 < ... < s[ns-1] = L; Gauss points carry weights, breakpoints

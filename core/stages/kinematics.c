@@ -377,7 +377,6 @@ static void planar_station_J(const rod_model *m, const kin_defer *d, int k, cons
     }
 }
 
-
 typedef struct {
     plane_magnus ms;
     plane_tangent tc;
@@ -393,8 +392,7 @@ static const double *beta_of(const rod_model *m, const planar_steps *ps, int t)
 
 static const double *planar_star_of(const rod_model *m, const planar_steps *ps, int t)
 {
-    const int k = 1 + t / ps->sub, j = t % ps->sub;
-    return ps->stars ? ps->stars + ((size_t)k * ps->sub + j) * m->mag->npts * 6 : NULL;
+    return star_of(m, ps->stars, ps->sub, 1 + t / ps->sub, t % ps->sub);
 }
 
 static double h_of(const rod_model *m, const planar_steps *ps, int t)

@@ -231,13 +231,8 @@ void lie_tangent_init(const double Omega[6], lie_tangent *tc)
 {
     memcpy(tc->Omega, Omega, sizeof tc->Omega);
     tc->theta = sqrt(Omega[0] * Omega[0] + Omega[1] * Omega[1] + Omega[2] * Omega[2]);
-    double *f = tc->f, *c = tc->c;
-    lie_coeffs(tc->theta, f);
-    c[0] = 1.0;
-    c[1] = 0.5 * (4.0 * f[2] - f[1]);
-    c[2] = 0.5 * (5.0 * f[3] - f[2]);
-    c[3] = 0.5 * (f[3] - 2.0 * f[4]);
-    c[4] = 0.5 * (f[4] - 3.0 * f[5]);
+    lie_coeffs(tc->theta, tc->f);
+    lie_tangent_c(tc->f, tc->c);
 }
 
 void lie_dexp_apply_tc(const lie_tangent *tc, const double x[6], double out[6])

@@ -93,6 +93,16 @@ typedef struct {
 } lie_tangent;
 
 void lie_tangent_init(const double Omega[6], lie_tangent *tc);
+/* T's coefficients c_0..c_4 (T = sum_k c_k ad^k) from lie_coeffs' f at the same angle, for
+ * se(3) and its plane alike */
+static inline void lie_tangent_c(const double f[6], double c[5])
+{
+    c[0] = 1.0;
+    c[1] = 0.5 * (4.0 * f[2] - f[1]);
+    c[2] = 0.5 * (5.0 * f[3] - f[2]);
+    c[3] = 0.5 * (f[3] - 2.0 * f[4]);
+    c[4] = 0.5 * (f[4] - 3.0 * f[5]);
+}
 /* exp(Omega) from the coefficients f of its angle (lie_coeffs) */
 static inline void lie_exp_coeffs(const double Omega[6], const double f[6], lie_pose *g)
 {

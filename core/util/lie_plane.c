@@ -106,15 +106,10 @@ void plane_tangent_init(const double Omega[3], plane_tangent *t)
     memcpy(t->Omega, Omega, sizeof t->Omega);
     t->t2 = Omega[0] * Omega[0];
     t->theta = sqrt(t->t2);
-    double *f = t->f, *c = t->c;
-    lie_coeffs(t->theta, f);
-    c[0] = 1.0;
-    c[1] = 0.5 * (4.0 * f[2] - f[1]);
-    c[2] = 0.5 * (5.0 * f[3] - f[2]);
-    c[3] = 0.5 * (f[3] - 2.0 * f[4]);
-    c[4] = 0.5 * (f[4] - 3.0 * f[5]);
-    t->a = c[1] - t->t2 * c[3];
-    t->b = c[2] - t->t2 * c[4];
+    lie_coeffs(t->theta, t->f);
+    lie_tangent_c(t->f, t->c);
+    t->a = t->c[1] - t->t2 * t->c[3];
+    t->b = t->c[2] - t->t2 * t->c[4];
 }
 
 /* T as a matrix: rows [1, 0, 0], [-a z + b w x, 1 - b w^2, a w], [a x + b w z, -a w, 1 - b w^2] */
