@@ -5,7 +5,6 @@
 #include "foxglove_channels.h"
 #include "frame_codec.h"
 #include "frame_fields.h"
-#include "rod_text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -109,18 +108,9 @@ unsigned long long fox_time_ns(double t)
     return t > 0 && isfinite(t) ? (unsigned long long)llround(t * 1e9) : 0;
 }
 
-/* A message's text, grown as it is written in frame_codec.h's buffer (written a character and
- * a number at a time to a stdio memory stream, an MCAP export's messages cost more than the
- * frames' JSON); JSON has no inf or NaN: null. */
-static void num(codec_buf *o, double v)
-{
-    char text[32];
-    if (!isfinite(v)) {
-        codec_str(o, "null");
-        return;
-    }
-    codec_put(o, text, rod_format_g10(text, v));
-}
+/* A message's text is grown as it is written in frame_codec.h's buffer, its numbers as the
+ * frames' JSON writes them (codec_num): written a character and a number at a time to a stdio
+ * memory stream, an MCAP export's messages cost more than the frames' JSON. */
 
 /* {"sec":S,"nsec":N} of a time in ns */
 static void put_time(codec_buf *o, unsigned long long ns)
@@ -135,13 +125,13 @@ static void key_num(codec_buf *o, const char *key, double v)
     codec_str(o, ",\"");
     codec_str(o, key);
     codec_str(o, "\":");
-    num(o, v);
+    codec_num(o, v);
 }
 
 static void xyz(codec_buf *o, const double *p)
 {
     codec_str(o, "{\"x\":");
-    num(o, p[0]);
+    codec_num(o, p[0]);
     key_num(o, "y", p[1]);
     key_num(o, "z", p[2]);
     codec_put(o, "}", 1);
@@ -157,7 +147,7 @@ static void z_to(codec_buf *o, const double *d)
         q[0] = 1, q[1] = q[2] = q[3] = 0, n = 1;
     }
     codec_str(o, "{\"x\":");
-    num(o, q[0] / n);
+    codec_num(o, q[0] / n);
     key_num(o, "y", q[1] / n);
     key_num(o, "z", q[2] / n);
     key_num(o, "w", q[3] / n);
@@ -181,7 +171,7 @@ static void cylinders(codec_buf *o, const rod_frame *f)
         codec_str(o, ",\"orientation\":");
         z_to(o, d);
         codec_str(o, "},\"size\":{\"x\":");
-        num(o, 2 * r);
+        codec_num(o, 2 * r);
         key_num(o, "y", 2 * r);
         key_num(o, "z", len);
         codec_put(o, "}", 1);
@@ -214,7 +204,7 @@ static void entity(codec_buf *o, const rod_frame *f, const char *id, unsigned lo
     codec_str(o, "],\"lines\":[{\"type\":0,\"pose\":");
     codec_str(o, origin_pose);
     codec_str(o, ",\"thickness\":");
-    num(o, fmax(length / 200, 1e-4));
+    codec_num(o, fmax(length / 200, 1e-4));
     codec_str(o, ",\"scale_invariant\":false,\"points\":[");
     for (int i = 0; i < f->n; i++) {
         if (i) codec_put(o, ",", 1);
@@ -279,7 +269,7 @@ char *fox_base_message(const rod_frame *rod, double t, size_t *len)
     codec_str(o, ",\"frame_id\":\"world\",\"pose\":{\"position\":");
     xyz(o, rod->base_position);
     codec_str(o, ",\"orientation\":{\"x\":");
-    num(o, q[0]);
+    codec_num(o, q[0]);
     key_num(o, "y", q[1]);
     key_num(o, "z", q[2]);
     key_num(o, "w", q[3]);
@@ -294,7 +284,7 @@ char *fox_message(int i, const rod_frame *f, unsigned fields, size_t *len)
         scene(o, f, fields);
     } else {
         codec_str(o, "{\"t\":");
-        num(o, f->t);
+        codec_num(o, f->t);
         if (i == FOX_TIP) { /* several rods: the first rod's (the MCAP export has a tip per rod) */
             const rod_frame *rod = f->nrods ? &f->rods[0] : f;
             const double *tip = rod->position + 3 * (rod->n - 1);

@@ -52,7 +52,7 @@ static char *num_at(char *p, double v)
     return p + rod_format_g10(p, v);
 }
 
-static void num(codec_buf *b, double v)
+void codec_num(codec_buf *b, double v)
 {
     if (codec_reserve(b, NUM_ROOM)) b->len = (size_t)(num_at(b->b + b->len, v) - b->b);
 }
@@ -65,7 +65,7 @@ static void vec(codec_buf *b, const char *key, const double *v, int n)
     codec_str(b, "\":[");
     for (int i = 0; i < n; i++) {
         if (i) codec_put(b, ",", 1);
-        num(b, v[i]);
+        codec_num(b, v[i]);
     }
     codec_put(b, "]", 1);
 }
@@ -143,7 +143,7 @@ static void mechanics(codec_buf *b, const rod_frame *f)
             codec_put(b, "{", 1);
             if (c->volume) {
                 codec_str(b, "\"pressure\":");
-                num(b, c->pressure);
+                codec_num(b, c->pressure);
             } else {
                 vec(b, "force", c->force, 3);
                 codec_put(b, ",", 1);
@@ -154,7 +154,7 @@ static void mechanics(codec_buf *b, const rod_frame *f)
                 vec(b, "target", c->target, 3);
             }
             codec_str(b, ",\"violation\":");
-            num(b, c->violation);
+            codec_num(b, c->violation);
             codec_put(b, "}", 1);
         }
         codec_put(b, "}", 1);
@@ -170,7 +170,7 @@ static void mechanics(codec_buf *b, const rod_frame *f)
                 codec_str(b, "\",");
             }
             codec_str(b, "\"s\":");
-            num(b, f->contact_s[i]);
+            codec_num(b, f->contact_s[i]);
             codec_put(b, ",", 1);
             vec(b, "point", f->contact_point + 3 * i, 3); /* Vec3, as the API has it */
             codec_put(b, ",", 1);
@@ -186,7 +186,7 @@ int frame_codec_json(codec_buf *b, const rod_frame *f, unsigned fields, int mech
     codec_put(b, "{", 1);
     if (head) codec_str(b, head);
     codec_str(b, "\"t\":");
-    num(b, f->t);
+    codec_num(b, f->t);
     if (f->nrods) {
         codec_str(b, ",\"rods\":[");
         for (int r = 0; r < f->nrods; r++) {
@@ -204,16 +204,16 @@ int frame_codec_json(codec_buf *b, const rod_frame *f, unsigned fields, int mech
     }
     if (fields & FRAME_F_ENERGY) {
         codec_str(b, ",\"energy\":{\"kinetic\":");
-        num(b, f->e_kinetic);
+        codec_num(b, f->e_kinetic);
         codec_str(b, ",\"elastic\":");
-        num(b, f->e_elastic);
+        codec_num(b, f->e_elastic);
         codec_str(b, ",\"gravity\":");
-        num(b, f->e_gravity);
+        codec_num(b, f->e_gravity);
         codec_put(b, "}", 1);
     }
     if (fields & FRAME_F_VOLUME) {
         codec_str(b, ",\"volume_change\":");
-        num(b, f->volume_change);
+        codec_num(b, f->volume_change);
     }
     if (mech) mechanics(b, f);
     codec_put(b, "}", 1);

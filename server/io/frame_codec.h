@@ -25,6 +25,8 @@ typedef struct {
 
 void codec_put(codec_buf *b, const void *p, size_t n);
 void codec_str(codec_buf *b, const char *s);
+/* A number as the JSON frames carry it: 10 significant digits, null for inf and NaN. */
+void codec_num(codec_buf *b, double v);
 
 /* Appends the FRAME as JSON: "{" head "t": ..., the per-point fields and energy and
  * volume_change for the FRAME_F_* bits in fields, then (mech) a moving base, the bodies, the
