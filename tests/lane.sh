@@ -7,25 +7,24 @@
 set -uo pipefail
 lane=$1
 shift
-# the CPU seconds the shell's finished children used so far: bash's `times` (its second line),
-# run in this shell (in a subshell it would count the subshell's own children)
+# cpu: the CPU seconds the shell's finished children used so far, from bash's `times` (its
+# second line) run in this shell (in a subshell it would count the subshell's own children)
 times_file=$(mktemp)
-trap 'rm -f "$times_file" "$times_file.0"' EXIT
+trap 'rm -f "$times_file"' EXIT
 children_cpu() {
     times > "$times_file"
-    awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } print n }' "$times_file"
+    cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } print n }' "$times_file")
 }
 report=""
 status=0
 for t in "$@"; do
     start=$(date +%s.%N)
-    children_cpu > "$times_file.0"
-    cpu0=$(cat "$times_file.0")
+    children_cpu
+    cpu0=$cpu
     make -j1 --no-print-directory "$t"
     status=$?
-    children_cpu > "$times_file.0"
-    cpu1=$(cat "$times_file.0")
-    report+=$(awk -v t="$t" -v a="$start" -v b="$(date +%s.%N)" -v c0="$cpu0" -v c1="$cpu1" \
+    children_cpu
+    report+=$(awk -v t="$t" -v a="$start" -v b="$(date +%s.%N)" -v c0="$cpu0" -v c1="$cpu" \
         'BEGIN { printf "%-18s %7.1f s wall %7.1f s CPU", t, b - a, c1 - c0 }')$'\n'
     [ $status -eq 0 ] || break
 done
