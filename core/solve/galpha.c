@@ -319,7 +319,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
          * correction times it (CVODE's test). With the contacts in the matrix it is taken
          * where a formed-again matrix leaves the rate at CRDOWN or more; the snake's steps of
          * three corrections (e 150, 5, 0.03) end a correction sooner (6,208 -> 5,635
-         * evaluations, its speed unchanged to 5e-5) */
+         * evaluations, its speed moved by 3e-5 L per period) */
         const int by_own_rate = it > 0 && e * fmin(1.0, g->crate) < NEWTON_TOL;
         if (e < NEWTON_TOL || by_rate || by_own_rate) {
             if (it >= (elastic ? SLOW_NEWTON_ELASTIC : SLOW_NEWTON_DIFFERENCE)) g->stale = 1;
