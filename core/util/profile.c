@@ -141,6 +141,30 @@ static int parser_error(muParserHandle_t h, const char *expr, char *text, size_t
     return pos;
 }
 
+static int name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether an expression muparser parsed reads the variable `name`: a maximal run of name
+ * characters equal to it can only be that variable there (no function or constant of the
+ * parser is spelled so). muparser's own answer (mupGetExprVar) parses the expression again on
+ * every call, once per variable: most of the cost of checking a spec's expressions. */
+static int names_identifier(const char *expr, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = expr; *p;) {
+        if (!name_char(*p)) {
+            p++;
+            continue;
+        }
+        const char *start = p;
+        while (name_char(*p)) p++;
+        if ((size_t)(p - start) == n && memcmp(start, name, n) == 0) return 1;
+    }
+    return 0;
+}
+
 /* Parses expr with the variables var1 and (if not NULL) var2 defined. A parse error naming
  * the variable `absent` (if not NULL; quoted, as muparser names it) is reported as absent_msg; *uses_X (if
  * not NULL) says whether expr reads X. 0, or -1 with msg. */
@@ -171,13 +195,7 @@ static int check_with(const char *expr, const char *var1, const char *var2, cons
             snprintf(msg, len, "invalid expression at column %d: %s", pos + 1, text);
         rc = -1;
     } else if (uses_X) {
-        int nv = mupGetExprVarNum(h);
-        for (int i = 0; i < nv; i++) {
-            const char *name = NULL;
-            double *ptr = NULL;
-            mupGetExprVar(h, (unsigned)i, &name, &ptr);
-            if (name && strcmp(name, "X") == 0) *uses_X = 1;
-        }
+        *uses_X = names_identifier(expr, "X");
     }
     mupRelease(h);
     pthread_mutex_unlock(&check_lock);

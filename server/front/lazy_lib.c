@@ -7,10 +7,13 @@
 #include <stdlib.h>
 
 /* A missing library or symbol leaves rodd without what the command needs: it says which and
- * exits as for any other failure. */
+ * exits as for any other failure. RTLD_LAZY: binding every function of libstdc++, which
+ * muparser brings, at load was an eighth of `rodd check`'s instructions on a spec with
+ * expressions; the libraries built with BIND_NOW (Debian's muparser) still bind theirs at
+ * once, and lazy_lib_symbol checks each symbol rodd calls. */
 void *lazy_lib_open(const char *soname, const char *purpose)
 {
-    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     if (!lib) {
         fprintf(stderr, "rodd: cannot load %s, which %s need: %s\n", soname, purpose, dlerror());
         exit(EXIT_FAILURE_OTHER);

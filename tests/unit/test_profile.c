@@ -52,6 +52,18 @@ Test(profile, check_reports_column_and_variables)
     cr_assert_eq(ux, 1);
     cr_assert_eq(profile_check_expr("t*2", 1, &ux, msg, sizeof msg), 0);
     cr_assert_eq(ux, 0);
+    /* X as a whole name only: not inside a number's exponent, a constant or a function */
+    const struct {
+        const char *expr;
+        int reads_X;
+    } names[] = {{"X", 1},           {"exp(-X)", 1},        {"t>1?X:0", 1},    {"max(t,X)^2", 1},
+                 {"1e-3*t+1E2", 0}, {"2*_pi*t", 0},        {"heaviside(t-6)", 0},
+                 {"clamp(t,0,1)*(X<0.5)", 1}, {"exp(t)", 0}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        ux = -1;
+        cr_assert_eq(profile_check_expr(names[i].expr, 1, &ux, msg, sizeof msg), 0, "%s: %s", names[i].expr, msg);
+        cr_assert_eq(ux, names[i].reads_X, "%s", names[i].expr);
+    }
     cr_assert_eq(profile_check_expr("sin(t", 1, &ux, msg, sizeof msg), -1);
     cr_assert(strstr(msg, "column 6"), "%s", msg); /* just past the end */
     cr_assert_eq(profile_check_expr("q+1", 1, &ux, msg, sizeof msg), -1);
