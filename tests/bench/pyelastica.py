@@ -20,17 +20,48 @@ The cases, with PyElastica's explicit Cosserat rod at n = 50 elements (position 
   elastica    the static elastica F L^2 / EI = 3 (tests/bench/specs/elastica.json) reached by
               PyElastica through damped dynamics (10 s at dt 1e-4); rodd: bench_statics
               in-process. Both print the tip against rodd's converged solve (bend2 = 12).
+  plectoneme  seed 002's Fig. 9b scaled in time (api/examples/plectoneme.json: L 1 m, r 2.5 cm,
+              1 kg, E 1e6, G 2E/3, the tip turned 4 times over 10 s, held in x and y and free along
+              the axis, a 0.01 N kick at mid-length for 0.5 s, self-contact k_sc 1e8 N/m per m^2),
+              15 s at dt 2e-4 (1e-4 gives the same buckling and gap; 4e-4, near the axial wave's
+              element crossing dx/c = 4.5e-4 s, buckles 2 s late); rodd: `rodd run --every 0.05`,
+              whole process. Both print the closest approach of sections more than 4 r apart along
+              the rod (test_self_contact.c's check; there >= 0.935 less the penalty's overlap) and
+              the tip's lowest z.
+  solenoid    Fig. 9c scaled in time (api/examples/solenoid.json: the same rod pulled by 300 N,
+              then turned 13 times over 13 s from t = 3 s), 20 s at dt 1e-4 (2e-4 diverges once
+              it buckles); rodd: `rodd run --every 0.25`, whole process. Both print the closest
+              distant sections once twisting and, at the end, the writhe of the centre line closed
+              along z, the link Tw + Wr (13 while the rod does not pass through itself; each
+              passage changes it by 2), the tip's z and the furthest section from the axis
+              (test_self_contact.c: writhe > 3, z < 0.5 m, under 2 r).
+              The distances are segment to segment (neighbours by the material coordinate) on
+              rodd's 101 frame points and on PyElastica's
+              51 nodes (its polyline is its geometry), the same numpy code on both.
 What differs by construction: PyElastica has no Kelvin-Voigt law in the rod (0.3 and later),
 so its damping is the global AnalyticalLinearDamper (--damping, 1/s); its ground is its own
-plane (stiffness k, damping nu per element) where rodd's is a penalty wall.
+plane (stiffness k, damping nu per element) where rodd's is a penalty wall. On the twisted rods:
+rodd's Kelvin-Voigt shear_viscosity 8e4 Pa s is PyElastica's damper at the seed's gamma = 2 1/s
+(--twisted-damping; its examples' value); rodd holds the tip by a penalty pose constraint (1e5
+N/m, 100 N s/m), PyElastica's constraint sets the tip's directors and spins exactly; rodd's
+centre line is a smooth curve (bending degree 12, 24 on the solenoid) with self-contact between
+points every r, PyElastica's 50 straight elements with contact between element pairs (k and nu
+per pair = rodd's per m^2 times dx^2, neighbours within 0.8 pi r skipped); PyElastica's axial
+force is EA (e - 1) / e, so 300 N stretches its rod to 1.180 m where rodd's reaches 1 + F/EA =
+1.153 m. The solenoid's self-contact on PyElastica's side is k_sc 1e8 (--solenoid-contact-k;
+the seed's value, PyElastica's SolenoidsCase's k = 1e4 per 1 cm pair), not rodd's 1e9: at 1e9
+(or 3e8) PyElastica's rod blows up within a second of coiling (n 50 and 100, dt 1e-4 down to
+2e-5, contact nu up to 10); at 1e8 it runs but passes through itself, which its Lk shows.
 Written against PyElastica's public API (0.3) and its continuum snake example, and run here
 against PyElastica 1.0.0 (its ground is then a Plane with RodPlaneContactWithAnisotropicFriction
 through the Contact module; the forcing AnisotropicFrictionalPlane of 0.3 is used where it is).
-Usage: PYELASTICA=DIR tests/bench/pyelastica.py [--build build] [--cases snake,cantilever,elastica]
+Usage: PYELASTICA=DIR tests/bench/pyelastica.py [--build build]
+       [--cases snake,cantilever,elastica,plectoneme,solenoid] (the default: all five)
 """
 import argparse
 import inspect
 import json
+import math
 import os
 import re
 import subprocess
@@ -40,6 +71,8 @@ import time
 SNAKE_SPEC = "api/examples/snake-lateral-undulation.json"
 CANTILEVER_SPEC = "tests/bench/specs/cantilever-mode1.json"
 ELASTICA_SPEC = "tests/bench/specs/elastica.json"
+PLECTONEME_SPEC = "api/examples/plectoneme.json"
+SOLENOID_SPEC = "api/examples/solenoid.json"
 EB_PERIOD = 0.282552  # the cantilever's first Euler-Bernoulli period (bench/run.sh)
 
 
@@ -96,6 +129,92 @@ def rodd_elastica(build):
     tight = json.loads(run_rodd([f"{build}/rodd", "solve", ELASTICA_SPEC, "--points", "2",
                                  "--set", "strains.bend2=12"])[0])
     return solve_ms, tip["frame"]["position"][-1], tight["frame"]["position"][-1]
+
+
+def rodd_frames(build, spec, until, every, points=101):
+    """`rodd run` to `until` with a frame of `points` points every `every`: (CPU s of the whole
+    process, times, positions per frame, the last frame)."""
+    out, cpu = run_rodd([f"{build}/rodd", "run", spec, "--until", str(until), "--every", str(every),
+                         "--points", str(points)])
+    frames = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return cpu, [f["t"] for f in frames], [f["position"] for f in frames], frames[-1]
+
+
+def rodd_twist(frame):
+    """A frame's twist, turns: its kappa_3 integrated along s (tests/support/linking.c)."""
+    k3, s = [k[2] for k in frame["kappa"]], frame["s"]
+    return sum(0.5 * (k3[i] + k3[i + 1]) * (s[i + 1] - s[i]) for i in range(len(s) - 1)) / (2 * math.pi)
+
+
+# ---- the twisted rods' checks, the same numpy code on both sides' centre lines ---------------
+
+def closest_distant(points, radius, length=1.0):
+    """The closest approach of the polyline's segments lying more than 4 radii apart along the
+    rod (test_self_contact.c's neighbours: in the rod's material coordinate, its points spaced
+    evenly over `length`, not along the stretched polyline, which would let a tight bend's near
+    neighbours in), in diameters. Segment to segment, so rodd's 101 frame
+    points (its smooth centre line, as finely as test_self_contact.c samples it) and PyElastica's
+    51 nodes (its polyline is its geometry) are measured alike."""
+    import numpy as np
+    p = np.asarray(points, float)
+    s = np.linspace(0.0, length, len(p))
+    i, j = np.triu_indices(len(p) - 1, 1)
+    far = s[j] - s[i + 1] > 4 * radius + 1e-9
+    i, j = i[far], j[far]
+    a0, d1, b0, d2 = p[i], p[i + 1] - p[i], p[j], p[j + 1] - p[j]
+    w = a0 - b0
+    a, b, e = (d1 * d1).sum(1), (d1 * d2).sum(1), (d2 * d2).sum(1)
+    c, f = (d1 * w).sum(1), (d2 * w).sum(1)
+    den = a * e - b * b
+    u = np.where(den > 1e-14 * a * e, np.clip((b * f - c * e) / np.where(den > 0, den, 1), 0, 1), 0.0)
+    v = (b * u + f) / e
+    u = np.where(v < 0, np.clip(-c / a, 0, 1), np.where(v > 1, np.clip((b - c) / a, 0, 1), u))
+    v = np.clip(v, 0, 1)
+    gap = np.linalg.norm(w + d1 * u[:, None] - d2 * v[:, None], axis=1)
+    return float(gap.min()) / (2 * radius) if len(gap) else float("inf")
+
+
+def writhe_closed_along_z(points, reach=10.0):
+    """Writhe of the centre line closed along the z axis through its ends (up from the tip,
+    down from the base, joined far off in one plane with the axis), as test_self_contact.c
+    takes it: each pair of segments adds the solid angle it subtends (Klenin and Langowski
+    2000), so the polyline is the only approximation."""
+    import numpy as np
+    p = np.asarray(points, float)
+    up, side = np.array([0.0, 0.0, reach]), np.array([reach, 0.0, 0.0])
+    p = np.vstack([p[0] - up, p, p[-1] + up, p[-1] + up + side, p[0] - up + side])
+    n = len(p)
+    i, j = np.triu_indices(n, 2)
+    keep = ~((i == 0) & (j == n - 1))  # neighbours through the closure
+    i, j = i[keep], j[keep]
+    pa, pb, pc, pd = p[i], p[(i + 1) % n], p[j], p[(j + 1) % n]
+    r13, r14, r23, r24 = pc - pa, pd - pa, pc - pb, pd - pb
+    normals = [np.cross(r13, r14), np.cross(r14, r24), np.cross(r24, r23), np.cross(r23, r13)]
+    lengths = [np.linalg.norm(m, axis=1) for m in normals]
+    flat = np.any([ln == 0 for ln in lengths], axis=0)  # coplanar: no solid angle
+    normals = [m / np.where(ln > 0, ln, 1)[:, None] for m, ln in zip(normals, lengths)]
+    omega = sum(np.arcsin(np.clip((normals[k] * normals[(k + 1) % 4]).sum(1), -1, 1)) for k in range(4))
+    side_sign = np.sign((np.cross(pd - pc, pb - pa) * r13).sum(1))
+    return float(2 * np.where(flat, 0.0, side_sign * omega).sum() / (4 * np.pi))
+
+
+def plectoneme_check(times, frames, radius, length):
+    """(closest distant sections in diameters, when, the tip's lowest z)."""
+    gaps = [closest_distant(p, radius, length) for p in frames]
+    k = min(range(len(gaps)), key=gaps.__getitem__)
+    return gaps[k], times[k], min(p[-1][2] for p in frames)
+
+
+def solenoid_check(times, frames, radius, length, twist, twist_start=3.0):
+    """(closest distant sections in diameters once twisting, and the last frame's writhe, link
+    Tw + Wr with its twist `twist` (turns), tip z and furthest section from the axis in radii):
+    test_self_contact.c's solenoid checks. Lk stays at the tip's turns while the rod does not
+    pass through itself (each passage changes it by 2)."""
+    import numpy as np
+    gap = min(closest_distant(p, radius, length) for t, p in zip(times, frames) if t >= twist_start)
+    last = np.asarray(frames[-1], float)
+    wr = writhe_closed_along_z(last)
+    return gap, wr, twist + wr, float(last[-1, 2]), float(np.hypot(last[:, 0], last[:, 1]).max()) / radius
 
 
 # ---- PyElastica's side ----------------------------------------------------------------------
@@ -263,6 +382,82 @@ def pyelastica_elastica(el, dt, until, damping):
     return cpu, rod.position_collection[:, -1].copy()
 
 
+def spec_expression(text):
+    """A spec's muParser expression of t ("t < 1 ? 3*t^2-2*t^3 : 1", min, max) as a Python
+    function, so that PyElastica follows the spec's ramps as rodd reads them."""
+    m = re.fullmatch(r"(.*?)\?(.*?):(.*)", text)
+    body = f"(({m.group(2)}) if ({m.group(1)}) else ({m.group(3)}))" if m else text
+    code = compile(body.replace("^", "**"), text, "eval")
+    return lambda t: float(eval(code, {"__builtins__": {}, "min": min, "max": max, "t": t}))
+
+
+def pyelastica_twisted(el, spec_path, n, until, dt, damping, frame_every, contact_k=None):
+    """The plectoneme or the solenoid from its spec: the rod clamped at the base, its tip turned
+    about z by the constraint's angle (directors and spins imposed) with its x and y held, free
+    along z; the spec's loads; self-contact at rodd's k_sc and damping per m^2 times the
+    element length squared (PyElastica's k and nu are per element pair; contact_k, N/m per m^2,
+    in place of the spec's stiffness). Returns (CPU s, frame times, node positions per frame,
+    the last state's twist in turns from PyElastica's compute_twist, NaN where it has none)."""
+    import numpy as np
+    spec = json.load(open(spec_path))
+    rs, sc = spec["rod"], spec["environment"]["self_contact"]
+    rod = straight_rod(el, n, [0, 0, 1], [1, 0, 0], rs["length"], rs["radius"], rs["density"],
+                       rs["youngs_modulus"], rs["shear_modulus"])
+    sim = simulator(el)
+    sim.append(rod)
+    angle = spec_expression(spec["constraints"][0]["rotation"]["angle"])
+
+    def angle_rate(t, h=1e-6):
+        return (angle(t + h) - angle(max(t - h, 0.0))) / (t + h - max(t - h, 0.0))
+
+    def tip_directors(t):
+        c, s = np.cos(angle(t)), np.sin(angle(t))
+        # a lab rotation R turns the directors' rows d_i into R d_i: Q R^T
+        return tip0 @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T
+
+    base_x, base_q, tip0 = rod.position_collection[:, 0].copy(), rod.director_collection[..., 0].copy(), \
+        rod.director_collection[..., -1].copy()
+
+    class TurnedTip(el.ConstraintBase):
+        """The base clamped; the tip's directors turned about z, its x and y held at 0."""
+        def constrain_values(self, system, time):
+            system.position_collection[:, 0] = base_x
+            system.director_collection[..., 0] = base_q
+            system.position_collection[:2, -1] = 0.0
+            system.director_collection[..., -1] = tip_directors(time)
+
+        def constrain_rates(self, system, time):
+            system.velocity_collection[:, 0] = 0.0
+            system.omega_collection[:, 0] = 0.0
+            system.velocity_collection[:2, -1] = 0.0
+            # PyElastica's spins are in the material frame
+            system.omega_collection[:, -1] = tip_directors(time) @ np.array([0.0, 0.0, angle_rate(time)])
+    sim.constrain(rod).using(TurnedTip)
+
+    loads = []
+    for load in spec["loads"]:
+        node = n if load["type"] == "tip_force" else int(round(load["s"] / rs["length"] * n))
+        loads.append((node, np.array(load["force"], float), spec_expression(load.get("scale", "1"))))
+
+    class SpecLoads(el.NoForces):
+        def apply_forces(self, system, time=0.0):
+            for node, force, scale in loads:
+                system.external_forces[:, node] += scale(time) * force
+    sim.add_forcing_to(rod).using(SpecLoads)
+    dx2 = (rs["length"] / n) ** 2
+    k_sc = contact_k if contact_k is not None else sc["stiffness"]
+    sim.detect_contact_between(rod, rod).using(el.RodSelfContact, k=k_sc * dx2, nu=sc["damping"] * dx2)
+    dampen(el, sim, rod, damping, dt, uniform=False)
+    Record, rows, _ = recorder(el, max(1, int(round(frame_every / dt))), lambda s: s.position_collection.T.copy())
+    sim.collect_diagnostics(rod).using(Record)
+    sim.finalize()
+    cpu = integrate(el, sim, until, dt)
+    twist = float("nan")
+    if hasattr(el, "compute_twist"):
+        twist = float(el.compute_twist(rod.position_collection[None], rod.director_collection[None, 0])[0][0])
+    return cpu, [t for t, _ in rows], [p for _, p in rows], twist
+
+
 def pyproject_version(checkout):
     """A source checkout's version from its pyproject.toml (1.0 has no __version__ and reports
     "unknown" when it is not installed)."""
@@ -278,7 +473,7 @@ def pyproject_version(checkout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--cases", default="snake,cantilever,elastica")
+    ap.add_argument("--cases", default="snake,cantilever,elastica,plectoneme,solenoid")
     ap.add_argument("--snake-until", type=float, default=4.0)
     ap.add_argument("--snake-dt", type=float, default=1e-4)
     ap.add_argument("--snake-damping", type=float, default=2.5,
@@ -290,6 +485,15 @@ def main():
     ap.add_argument("--elastica-dt", type=float, default=1e-4)
     ap.add_argument("--elastica-until", type=float, default=10.0)
     ap.add_argument("--elastica-damping", type=float, default=5.0)
+    ap.add_argument("--twisted-n", type=int, default=50, help="PyElastica's elements on the plectoneme and solenoid")
+    ap.add_argument("--twisted-damping", type=float, default=2.0,
+                    help="PyElastica's AnalyticalLinearDamper on the twisted rods, 1/s (the seed's gamma = 2)")
+    ap.add_argument("--plectoneme-until", type=float, default=15.0)
+    ap.add_argument("--plectoneme-dt", type=float, default=2e-4)
+    ap.add_argument("--solenoid-until", type=float, default=20.0)
+    ap.add_argument("--solenoid-dt", type=float, default=1e-4)
+    ap.add_argument("--solenoid-contact-k", type=float, default=1e8,
+                    help="PyElastica's self-contact stiffness on the solenoid, N/m per m^2 (rodd's spec: 1e9)")
     args = ap.parse_args()
     checkout = os.environ.get("PYELASTICA")
     if not checkout:
@@ -333,6 +537,35 @@ def main():
         print(f"  elastica (static): rodd {solve_ms:.3f} ms CPU (in-process; tip {mm(tip):.4f} mm from the converged "
               f"solve)  PyElastica {p_cpu:.2f} s CPU ({args.elastica_until:g} s damped at dt {args.elastica_dt:g}; "
               f"tip {mm(p_tip):.4f} mm)  PyElastica/rodd {p_cpu / (solve_ms * 1e-3):.0f}")
+    rod = json.load(open(PLECTONEME_SPEC))["rod"]  # the solenoid's rod is the same
+    radius, length = rod["radius"], rod["length"]
+    if "plectoneme" in cases:
+        until, dt = args.plectoneme_until, args.plectoneme_dt
+        r_cpu, times, frames, _ = rodd_frames(args.build, PLECTONEME_SPEC, until, 0.05)
+        r_gap, r_when, r_z = plectoneme_check(times, frames, radius, length)
+        pyelastica_twisted(el, PLECTONEME_SPEC, args.twisted_n, 10 * dt, dt, args.twisted_damping, 0.05)  # compile
+        p_cpu, times, frames, _ = pyelastica_twisted(el, PLECTONEME_SPEC, args.twisted_n, until, dt,
+                                                     args.twisted_damping, 0.05)
+        p_gap, p_when, p_z = plectoneme_check(times, frames, radius, length)
+        print(f"  plectoneme {until:g} s: rodd {r_cpu:.2f} s CPU (whole process; closest distant sections "
+              f"{r_gap:.3f} d at t {r_when:.2f} s, tip down to z {r_z:.3f} m)  PyElastica {p_cpu:.2f} s CPU "
+              f"(n {args.twisted_n}, dt {dt:g}; {p_gap:.3f} d at t {p_when:.2f} s, z {p_z:.3f} m)  "
+              f"rodd/PyElastica {r_cpu / p_cpu:.3f}")
+    if "solenoid" in cases:
+        until, dt = args.solenoid_until, args.solenoid_dt
+        r_cpu, times, frames, last = rodd_frames(args.build, SOLENOID_SPEC, until, 0.25)
+        r_gap, r_wr, r_lk, r_z, r_rad = solenoid_check(times, frames, radius, length, rodd_twist(last))
+        k_sc = args.solenoid_contact_k
+        pyelastica_twisted(el, SOLENOID_SPEC, args.twisted_n, 10 * dt, dt, args.twisted_damping, 0.25,
+                           contact_k=k_sc)  # compile
+        p_cpu, times, frames, p_tw = pyelastica_twisted(el, SOLENOID_SPEC, args.twisted_n, until, dt,
+                                                        args.twisted_damping, 0.25, contact_k=k_sc)
+        p_gap, p_wr, p_lk, p_z, p_rad = solenoid_check(times, frames, radius, length, p_tw)
+        turns = spec_expression(json.load(open(SOLENOID_SPEC))["constraints"][0]["rotation"]["angle"])(until) / (2 * math.pi)
+        print(f"  solenoid {until:g} s ({turns:.2f} turns): rodd {r_cpu:.2f} s CPU (whole process; closest distant sections {r_gap:.3f} d, "
+              f"writhe {r_wr:.2f}, Lk {r_lk:.2f}, tip z {r_z:.3f} m, furthest {r_rad:.2f} r from the axis)  PyElastica {p_cpu:.2f} s CPU "
+              f"(n {args.twisted_n}, dt {dt:g}, k_sc {k_sc:g}; {p_gap:.3f} d, writhe {p_wr:.2f}, Lk {p_lk:.2f}, z {p_z:.3f} m, {p_rad:.2f} r)  "
+              f"rodd/PyElastica {r_cpu / p_cpu:.3f}")
     return 0
 
 
