@@ -25,19 +25,19 @@ The cases, with PyElastica's explicit Cosserat rod at n = 50 elements (position 
               the axis, a 0.01 N kick at mid-length for 0.5 s, self-contact k_sc 1e8 N/m per m^2),
               15 s at dt 2e-4 (1e-4 gives the same buckling and gap; 4e-4, near the axial wave's
               element crossing dx/c = 4.5e-4 s, buckles 2 s late); rodd: `rodd run --every 0.05`,
-              whole process. Both print the closest approach of sections more than 4 r apart along
-              the rod (test_self_contact.c's check; there >= 0.935 less the penalty's overlap) and
-              the tip's lowest z.
+              whole process, median of 3. Both print the closest approach of sections more than
+              4 r apart along the rod (test_self_contact.c's check; there >= 0.935 less the
+              penalty's overlap) and the tip's lowest z.
   solenoid    Fig. 9c scaled in time (api/examples/solenoid.json: the same rod pulled by 300 N,
               then turned 13 times over 13 s from t = 3 s), 20 s at dt 1e-4 (2e-4 diverges once
-              it buckles); rodd: `rodd run --every 0.25`, whole process. Both print the closest
-              distant sections once twisting and, at the end, the writhe of the centre line closed
-              along z, the link Tw + Wr (13 while the rod does not pass through itself; each
+              it buckles); rodd: `rodd run --every 0.25`, whole process, median of 3. Both print
+              the closest distant sections once twisting and, at the end, the writhe of the
+              centre line closed along z, the link Tw + Wr (13 while the rod does not pass through itself; each
               passage changes it by 2), the tip's z and the furthest section from the axis
               (test_self_contact.c: writhe > 3, z < 0.5 m, under 2 r).
               The distances are segment to segment (neighbours by the material coordinate) on
-              rodd's 101 frame points and on PyElastica's
-              51 nodes (its polyline is its geometry), the same numpy code on both.
+              rodd's 101 frame points and on PyElastica's 51 nodes (its polyline is its
+              geometry), the same numpy code on both.
 What differs by construction: PyElastica has no Kelvin-Voigt law in the rod (0.3 and later),
 so its damping is the global AnalyticalLinearDamper (--damping, 1/s); its ground is its own
 plane (stiffness k, damping nu per element) where rodd's is a penalty wall. On the twisted rods:
@@ -131,11 +131,15 @@ def rodd_elastica(build):
     return solve_ms, tip["frame"]["position"][-1], tight["frame"]["position"][-1]
 
 
-def rodd_frames(build, spec, until, every, points=101):
-    """`rodd run` to `until` with a frame of `points` points every `every`: (CPU s of the whole
-    process, times, positions per frame, the last frame)."""
-    out, cpu = run_rodd([f"{build}/rodd", "run", spec, "--until", str(until), "--every", str(every),
-                         "--points", str(points)])
+def rodd_frames(build, spec, until, every, points=101, repeat=3):
+    """`rodd run` to `until` with a frame of `points` points every `every`, `repeat` times: (the
+    median CPU s of the whole process, times, positions per frame, the last frame)."""
+    cpus = []
+    for _ in range(repeat):
+        out, cpu = run_rodd([f"{build}/rodd", "run", spec, "--until", str(until), "--every", str(every),
+                             "--points", str(points)])
+        cpus.append(cpu)
+    cpu = sorted(cpus)[len(cpus) // 2]
     frames = [json.loads(line) for line in out.splitlines() if line.strip()]
     return cpu, [f["t"] for f in frames], [f["position"] for f in frames], frames[-1]
 
@@ -547,8 +551,8 @@ def main():
         p_cpu, times, frames, _ = pyelastica_twisted(el, PLECTONEME_SPEC, args.twisted_n, until, dt,
                                                      args.twisted_damping, 0.05)
         p_gap, p_when, p_z = plectoneme_check(times, frames, radius, length)
-        print(f"  plectoneme {until:g} s: rodd {r_cpu:.2f} s CPU (whole process; closest distant sections "
-              f"{r_gap:.3f} d at t {r_when:.2f} s, tip down to z {r_z:.3f} m)  PyElastica {p_cpu:.2f} s CPU "
+        print(f"  plectoneme {until:g} s: rodd {r_cpu:.2f} s CPU (whole process, median of 3; closest distant "
+              f"sections {r_gap:.3f} d at t {r_when:.2f} s, tip down to z {r_z:.3f} m)  PyElastica {p_cpu:.2f} s CPU "
               f"(n {args.twisted_n}, dt {dt:g}; {p_gap:.3f} d at t {p_when:.2f} s, z {p_z:.3f} m)  "
               f"rodd/PyElastica {r_cpu / p_cpu:.3f}")
     if "solenoid" in cases:
@@ -561,10 +565,12 @@ def main():
         p_cpu, times, frames, p_tw = pyelastica_twisted(el, SOLENOID_SPEC, args.twisted_n, until, dt,
                                                         args.twisted_damping, 0.25, contact_k=k_sc)
         p_gap, p_wr, p_lk, p_z, p_rad = solenoid_check(times, frames, radius, length, p_tw)
-        turns = spec_expression(json.load(open(SOLENOID_SPEC))["constraints"][0]["rotation"]["angle"])(until) / (2 * math.pi)
-        print(f"  solenoid {until:g} s ({turns:.2f} turns): rodd {r_cpu:.2f} s CPU (whole process; closest distant sections {r_gap:.3f} d, "
-              f"writhe {r_wr:.2f}, Lk {r_lk:.2f}, tip z {r_z:.3f} m, furthest {r_rad:.2f} r from the axis)  PyElastica {p_cpu:.2f} s CPU "
-              f"(n {args.twisted_n}, dt {dt:g}, k_sc {k_sc:g}; {p_gap:.3f} d, writhe {p_wr:.2f}, Lk {p_lk:.2f}, z {p_z:.3f} m, {p_rad:.2f} r)  "
+        angle = json.load(open(SOLENOID_SPEC))["constraints"][0]["rotation"]["angle"]
+        turns = spec_expression(angle)(until) / (2 * math.pi)
+        print(f"  solenoid {until:g} s ({turns:.2f} turns): rodd {r_cpu:.2f} s CPU (whole process, median of 3; "
+              f"closest distant sections {r_gap:.3f} d, writhe {r_wr:.2f}, Lk {r_lk:.2f}, tip z {r_z:.3f} m, "
+              f"furthest {r_rad:.2f} r from the axis)  PyElastica {p_cpu:.2f} s CPU (n {args.twisted_n}, dt {dt:g}, "
+              f"k_sc {k_sc:g}; {p_gap:.3f} d, writhe {p_wr:.2f}, Lk {p_lk:.2f}, z {p_z:.3f} m, {p_rad:.2f} r)  "
               f"rodd/PyElastica {r_cpu / p_cpu:.3f}")
     return 0
 
