@@ -1,5 +1,6 @@
 #include "profile.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <muParserDLL.h>
 #include <pthread.h>
@@ -141,11 +142,6 @@ static int parser_error(muParserHandle_t h, const char *expr, char *text, size_t
     return pos;
 }
 
-static int name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 /* Whether an expression muparser parsed reads the variable `name`: a maximal run of name
  * characters equal to it can only be that variable there (no function or constant of the
  * parser is spelled so). muparser's own answer (mupGetExprVar) parses the expression again on
@@ -154,13 +150,12 @@ static int names_identifier(const char *expr, const char *name)
 {
     const size_t n = strlen(name);
     for (const char *p = expr; *p;) {
-        if (!name_char(*p)) {
-            p++;
-            continue;
-        }
         const char *start = p;
-        while (name_char(*p)) p++;
-        if ((size_t)(p - start) == n && memcmp(start, name, n) == 0) return 1;
+        while (isalnum((unsigned char)*p) || *p == '_') p++; /* muparser's name characters */
+        if (p == start)
+            p++;
+        else if ((size_t)(p - start) == n && memcmp(start, name, n) == 0)
+            return 1;
     }
     return 0;
 }
