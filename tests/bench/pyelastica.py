@@ -64,6 +64,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -98,10 +99,22 @@ def centres(times, points_per_frame, t0, t1):
     return a, b
 
 
+def rodd_frames(build, spec, until, every, points=None, repeat=1):
+    """`rodd run` to `until` with a frame (of `points` points; the default without) every
+    `every`, `repeat` times: (the median CPU s of the whole process, times, positions per frame,
+    the last frame)."""
+    argv = [f"{build}/rodd", "run", spec, "--until", str(until), "--every", str(every)]
+    if points:
+        argv += ["--points", str(points)]
+    runs = [run_rodd(argv) for _ in range(repeat)]
+    frames = [json.loads(line) for line in runs[-1][0].splitlines() if line.strip()]
+    cpu = statistics.median(cpu for _, cpu in runs)
+    return cpu, [f["t"] for f in frames], [f["position"] for f in frames], frames[-1]
+
+
 def rodd_snake(build, until):
-    out, cpu = run_rodd([f"{build}/rodd", "run", SNAKE_SPEC, "--until", str(until), "--every", "0.01"])
-    frames = [json.loads(line) for line in out.splitlines() if line.strip()]
-    a, b = centres([f["t"] for f in frames], [f["position"] for f in frames], until - 2, until)
+    cpu, times, positions, _ = rodd_frames(build, SNAKE_SPEC, until, 0.01)
+    a, b = centres(times, positions, until - 2, until)
     # the ground's normal is x: the speed is the centre's travel in the y-z plane
     speed = ((b[1] - a[1]) ** 2 + (b[2] - a[2]) ** 2) ** 0.5 / 2.0
     return cpu / until, speed
@@ -129,19 +142,6 @@ def rodd_elastica(build):
     tight = json.loads(run_rodd([f"{build}/rodd", "solve", ELASTICA_SPEC, "--points", "2",
                                  "--set", "strains.bend2=12"])[0])
     return solve_ms, tip["frame"]["position"][-1], tight["frame"]["position"][-1]
-
-
-def rodd_frames(build, spec, until, every, points=101, repeat=3):
-    """`rodd run` to `until` with a frame of `points` points every `every`, `repeat` times: (the
-    median CPU s of the whole process, times, positions per frame, the last frame)."""
-    cpus = []
-    for _ in range(repeat):
-        out, cpu = run_rodd([f"{build}/rodd", "run", spec, "--until", str(until), "--every", str(every),
-                             "--points", str(points)])
-        cpus.append(cpu)
-    cpu = sorted(cpus)[len(cpus) // 2]
-    frames = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return cpu, [f["t"] for f in frames], [f["position"] for f in frames], frames[-1]
 
 
 def rodd_twist(frame):
@@ -545,7 +545,7 @@ def main():
     radius, length = rod["radius"], rod["length"]
     if "plectoneme" in cases:
         until, dt = args.plectoneme_until, args.plectoneme_dt
-        r_cpu, times, frames, _ = rodd_frames(args.build, PLECTONEME_SPEC, until, 0.05)
+        r_cpu, times, frames, _ = rodd_frames(args.build, PLECTONEME_SPEC, until, 0.05, 101, 3)
         r_gap, r_when, r_z = plectoneme_check(times, frames, radius, length)
         pyelastica_twisted(el, PLECTONEME_SPEC, args.twisted_n, 10 * dt, dt, args.twisted_damping, 0.05)  # compile
         p_cpu, times, frames, _ = pyelastica_twisted(el, PLECTONEME_SPEC, args.twisted_n, until, dt,
@@ -557,7 +557,7 @@ def main():
               f"rodd/PyElastica {r_cpu / p_cpu:.3f}")
     if "solenoid" in cases:
         until, dt = args.solenoid_until, args.solenoid_dt
-        r_cpu, times, frames, last = rodd_frames(args.build, SOLENOID_SPEC, until, 0.25)
+        r_cpu, times, frames, last = rodd_frames(args.build, SOLENOID_SPEC, until, 0.25, 101, 3)
         r_gap, r_wr, r_lk, r_z, r_rad = solenoid_check(times, frames, radius, length, rodd_twist(last))
         k_sc = args.solenoid_contact_k
         pyelastica_twisted(el, SOLENOID_SPEC, args.twisted_n, 10 * dt, dt, args.twisted_damping, 0.25,
