@@ -69,7 +69,7 @@ RUN_EXAMPLE ?= octopus-reaching
 RUN_STATE_DIR ?= $(BUILD)/state
 CRITERION_JOBS ?= 2
 
-.PHONY: all setup run install coverage test test-lane-native test-lane-checked test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
+.PHONY: all setup run install coverage test bench-clones test-lane-native test-lane-checked test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan asan-engine asan-daemon asan-cli asan-integration tsan tsan-build valgrind valgrind-unit valgrind-validation valgrind-daemon soak \
         fuzz fuzz-run fuzz-run-spec fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
@@ -483,6 +483,10 @@ $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h
 bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh
 	$(BUILD)/bench_recording
+
+# The engine's AVX2 clones against a build without them: the same frames, and the CPU each takes.
+bench-clones: $(BUILD)/rodd
+	BUILD=$(BUILD) bash tests/bench/clones.sh
 
 # The daemon under load: real-time reaching sessions with two 30 Hz viewers each.
 # The open-loop REST load of bench-load --reach (plain C: no engine, no libraries).

@@ -5,6 +5,7 @@
 #include "assembly.h"
 
 #include "basis.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <string.h>
@@ -95,6 +96,7 @@ void model_step_star(const rod_model *m, model_rest_reader *r, double s0, double
     }
 }
 
+VECTOR_CLONES
 void model_xi(const rod_model *m, const double *colvals, const double *xis, const double *q,
               double xi[6])
 {

@@ -7,6 +7,7 @@
 #include "dense.h"
 #include "qfrc.h"
 #include "kinematics.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <string.h>
@@ -87,6 +88,7 @@ static void mass_rows_add(double *M, int nx, int nrow, const double *wm, const d
  * drag and lift. One vector for all kinds (the equations of motion) costs nothing over
  * summing them. same_q: the state's Jacobians and mass matrix are those of this q already
  * (dyn_accel_same_q), and only what q_dot moves is formed. 0, or -1 with the state's error set. */
+VECTOR_CLONES
 static int assemble(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                     double *const *Qk, int same_q)
 {

@@ -5,6 +5,7 @@
 #include "contact.h"
 #include "dense.h"
 #include "dynamics.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -336,6 +337,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     return old ? 2 : 1;
 }
 
+VECTOR_CLONES
 int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
 {
     const int n = g->n;

@@ -1,12 +1,14 @@
 #include "contact.h"
 #include "state.h"
 #include "vec3.h"
+#include "vector_clones.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+VECTOR_CLONES
 void contact_friction(const spec_friction *f, double fn, const double v_t[3],
                       const double u_axis[3], const double u_lat[3], double out[3])
 {
@@ -49,6 +51,7 @@ typedef struct contact_point {
     double t[3];     /* unit tangent of the centre line, global */
 } cpoint;
 
+VECTOR_CLONES
 static void point_at(const rod_model *m, rod_state *st, const double *q, int c, cpoint *p)
 {
     const int k = m->contact_station[c], nx = m->n_xi, nr = m->n_rho;
@@ -83,6 +86,7 @@ static void velocity_at(const cpoint *p, const double *eta, const double off[3],
 /* Q_xi += ds J^T (R^T M; R^T F) for a force F and moment M (global, per unit length) on
  * point p's section, and, for an inflating rod, Q_rho += ds Phi_rho z (F . off / |off|) for a
  * force at offset off from the centre line: the surface there moves out with rho. */
+VECTOR_CLONES
 static void apply_wrench(const rod_model *m, rod_state *st, const cpoint *p, const double off[3],
                          const double F[3], const double M[3], double ds, double *Q)
 {
@@ -199,6 +203,7 @@ static int place_obstacles(const rod_spec *sp, rod_state *st, double t,
 /* The wall's force per unit length on a point of tangent tg at penetration eps with surface
  * velocity v (relative to the wall) along the outward normal n: k eps - gamma v_n, never
  * pulling, and with fric the friction in the surface. 0 where it does not push. */
+VECTOR_CLONES
 static int wall_force(const spec_obstacle *ob, const double tg[3], const double n[3], double eps,
                       const double v[3], int fric, double F[3])
 {
@@ -362,6 +367,7 @@ int contact_forces(const rod_model *m, rod_state *st, const double *q, const dou
 
 /* Rows 0-2 of the world linear velocity Jacobian (R J_lin) and angular (R J_ang) of point p,
  * 3 x nx each, row-major: Jl[i * nx + j]. */
+VECTOR_CLONES
 static void point_jacobians(const rod_model *m, const rod_state *st, const cpoint *p, double *Jl,
                             double *Ja)
 {
@@ -408,6 +414,7 @@ int contact_wall_normals(const rod_model *m, rod_state *st, const double *q, dou
 }
 
 /* BV += w B V for a 3 x nx row-major V and a 3x3 row-major B */
+VECTOR_CLONES
 static void add_BV(int nx, double w, const double B[9], const double *V, double *BV)
 {
     for (int i = 0; i < 3; i++)
@@ -416,6 +423,7 @@ static void add_BV(int nx, double w, const double B[9], const double *V, double 
 }
 
 /* A += U^T BV for 3 x nx row-major U and BV (A column-major, ld) */
+VECTOR_CLONES
 static void add_UtBV(int nx, const double *U, const double *BV, double *A, int ld)
 {
     for (int j = 0; j < nx; j++) {
@@ -521,6 +529,7 @@ static void pair_friction_jacobian(const rod_spec *sp, const double n[3], double
     add_force_slopes(nx, Jr, dFv, dFx, Jd, wc * ds2, Cc, wk * ds2, Kc, ld);
 }
 
+VECTOR_CLONES
 void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const double *eta,
                       double t, double wk, double *Kc, double wc, double *Cc, int ld)
 {

@@ -4,6 +4,7 @@
 #include "magnus_blocks.h"
 #include "vec3.h"
 #include "state.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <string.h>
@@ -91,6 +92,7 @@ static void step_alphas_rates(const rod_model *m, const double *beta, const doub
  * before the step), a sum. Column j of Phi_Omega = dOmega/dq is sum_i beta_ij dOmega/dalpha_i
  * [e_c] (c: its component), so Ad_g T Phi_Omega's column is a combination of npts vectors per
  * component, Ad_g T dOmega/dalpha_i [e_c], formed once per step. */
+VECTOR_CLONES
 static void step_Js(const rod_model *m, const double *beta, const magnus_step *ms, const blk6 *T,
                     const lie_pose *g, double *Js)
 {
@@ -252,6 +254,7 @@ typedef struct {
 
 /* The Magnus points' alphas and their rates of steps t0 .. t0 + nb - 1, the first stage of
  * the velocity's and the twist's blocks. */
+VECTOR_CLONES
 static void block_alphas(const rod_model *m, const double *q, const double *qd, int t0, int nb, vel_step *v,
                          double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][6])
 {
@@ -526,6 +529,7 @@ static void planar_forward(const rod_model *m, const planar_steps *ps, const dou
     if (J && d) d->pending[0] = 0;
 }
 
+VECTOR_CLONES
 static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                         const kin_defer *d, double *eta, double *bias)
 {

@@ -1,10 +1,12 @@
 #include "dense.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <stddef.h>
 
 int dense_cholesky(double *A, int n) { return dense_cholesky_rel(A, n, 0.0); }
 
+VECTOR_CLONES
 int dense_cholesky_rel(double *A, int n, double rtol)
 {
     for (int j = 0; j < n; j++) {
@@ -24,6 +26,7 @@ int dense_cholesky_rel(double *A, int n, double rtol)
     return 0;
 }
 
+VECTOR_CLONES
 void dense_cholesky_solve(const double *L, int n, double *b)
 {
     for (int i = 0; i < n; i++) {
@@ -38,6 +41,7 @@ void dense_cholesky_solve(const double *L, int n, double *b)
     }
 }
 
+VECTOR_CLONES
 int dense_lu(double *A, int n, int *piv)
 {
     for (int j = 0; j < n; j++) {
@@ -63,6 +67,7 @@ int dense_lu(double *A, int n, int *piv)
     return 0;
 }
 
+VECTOR_CLONES
 void dense_lu_solve(const double *A, int n, const int *piv, double *b)
 {
     /* dense_lu swaps whole rows (as LAPACK does), so all the swaps come first, then the unit

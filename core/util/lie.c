@@ -2,6 +2,7 @@
 
 #include "dense.h"
 #include "vec3.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -89,6 +90,7 @@ void lie_coeffs_series(double theta, double f[6])
     f[5] = f5;
 }
 
+VECTOR_CLONES
 void lie_coeffs_deriv(double theta, const double f[6], double h[6])
 {
     const double x = theta * theta;
@@ -262,6 +264,7 @@ void lie_dexp_dot_apply(const double Omega[6], const double v[6], double out[6])
     lie_dexp_dot_apply_tc(&tc, v, out);
 }
 
+VECTOR_CLONES
 void lie_dexp_dot_apply_tc(const lie_tangent *tc, const double v[6], double out[6])
 {
     /* T = [[A, 0], [B, A]] in closed form (magnus_blocks.c's blk6_dexp): with K = k~, N = n~
@@ -390,6 +393,7 @@ void lie_se3_log(const double R[9], const double r[3], double x[6])
 
 
 /* lie.h; R^T read once */
+VECTOR_CLONES
 void lie_Ad_inv_columns(const lie_pose *g, int ncols, const double *Js, double *J)
 {
     const double *R = g->R;

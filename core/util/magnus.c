@@ -1,6 +1,7 @@
 #include "magnus.h"
 
 #include "lie.h"
+#include "vector_clones.h"
 
 #include <string.h>
 
@@ -40,6 +41,7 @@ const magnus_rule *magnus_rule_of(int order)
 }
 
 /* The fourth order is inline in magnus.h. */
+VECTOR_CLONES
 void magnus_eval6(magnus_step *s, double Omega[6])
 {
     const double *a1 = s->a[0], *a2 = s->a[1];
@@ -57,6 +59,7 @@ void magnus_eval6(magnus_step *s, double Omega[6])
     for (int i = 0; i < 6; i++) Omega[i] = a1[i] + a3[i] / 12.0 + b[i] / 240.0;
 }
 
+VECTOR_CLONES
 void magnus_dir6(const magnus_step *s, const double da[][6], double dOmega[6], magnus_tangent *t)
 {
     const double *a1 = s->a[0], *a2 = s->a[1], *d1 = da[0], *d2 = da[1];
@@ -83,6 +86,7 @@ void magnus_dir6(const magnus_step *s, const double da[][6], double dOmega[6], m
     for (int i = 0; i < 6; i++) dOmega[i] = d1[i] + d3[i] / 12.0 + (u[i] + v[i]) / 240.0;
 }
 
+VECTOR_CLONES
 void magnus_second6(const magnus_step *s, const double da[][6], const magnus_tangent *t, double d2Omega[6])
 {
     const double *d1 = da[0], *d2 = da[1];

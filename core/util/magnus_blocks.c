@@ -1,4 +1,5 @@
 #include "magnus_blocks.h"
+#include "vector_clones.h"
 
 /* P <- P v~ row by row: a row p^T times the skew matrix of v is (p x v)^T. */
 static void times_skew(const double P[9], const double v[3], double out[9])
@@ -14,6 +15,7 @@ static void times_skew(const double P[9], const double v[3], double out[9])
 /* o = P ad_x for a block matrix P: [[P_A x_k~, 0], [P_B x_k~ + P_A x_n~, P_A x_k~]] (o != P).
  * Both of B's products row by row before the sum is stored: o->B stored and read back to add
  * the second stalled the store-to-load forwarding. */
+VECTOR_CLONES
 static void blk_times_ad(const blk6 *P, const double x[6], blk6 *o)
 {
     const double *v = x, *u = x + 3;
@@ -41,6 +43,7 @@ static void blk_comb(blk6 *W, int np, const double *c, const blk6 *const *P)
     }
 }
 
+VECTOR_CLONES
 void blk6_apply(const blk6 *M, const double x[6], double y[6])
 {
     for (int i = 0; i < 3; i++) {
@@ -59,6 +62,7 @@ void blk6_apply(const blk6 *M, const double x[6], double y[6])
  *   B = a N - 2 d c3 K + b (n k^T + k n^T) - 2 d c4 k k^T - 2 d (c2 - 2 t2 c4) I,
  * a = c1 - t2 c3, b = c2 - t2 c4: a few dozen flops where Horner on the blocks took twelve
  * 3x3 products. Once per step instead of four ad's per application. */
+VECTOR_CLONES
 void blk6_dexp(const lie_tangent *tc, blk6 *T)
 {
     const double *k = tc->Omega, *n = tc->Omega + 3, *c = tc->c;
@@ -80,6 +84,7 @@ void blk6_dexp(const lie_tangent *tc, blk6 *T)
 }
 
 /* G = Ad_g T = [[R A, 0], [r~ R A + R B, R A]] */
+VECTOR_CLONES
 void blk6_Ad(const lie_pose *g, const blk6 *T, blk6 *G)
 {
     for (int j = 0; j < 3; j++)
@@ -112,6 +117,7 @@ void blk6_Ad(const lie_pose *g, const blk6 *T, blk6 *G)
  *   D_1 = I + (ad_Y (-20 I + ad_a2) - ad_X (ad_a1 ad_a2 - ad_z) / 60) / 240,
  *   D_2 = -(ad_Y ad_a1 + ad_X (I - ad_a1 ad_a1 / 60)) / 240,
  *   D_3 = I / 12 - (ad_Y + ad_X ad_a1 / 30) / 240. */
+VECTOR_CLONES
 void blk6_slots(const blk6 *G, const magnus_step *ms, blk6 W[MAGNUS_MAX_POINTS])
 {
     const double *a1 = ms->a[0], *a2 = ms->a[1];
