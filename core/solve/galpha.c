@@ -239,6 +239,7 @@ static int contact_matrix(const galpha *g, const rod_model *m)
 /* One step of length h from (t, q, v, x, a) into (qn, vn, xn, an); 0 when Newton converged,
  * 1 when it did not, 2 when it did not with a Jacobian formed at an earlier step (worth
  * trying again at the same step with a new one), -1 on a failed evaluation. */
+VECTOR_CLONES
 static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
 {
     const int n = g->n;

@@ -1,4 +1,5 @@
 #include "base.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <string.h>
@@ -36,6 +37,7 @@ void base_motion(const rod_model *m, profile_eval *ev, double t, lie_pose *gb, d
 
 /* Stations relative to the base -> world, given the base's pose, twist and acceleration; the
  * Jacobians' base columns from B (6 x 6, column-major) when J is not NULL. */
+VECTOR_CLONES
 static void put_on_base(const rod_model *m, const lie_pose *gbase, const double eb[6],
                         const double ab[6], const double *B, lie_pose *g, double *J, int n,
                         double *eta, double *bias)

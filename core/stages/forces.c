@@ -1,6 +1,7 @@
 #include "forces.h"
 #include "state.h"
 #include "vec3.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <string.h>
@@ -136,6 +137,7 @@ int forces_actuators(const rod_model *m, rod_state *st, const double *q, double 
     return 0;
 }
 
+VECTOR_CLONES
 void forces_gravity(const rod_model *m, const rod_state *st, const double *q, double factor,
                     double *Q)
 {

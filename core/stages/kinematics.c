@@ -55,6 +55,7 @@ static void step_alphas(const rod_model *m, const double *beta, const double *st
 
 /* The alphas and their time derivatives along q_dot (xi* is constant) in one pass over the
  * beta rows. */
+VECTOR_CLONES
 static void step_alphas_rates(const rod_model *m, const double *beta, const double *star, double h,
                               const double *q, const double *qd, double a[][6], double ad[][6])
 {
