@@ -9,8 +9,11 @@
  * bit: AVX2 brings no FMA, and without -ffast-math GCC vectorizes no sum it would reorder.
  * Static functions that a clone calls are inlined into it and compiled with it. Not on other
  * architectures or compilers (the fuzzers' clang), nor where ROD_NO_VECTOR_CLONES is defined
- * (to compare the two). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(ROD_NO_VECTOR_CLONES)
+ * (to compare the two), nor in the sanitizer builds: the loader runs the resolvers before the
+ * sanitizer's runtime is up, and the daemon built with TSan died at start-up on them (SIGSEGV);
+ * both clones are the same source, which the baseline build checks. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(ROD_NO_VECTOR_CLONES) && \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define VECTOR_CLONES
