@@ -52,6 +52,7 @@ struct galpha {
     double *q0, *v0;            /* at the previous step's start, for the interpolant */
     double t0;
     double *qn, *vn, *xn, *an, *f, *r, *w, *S; /* the step in progress; S: n x n Newton matrix */
+    double *xp, hp;             /* q_ddot at the previous step's start and that step's length (0: none) */
     double *Jq, *Jv;            /* difference Jacobians df/dq, df/dq_dot S was formed from */
     int *piv;
     double crate;               /* the corrections' contraction rate with the matrix in use */
@@ -78,10 +79,10 @@ galpha *galpha_create(const rod_model *m)
     if (!g) return NULL;
     const int n = m->n;
     g->n = n;
-    /* 13 vectors of n and the n x n matrix in one block, and the two Jacobians a difference
+    /* 14 vectors of n and the n x n matrix in one block, and the two Jacobians a difference
      * matrix is formed from, kept for a change of step */
     const int njac = m->spec->jacobian_elastic ? 0 : 2;
-    g->q = calloc((size_t)n * (13 + (1 + njac) * (size_t)n), sizeof *g->q);
+    g->q = calloc((size_t)n * (14 + (1 + njac) * (size_t)n), sizeof *g->q);
     g->piv = calloc((size_t)(n ? n : 1), sizeof *g->piv);
     if (!g->q || !g->piv) {
         galpha_free(g);
@@ -100,6 +101,7 @@ galpha *galpha_create(const rod_model *m)
     g->f = p, p += n;
     g->r = p, p += n;
     g->w = p, p += n;
+    g->xp = p, p += n;
     g->S = p, p += (size_t)n * n;
     if (njac) {
         g->Jq = p, p += (size_t)n * n;
@@ -133,6 +135,7 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
     if (dyn_accel(m, st, g->t, g->q, g->v, g->x) != 0) return ROD_ESOLVER;
     g->rhs++;
     memcpy(g->a, g->x, nb);
+    g->hp = 0;
     g->crate = 1.0; /* the rate measured before a restart (an input changed) is not trusted */
     return ROD_OK;
 }
@@ -247,7 +250,15 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     const double cx = (1 - af) / (1 - am); /* d a_{n+1} / d x_{n+1} */
     const double rtol = m->spec->rtol, atol = m->spec->atol, atol_v = atol / m->spec->rate_time_scale;
     const double tn = g->t + h;
-    memcpy(g->xn, g->x, (size_t)n * sizeof *g->xn); /* predictor: the acceleration held */
+    /* predictor: q_ddot extrapolated linearly from the last two steps' starts when the step
+     * keeps its length, held otherwise (after a start, a cut or a regrowth, often at a contact's
+     * switch, where extrapolating sent the snake's Newton further: 5,796 evaluations against
+     * 5,635 held). Evaluations, held -> extrapolated: the snake 4 s 5,635 -> 5,462, the
+     * plectoneme 9,465 -> 8,269, the solenoid 26,581 -> 21,224, the grasp 747 -> 641; the
+     * snake's speed 0.14732 -> 0.14724 L/T (tight run 0.14719), the twisted rods' checks the
+     * same to six digits */
+    const double ex = g->hp == h ? 1.0 : 0.0;
+    for (int i = 0; i < n; i++) g->xn[i] = g->x[i] + ex * (g->x[i] - g->xp[i]);
     double e1 = INFINITY, e2 = INFINITY; /* the last two corrections' sizes */
     for (int it = 0; it < MAX_NEWTON; it++) {
         for (int i = 0; i < n; i++) {
@@ -389,6 +400,8 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
         g->t0 = g->t;
         memcpy(g->q, g->qn, nb);
         memcpy(g->v, g->vn, nb);
+        memcpy(g->xp, g->x, nb);
+        g->hp = h;
         memcpy(g->x, g->xn, nb);
         memcpy(g->a, g->an, nb);
         g->t += h;
