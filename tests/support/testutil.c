@@ -75,6 +75,16 @@ rod_frame tu_frame(const rod_model *m, const rod_state *st, int n)
     return f;
 }
 
+void tu_json_numbers(char *buf, size_t len, const double *v, int n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        used += (size_t)snprintf(buf + used, len - used, "%s%.17g", i ? ", " : "", v[i]);
+        cr_assert_lt(used, len, "%d numbers do not fit in %zu bytes", n, len);
+    }
+}
+
 char *tu_read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");

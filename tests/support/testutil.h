@@ -19,6 +19,9 @@ rod_frame tu_frame(const rod_model *m, const rod_state *st, int n);
 /* The mean period of x(t) from its upward crossings of its mean (linear interpolation);
  * *ncross gets their count, NAN with fewer than two. */
 double tu_period(const double *t, const double *x, int n, int *ncross);
+/* v[0..n-1] as JSON numbers joined by ", " (%.17g: they read back exactly), into buf of len
+ * bytes (a spec's guess), or fails the test if they do not fit. */
+void tu_json_numbers(char *buf, size_t len, const double *v, int n);
 /* Reads a whole file (malloc'd, NUL-terminated) or fails the test. */
 char *tu_read_file(const char *path);
 

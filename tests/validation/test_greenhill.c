@@ -40,11 +40,10 @@ static greenhill_run run(int deg, double ratio, double tension, double phi)
     const double E = alpha / I, G = ratio * alpha / (2 * I); /* beta = G J, J = 2 I */
     const int n = 2 * (deg + 1) + 5; /* bend1, bend2, then twist to degree 4 */
     /* the guess: the straight rod twisted uniformly, twist's constant Phi / L (L = 1) */
-    char guess[1024] = "", json[4096];
-    size_t used = 0;
-    for (int i = 0; i < n; i++)
-        used += (size_t)snprintf(guess + used, sizeof guess - used, "%s%.17g", i ? ", " : "",
-                                 i == 2 * (deg + 1) ? phi : 0.0);
+    double g[2 * (SPEC_MAX_DEGREE + 1) + 5] = {0};
+    g[2 * (deg + 1)] = phi;
+    char guess[1024], json[4096];
+    tu_json_numbers(guess, sizeof guess, g, n);
     snprintf(json, sizeof json,
              "{\"model\": \"classic\", \"rod\": {\"length\": 1, \"radius\": %g, \"density\": %.17g, "
              "\"youngs_modulus\": %.17g, \"shear_modulus\": %.17g, \"shear_viscosity\": 1e4}, "

@@ -50,9 +50,8 @@ static mitchell_run run(int deg, double ratio, double phi)
         }
     }
     g[2 * (deg + 1)] = phi;
-    char guess[2048] = "", json[4096];
-    size_t used = 0;
-    for (int i = 0; i < n; i++) used += (size_t)snprintf(guess + used, sizeof guess - used, "%s%.17g", i ? ", " : "", g[i]);
+    char guess[2048], json[4096];
+    tu_json_numbers(guess, sizeof guess, g, n);
     snprintf(json, sizeof json,
              "{\"model\": \"classic\", \"rod\": {\"length\": 1, \"radius\": %g, \"density\": %.17g, "
              "\"youngs_modulus\": %.17g, \"shear_modulus\": %.17g, \"shear_viscosity\": 1e4}, "

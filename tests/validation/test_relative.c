@@ -39,11 +39,9 @@ static const double P0[3] = {0.1, -0.2, 0.3}, AXIS[3] = {1, 2, -1}, ALPHA = 0.5;
 static rod_model *free_ring(int deg, int substeps)
 {
     const int n = 2 * (deg + 1) + 2 + 2 + 6;
-    char guess[1024] = "", json[4096];
-    size_t used = 0;
-    for (int i = 0; i < n; i++)
-        used += (size_t)snprintf(guess + used, sizeof guess - used, "%s%.17g", i ? ", " : "",
-                                 i == 0 ? 2 * M_PI / L_RING : 0.0);
+    double g[2 * (SPEC_MAX_DEGREE + 1) + 10] = {2 * M_PI / L_RING};
+    char guess[1024], json[4096];
+    tu_json_numbers(guess, sizeof guess, g, n);
     snprintf(json, sizeof json,
              "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": 1000, "
              "\"youngs_modulus\": %g, \"poisson_ratio\": 0.4}, \"base\": {\"type\": \"free\"}, "
@@ -176,10 +174,8 @@ static void conserves(const char *what, const char *constraint, const double *gu
 {
     const double RTOL = 1e-10, ATOL = 1e-12;
     const int n = 2 * (deg + 1) + 2 + 2 + 6;
-    char guess[1024] = "", json[4096];
-    size_t used = 0;
-    for (int i = 0; i < n; i++)
-        used += (size_t)snprintf(guess + used, sizeof guess - used, "%s%.17g", i ? ", " : "", guess0[i]);
+    char guess[1024], json[4096];
+    tu_json_numbers(guess, sizeof guess, guess0, n);
     snprintf(json, sizeof json,
              "{\"model\": \"classic\", \"rod\": {\"length\": %g, \"radius\": %g, \"density\": 1000, "
              "\"youngs_modulus\": %g, \"poisson_ratio\": 0.4}, \"base\": {\"type\": \"free\"}, "
