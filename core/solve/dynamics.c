@@ -51,6 +51,15 @@ static void rho_at(const rod_model *m, int k, const double *q, const double *qd,
     }
 }
 
+/* The fluid's added mass f_a = -M_a u_dot (Eq. 33) on the inflated section, into the inertia
+ * Mt that multiplies the station's acceleration */
+static void add_added_mass(const rod_model *m, const section *c, double rho, double Mt[6])
+{
+    const double ma = rho * rho * M_PI * c->z * c->z * m->fluid_rho;
+    Mt[3] += ma * m->spec->added_mass[0];
+    Mt[4] += ma * m->spec->added_mass[1];
+}
+
 /* col[j] += sum_r a_r Jt[r][j] for j = i..nx-1: the lower part of one column of M */
 static void mass_column_add(double *restrict col, int i, int nx, const double a[6],
                             const double (*restrict Jt)[MODEL_MAX_XI])
@@ -82,15 +91,62 @@ static void mass_rows_add(double *M, int nx, int nrow, const double *wm, const d
     }
 }
 
-/* The mass matrix into st->Mxi (lower triangle) and every generalized force but the stiffness,
- * damping and constraints into its kind's vector of Qk (qfrc.h), at (t, q, q_dot): the
+/* The lower triangle of M_xi = sum_k w_k J_k^T M_t J_k into st->Mxi from the state's
+ * Jacobians (those of q), station by station. */
+static void mass_from_J(const rod_model *m, rod_state *st, const double *q, const double *qd)
+{
+    const int nx = m->n_xi, planar = m->planar;
+    double *M = st->Mxi;
+    memset(M, 0, (size_t)nx * nx * sizeof *M);
+    double pend[6][MODEL_MAX_XI], pend_wm[6]; /* a planar station's rows waiting for M */
+    int npend = 0;
+    for (int k = 0; k < m->ns; k++) {
+        const double w = m->w[k];
+        if (w == 0) continue;
+        const section *c = &m->sec[k];
+        double rho, rhod, Mb[6], Mdot[6];
+        rho_at(m, k, q, qd, &rho, &rhod);
+        section_inertia(m, c, rho, rhod, Mb, Mdot);
+        if (m->spec->has_fluid) add_added_mass(m, c, rho, Mb);
+        const double *Jk = st->J + (size_t)k * 6 * nx;
+        if (planar) {
+            /* a planar station's three rows wait for the next station's: two stations' six
+             * rows go into M in one pass, half the passes over M */
+            for (int i = 0; i < nx; i++)
+                for (int r = 0; r < 3; r++) pend[npend + r][i] = Jk[6 * i + 2 * r + 1];
+            for (int r = 0; r < 3; r++) pend_wm[npend + r] = w * Mb[2 * r + 1];
+            npend += 3;
+            if (npend == 6) {
+                mass_rows_add(M, nx, 6, pend_wm, pend);
+                npend = 0;
+            }
+            continue;
+        }
+        /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
+         * element-wise loop over j, which the compiler vectorizes */
+        double Jt[6][MODEL_MAX_XI];
+        for (int i = 0; i < nx; i++)
+            for (int r = 0; r < 6; r++) Jt[r][i] = Jk[6 * i + r];
+        for (int i = 0; i < nx; i++) {
+            double a[6];
+            for (int r = 0; r < 6; r++) a[r] = w * Mb[r] * Jt[r][i];
+            mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
+        }
+    }
+    if (npend) mass_rows_add(M, nx, npend, pend_wm, pend);
+}
+
+/* Every generalized force but the stiffness, damping and constraints into its kind's vector
+ * of Qk (qfrc.h), at (t, q, q_dot), and the mass matrix into st->Mxi (lower triangle): the
  * kinematics, the loads and actuators, then per station the inertial bias and the fluid's
  * drag and lift. One vector for all kinds (the equations of motion) costs nothing over
  * summing them. same_q: the state's Jacobians and mass matrix are those of this q already
- * (dyn_accel_same_q), and only what q_dot moves is formed. 0, or -1 with the state's error set. */
+ * (dyn_accel_same_q), and only what q_dot moves is formed. With an acceleration x (not
+ * same_q), M is not formed: the inertial force of x, -J^T M_t J x per station, goes into
+ * Q_inertia instead (dyn_residual). 0, or -1 with the state's error set. */
 VECTOR_CLONES
 static int assemble(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
-                    double *const *Qk, int same_q)
+                    double *const *Qk, int same_q, const double *x)
 {
     const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
@@ -102,15 +158,12 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
     const int frc = forces_by_kind(m, st, q, t, 1.0, Qk);
     st->vel_eta = NULL;
     if (frc != 0) return -1;
-    double *Qi = Qk[QFRC_INERTIA], *Qf = Qk[QFRC_FLUID], *M = st->Mxi;
+    double *Qi = Qk[QFRC_INERTIA], *Qf = Qk[QFRC_FLUID];
     if (Qi != Qf && Qi != Qk[QFRC_ACTUATOR] && Qi != Qk[QFRC_LOAD] && Qi != Qk[QFRC_CONTACT])
         memset(Qi, 0, (size_t)m->n * sizeof *Qi);
     const int split = Qi != Qf; /* the fluid's wrench projected apart from the inertial one */
-    if (!same_q) memset(M, 0, (size_t)nx * nx * sizeof *M);
     const double fr = m->fluid_rho;
     const int planar = m->planar;
-    double pend[6][MODEL_MAX_XI], pend_wm[6]; /* a planar station's rows waiting for M */
-    int npend = 0;
     for (int k = 0; k < m->ns; k++) {
         const double w = m->w[k];
         if (w == 0) continue;
@@ -124,9 +177,7 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         if (sp->has_fluid) {
             /* added mass f_a = -M_a u_dot (Eq. 33) on the inflated section: into the mass
              * matrix and, through J_dot q_dot, the bias */
-            const double ma = rho * rho * M_PI * c->z * c->z * fr;
-            Mt[3] += ma * sp->added_mass[0];
-            Mt[4] += ma * sp->added_mass[1];
+            add_added_mass(m, c, rho, Mt);
             /* drag and lift f_d = -rho z rho_a [[CD, -CL, 0], [CL, CD, 0], [0, 0, 0]] |u| u (Eq. 34) */
             const double *u = eta + 3;
             const double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
@@ -141,9 +192,13 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         lie_coad_apply(eta, Me, cad);
         for (int i = 0; i < 6; i++) W[i] -= Mt[i] * a[i] + Mdot[i] * eta[i] + cad[i];
         const double *Jk = st->J + (size_t)k * 6 * nx;
-        /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
-         * element-wise loop over j, which the compiler vectorizes */
-        double Jt[6][MODEL_MAX_XI];
+        if (x) {
+            /* and M_t J x: the station's acceleration is J x + J_dot q_dot */
+            double Jx[6] = {0};
+            for (int i = 0; i < nx; i++)
+                for (int r = 0; r < 6; r++) Jx[r] += Jk[6 * i + r] * x[i];
+            for (int r = 0; r < 6; r++) W[r] -= Mt[r] * Jx[r];
+        }
         for (int i = 0; i < nx; i++) {
             const double *Ji = Jk + 6 * i;
             if (planar) {
@@ -154,26 +209,6 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
                               Ji[5] * W[5]);
                 if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
             }
-            if (same_q) continue;
-            if (planar)
-                for (int r = 0; r < 3; r++) pend[npend + r][i] = Ji[2 * r + 1];
-            else
-                for (int r = 0; r < 6; r++) Jt[r][i] = Ji[r];
-        }
-        if (!same_q && planar) {
-            /* a planar station's three rows wait for the next station's: two stations' six
-             * rows go into M in one pass, half the passes over M */
-            for (int r = 0; r < 3; r++) pend_wm[npend + r] = w * Mt[2 * r + 1];
-            npend += 3;
-            if (npend == 6) {
-                mass_rows_add(M, nx, 6, pend_wm, pend);
-                npend = 0;
-            }
-        }
-        for (int i = 0; i < nx && !same_q && !planar; i++) {
-            double a[6];
-            for (int r = 0; r < 6; r++) a[r] = w * Mt[r] * Jt[r][i];
-            mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
         }
         if (nr) {
             /* the centrifugal term of Eq. 28: rho0 rho (I11 (w2^2 + w3^2) + I22 (w1^2 + w3^2)) */
@@ -183,8 +218,9 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
             for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
-    if (npend) mass_rows_add(M, nx, npend, pend_wm, pend);
-    if (sp->nbodies) bodies_dynamics(m, st, same_q ? NULL : M, Qk[QFRC_LOAD], Qi);
+    const int form_M = !same_q && !x;
+    if (form_M) mass_from_J(m, st, q, qd);
+    if (sp->nbodies) bodies_dynamics(m, st, form_M ? st->Mxi : NULL, Qk[QFRC_LOAD], Qi);
     return 0;
 }
 
@@ -222,7 +258,7 @@ static int accel(const rod_model *m, rod_state *st, double t, const double *q, c
 {
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    if (assemble(m, st, t, q, qd, all, same_q) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, same_q) != 0)
+    if (assemble(m, st, t, q, qd, all, same_q, NULL) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, same_q) != 0)
         return -1;
     return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
 }
@@ -237,6 +273,51 @@ int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *
                      double *qdd)
 {
     return accel(m, st, t, q, qd, qdd, 1);
+}
+
+int dyn_residual_ok(const rod_model *m)
+{
+    return !m->con && !m->spec->nbodies;
+}
+
+int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                 const double *x, double *r)
+{
+    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    double *Q = st->Q;
+    double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
+    if (assemble(m, st, t, q, qd, all, 0, x) != 0) return -1;
+    for (int i = 0; i < n; i++) {
+        double s = Q[i];
+        for (int j = 0; j < n; j++) s -= m->K[i + (size_t)n * j] * q[j] + m->D[i + (size_t)n * j] * qd[j];
+        r[i] = s;
+    }
+    if (nr) {
+        /* - M_rho x_rho, with its factor L: L (L^T x_rho) */
+        const double *L = m->Mrho_chol, *xr = x + nx;
+        double y[MODEL_MAX_RHO];
+        for (int i = 0; i < nr; i++) {
+            double s = 0;
+            for (int k = i; k < nr; k++) s += L[k + (size_t)nr * i] * xr[k];
+            y[i] = s;
+        }
+        for (int i = 0; i < nr; i++) {
+            double s = 0;
+            for (int k = 0; k <= i; k++) s += L[i + (size_t)nr * k] * y[k];
+            r[nx + i] -= s;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(r[i])) {
+            state_set_error(st, "the equations of motion produced a non-finite force at t = %g", t);
+            return -1;
+        }
+    return 0;
+}
+
+void dyn_mass(const rod_model *m, rod_state *st, const double *q, const double *qd)
+{
+    if (m->n_xi) mass_from_J(m, st, q, qd);
 }
 
 void dyn_pose(const rod_model *m, rod_state *st, double t, const double *q, int moving)
@@ -305,7 +386,7 @@ int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *t
             x[i] = s;
         }
     }
-    if (assemble(m, st, st->t, st->q, st->qd, Qk, 0) != 0) return -1;
+    if (assemble(m, st, st->t, st->q, st->qd, Qk, 0, NULL) != 0) return -1;
     for (int i = 0; i < n; i++) {
         double e = 0, d = 0;
         for (int j = 0; j < n; j++) {

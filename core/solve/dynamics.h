@@ -20,6 +20,21 @@ int dyn_accel(const rod_model *m, rod_state *st, double t, const double *q, cons
 int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                      double *qdd);
 
+/* The equations of motion's residual in force form for an acceleration x at (t, q, q_dot):
+ * r = Q - K q - D q_dot - M x, which is zero where x is dyn_accel's q_ddot. M x is formed
+ * station by station from the Jacobians, sum_k w_k J_k^T M_t (J_k x) (12 n_xi a station),
+ * instead of M (3 n_xi^2 a station) and its factor: an implicit method's Newton evaluates
+ * this more often than it forms its matrix. Only where dyn_residual_ok (no multipliers, no
+ * attached bodies). The state keeps the Jacobians of q for dyn_mass. 0, or -1 with the
+ * state's error set. */
+int dyn_residual_ok(const rod_model *m);
+int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                 const double *x, double *r);
+
+/* M_xi's lower triangle (not factored) into st->Mxi at the (q, q_dot) of the state's last
+ * dyn_residual, from its Jacobians. */
+void dyn_mass(const rod_model *m, rod_state *st, const double *q, const double *qd);
+
 /* The kinematics at (t, q) for the constraints' rows: st->g and J, with the moving base's
  * motion at t applied (moving != 0) and a free base's pose. */
 void dyn_pose(const rod_model *m, rod_state *st, double t, const double *q, int moving);

@@ -141,14 +141,17 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
 
 /* S = M + gamma' h D + beta' h^2 K, the Newton matrix of the residual x - f(q(x), v(x))
  * multiplied by M, with f's derivatives taken from its stiff linear part -M^{-1} [K D] (the
- * same approximation as solver.jacobian "elastic", with "contact" the contacts' stiff part). M is the mass matrix of the last f: its
- * Cholesky factor is in st->Mxi (q_xi block); M_rho is constant. */
+ * same approximation as solver.jacobian "elastic", with "contact" the contacts' stiff part).
+ * M is the mass matrix at the last evaluation's (qn, vn): formed here from its Jacobians
+ * after a force-form residual (dyn_residual), else its Cholesky factor is in st->Mxi (q_xi
+ * block); M_rho is constant. */
 static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn, double cq,
                          double cv)
 {
     const int n = g->n, nx = m->n_xi, nr = m->n_rho;
     double *S = g->S;
     for (size_t i = 0; i < (size_t)n * n; i++) S[i] = cq * m->K[i] + cv * m->D[i];
+    const int force_form = dyn_residual_ok(m);
     /* solver.jacobian "contact": minus the contacts' dQ/dq and dQ/dq_dot at (qn, vn), whose
      * kinematics the last f left in st */
     if (m->spec->jacobian_contact) contact_jacobian(m, st, g->qn, st->eta, tn, -cq, S, -cv, S, n);
@@ -156,13 +159,23 @@ static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn
      * stiff penalty left out makes Newton crawl or fail at any step that resolves it poorly */
     constraints_penalty_add(m, st, cq, S, cv, S, n);
     const double *L = st->Mxi;
-    for (int j = 0; j < nx; j++)
-        for (int i = j; i < nx; i++) {
-            double s = 0;
-            for (int k = 0; k <= j; k++) s += L[i + (size_t)nx * k] * L[j + (size_t)nx * k];
-            S[i + (size_t)n * j] += s;
-            if (i != j) S[j + (size_t)n * i] += s;
-        }
+    if (force_form) {
+        dyn_mass(m, st, g->qn, g->vn); /* its lower triangle, in st->Mxi */
+        for (int j = 0; j < nx; j++)
+            for (int i = j; i < nx; i++) {
+                const double s = st->Mxi[i + (size_t)nx * j];
+                S[i + (size_t)n * j] += s;
+                if (i != j) S[j + (size_t)n * i] += s;
+            }
+    } else {
+        for (int j = 0; j < nx; j++)
+            for (int i = j; i < nx; i++) {
+                double s = 0;
+                for (int k = 0; k <= j; k++) s += L[i + (size_t)nx * k] * L[j + (size_t)nx * k];
+                S[i + (size_t)n * j] += s;
+                if (i != j) S[j + (size_t)n * i] += s;
+            }
+    }
     const double *Lr = m->Mrho_chol;
     for (int j = 0; j < nr; j++)
         for (int i = j; i < nr; i++) {
@@ -259,6 +272,10 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     const double ex = fabs(g->t - g->t0 - h) < 1e-9 * h ? 1.0 : 0.0; /* steps differ by factors of 2 */
     for (int i = 0; i < n; i++) g->xn[i] = g->x[i] + ex * (g->x[i] - g->x0[i]);
     double e1 = INFINITY, e2 = INFINITY; /* the last two corrections' sizes */
+    const int elastic = m->spec->jacobian_elastic;
+    /* with the elastic Newton matrix (M times the residual's Jacobian) the residual is taken
+     * in force form, M x - Q, which needs neither M nor its factor (dyn_residual) */
+    const int force_form = elastic && dyn_residual_ok(m);
     for (int it = 0; it < MAX_NEWTON; it++) {
         for (int i = 0; i < n; i++) {
             g->an[i] = (af * g->x[i] + (1 - af) * g->xn[i] - am * g->a[i]) / (1 - am);
@@ -266,7 +283,8 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             g->vn[i] = g->v[i] + h * ((1 - ga) * g->a[i] + ga * g->an[i]);
         }
         if (interrupted(st)) return -1;
-        if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) {
+        if (force_form ? dyn_residual(m, st, tn, g->qn, g->vn, g->xn, g->r) != 0
+                       : dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) {
             /* a Newton iterate far from the solution (a rod pushed deep into a wall by a too
              * long step) can make the forces fail: a shorter step, as for no convergence */
             g->stale = 1;
@@ -274,8 +292,8 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         }
         g->rhs++;
         g->newton++;
-        for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
-        const int elastic = m->spec->jacobian_elastic;
+        if (!force_form)
+            for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
         /* with the contacts in it, the matrix is formed again at a correction while Newton
          * moves far or converges slowly: a contact's stiffness and the friction's slope
          * switch within the step, and one formed before the switch sends Newton away (its
@@ -304,7 +322,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             g->stale = 0;
             g->S_h = h;
         }
-        if (elastic) times_mass(m, st, g->r);
+        if (elastic && !force_form) times_mass(m, st, g->r);
         dense_lu_solve(g->S, n, g->piv, g->r);
         /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
          * tolerances, q_dot's atol / rate_time_scale (root mean square, as CVODE weighs its

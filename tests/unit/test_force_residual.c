@@ -1,0 +1,116 @@
+/* dyn_residual (generalized-alpha's Newton residual in force form, M x formed from the
+ * stations' Jacobians without M) against dyn_accel, which forms M, factors it and solves:
+ * at x = dyn_accel's q_ddot the residual Q - K q - D q_dot - M x vanishes to rounding, for
+ * any other x it is -M (x - q_ddot), and the M that dyn_mass forms for the Newton matrix is
+ * the one whose Cholesky factor dyn_accel leaves. On the shipped examples that take this path:
+ * a free rod on the ground with anisotropic friction (3D, contact, free base), the inflating
+ * arm reaching in water (planar, added mass, the rho block) and the fetching arm (3D, water). */
+#include "dynamics.h"
+#include "testutil.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double max_abs(const double *v, int n)
+{
+    double a = 0;
+    for (int i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
+    return a;
+}
+
+static void check_example(const char *path)
+{
+    char *json = tu_read_file(path);
+    cr_assert_not_null(json, "%s", path);
+    rod_model *m = tu_model(json);
+    free(json);
+    cr_assert(dyn_residual_ok(m), "%s: no multipliers and no bodies", path);
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    const int n = m->n, nx = m->n_xi;
+    double *q = calloc((size_t)n, sizeof *q), *qd = calloc((size_t)n, sizeof *qd);
+    double *f = calloc((size_t)n, sizeof *f), *x = calloc((size_t)n, sizeof *x);
+    double *r0 = calloc((size_t)n, sizeof *r0), *r1 = calloc((size_t)n, sizeof *r1);
+    double *Mdx = calloc((size_t)n, sizeof *Mdx), *L = calloc((size_t)nx * nx, sizeof *L);
+    cr_assert(q && qd && f && x && r0 && r1 && Mdx && L);
+    /* a bent, moving state away from rest (and from any symmetry that would zero a term) */
+    memcpy(q, st->q, (size_t)n * sizeof *q);
+    for (int j = 0; j < n; j++) {
+        q[j] += 0.05 * sin(1.0 + 1.7 * j);
+        qd[j] = 0.3 * cos(0.5 + 2.3 * j);
+    }
+    cr_assert_eq(dyn_accel(m, st, 0.1, q, qd, f), 0, "%s: %s", path, rod_state_error(st));
+    memcpy(L, st->Mxi, (size_t)nx * nx * sizeof *L);
+    cr_assert_eq(dyn_residual(m, st, 0.1, q, qd, f, r0), 0, "%s: %s", path, rod_state_error(st));
+    /* the scale rounding is measured against: the forces that balance, |M f| */
+    double *Mf = calloc((size_t)n, sizeof *Mf);
+    cr_assert(Mf);
+    for (int i = 0; i < n; i++) x[i] = 0.0;
+    cr_assert_eq(dyn_residual(m, st, 0.1, q, qd, x, Mf), 0);
+    const double scale = max_abs(Mf, n);
+    cr_assert_gt(scale, 0.0);
+    cr_assert_lt(max_abs(r0, n), 1e-9 * scale, "%s: residual at dyn_accel's q_ddot %.3g of %.3g", path,
+                 max_abs(r0, n), scale);
+    /* M from dyn_mass (lower triangle) against L L^T from dyn_accel's factor */
+    dyn_mass(m, st, q, qd);
+    double dm = 0, mm = 0;
+    for (int j = 0; j < nx; j++)
+        for (int i = j; i < nx; i++) {
+            double s = 0;
+            for (int k = 0; k <= j; k++) s += L[i + (size_t)nx * k] * L[j + (size_t)nx * k];
+            dm = fmax(dm, fabs(st->Mxi[i + (size_t)nx * j] - s));
+            mm = fmax(mm, fabs(s));
+        }
+    cr_assert_lt(dm, 1e-11 * mm, "%s: dyn_mass's M against dyn_accel's factor: %.3g of %.3g", path, dm, mm);
+    /* linear in x with slope -M: r(x) - r(f) = -M (x - f), M the matrix just checked (M_rho
+     * from its constant factor) */
+    for (int i = 0; i < n; i++) x[i] = f[i] + 2.0 * sin(0.3 + 0.9 * i) * (1.0 + fabs(f[i]));
+    cr_assert_eq(dyn_residual(m, st, 0.1, q, qd, x, r1), 0);
+    dyn_mass(m, st, q, qd);
+    for (int i = 0; i < nx; i++) {
+        double s = 0;
+        for (int j = 0; j < nx; j++) {
+            const double Mij = i >= j ? st->Mxi[i + (size_t)nx * j] : st->Mxi[j + (size_t)nx * i];
+            s += Mij * (x[j] - f[j]);
+        }
+        Mdx[i] = s;
+    }
+    const int nr = m->n_rho;
+    for (int i = 0; i < nr; i++) {
+        double s = 0;
+        for (int j = 0; j < nr; j++) {
+            double mij = 0;
+            for (int k = 0; k <= (i < j ? i : j); k++)
+                mij += m->Mrho_chol[i + (size_t)nr * k] * m->Mrho_chol[j + (size_t)nr * k];
+            s += mij * (x[nx + j] - f[nx + j]);
+        }
+        Mdx[nx + i] = s;
+    }
+    double de = 0;
+    for (int i = 0; i < n; i++) de = fmax(de, fabs(r1[i] - r0[i] + Mdx[i]));
+    const double sc = fmax(scale, max_abs(Mdx, n));
+    cr_assert_lt(de, 1e-9 * sc, "%s: r(x) - r(f) + M (x - f) = %.3g of %.3g", path, de, sc);
+    cr_log_info("%s: n %d, |r(f)| %.2e, |M - L L^T| %.2e, linearity %.2e (scale %.2e)", path, n, max_abs(r0, n),
+                dm, de, sc);
+    free(q), free(qd), free(f), free(x), free(r0), free(r1), free(Mdx), free(L), free(Mf);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(force_residual, a_free_rod_on_the_ground_with_friction)
+{
+    check_example("api/examples/snake-lateral-undulation.json");
+}
+
+Test(force_residual, the_inflating_arm_in_water_planar)
+{
+    check_example("api/examples/octopus-reaching.json");
+}
+
+Test(force_residual, the_fetching_arm_in_water)
+{
+    check_example("api/examples/octopus-fetching.json");
+}
