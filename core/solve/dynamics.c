@@ -277,7 +277,7 @@ int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *
 
 int dyn_residual_ok(const rod_model *m)
 {
-    return !m->con && !m->spec->nbodies;
+    return !constraints_nmult(m) && !m->spec->nbodies;
 }
 
 int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
@@ -287,6 +287,7 @@ int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, c
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
     if (assemble(m, st, t, q, qd, all, 0, x) != 0) return -1;
+    constraints_penalty_residual(m, st, t, q, qd, Q);
     for (int i = 0; i < n; i++) {
         double s = Q[i];
         for (int j = 0; j < n; j++) s -= m->K[i + (size_t)n * j] * q[j] + m->D[i + (size_t)n * j] * qd[j];

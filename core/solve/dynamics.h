@@ -25,7 +25,7 @@ int dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *
  * station by station from the Jacobians, sum_k w_k J_k^T M_t (J_k x) (12 n_xi a station),
  * instead of M (3 n_xi^2 a station) and its factor: an implicit method's Newton evaluates
  * this more often than it forms its matrix. Only where dyn_residual_ok (no multipliers, no
- * attached bodies). The state keeps the Jacobians of q for dyn_mass. 0, or -1 with the
+ * attached bodies; penalty constraints' forces are in Q). The state keeps the Jacobians of q for dyn_mass. 0, or -1 with the
  * state's error set. */
 int dyn_residual_ok(const rod_model *m);
 int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,

@@ -572,6 +572,14 @@ int constraints_accel(const rod_model *m, rod_state *st, double t, const double 
     return 0;
 }
 
+void constraints_penalty_residual(const rod_model *m, rod_state *st, double t, const double *q,
+                                  const double *qd, double *Q)
+{
+    if (!m->con) return;
+    eval_rows(m, st, q, qd, t, 1.0);
+    penalty_force(m, st, qd, Q);
+}
+
 void constraints_force(const rod_model *m, const rod_state *st, double *Q)
 {
     if (!m->con) return;

@@ -46,6 +46,12 @@ int constraints_check_base(const rod_model *m, rod_state *st, const double *q);
  * 0, or -1 with the state's error set. */
 int constraints_accel(const rod_model *m, rod_state *st, double t, const double *q,
                       const double *qd, double *qdd);
+/* The penalty rows' generalized force A^T (-k c - d c_dot) added to Q (n) at (t, q, q_dot),
+ * with st->g, J and eta at (q, q_dot): what constraints_accel adds to q_ddot before M^{-1},
+ * for a residual in force form where no row has a multiplier (dyn_residual). Leaves the rows
+ * for constraints_penalty_add. */
+void constraints_penalty_residual(const rod_model *m, rod_state *st, double t, const double *q,
+                                  const double *qd, double *Q);
 /* Q (n) += A^T lambda over every row at the last constraints_accel: the multipliers' and
  * the penalties' generalized force. */
 void constraints_force(const rod_model *m, const rod_state *st, double *Q);

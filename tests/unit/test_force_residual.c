@@ -4,7 +4,8 @@
  * any other x it is -M (x - q_ddot), and the M that dyn_mass forms for the Newton matrix is
  * the one whose Cholesky factor dyn_accel leaves. On the shipped examples that take this path:
  * a free rod on the ground with anisotropic friction (3D, contact, free base), the inflating
- * arm reaching in water (planar, added mass, the rho block) and the fetching arm (3D, water). */
+ * arm reaching in water (planar, added mass, the rho block), the fetching arm (3D, water) and
+ * the plectoneme (an end held and turned by a penalty constraint, self-contact). */
 #include "dynamics.h"
 #include "testutil.h"
 
@@ -113,4 +114,9 @@ Test(force_residual, the_inflating_arm_in_water_planar)
 Test(force_residual, the_fetching_arm_in_water)
 {
     check_example("api/examples/octopus-fetching.json");
+}
+
+Test(force_residual, a_rod_held_by_a_penalty_constraint)
+{
+    check_example("api/examples/plectoneme.json");
 }
