@@ -91,15 +91,64 @@ static void mass_rows_add(double *M, int nx, int nrow, const double *wm, const d
     }
 }
 
-/* The lower triangle of M_xi = sum_k w_k J_k^T M_t J_k into st->Mxi from the state's
- * Jacobians (those of q), station by station. */
+/* M_xi's lower triangle summed station by station, sum_k w_k J_k^T M_t J_k. A planar
+ * station's three rows (model.h: J's rows 1, 3 and 5) wait for the next station's: two
+ * stations' six rows go into M in one pass, half the passes over M. */
+typedef struct mass_sum {
+    double *M;
+    int nx, planar, npend;
+    double pend[6][MODEL_MAX_XI], pend_wm[6];
+} mass_sum;
+
+static void mass_sum_start(mass_sum *a, const rod_model *m, double *M)
+{
+    a->M = M;
+    a->nx = m->n_xi;
+    a->planar = m->planar;
+    a->npend = 0;
+    memset(M, 0, (size_t)a->nx * a->nx * sizeof *M);
+}
+
+/* station k's w M_t J_k^T J_k (Jk: its Jacobian, 6 x nx column by column) */
+VECTOR_CLONES
+static void mass_sum_add(mass_sum *a, const double *Jk, double w, const double Mt[6])
+{
+    const int nx = a->nx;
+    if (a->planar) {
+        for (int i = 0; i < nx; i++)
+            for (int r = 0; r < 3; r++) a->pend[a->npend + r][i] = Jk[6 * i + 2 * r + 1];
+        for (int r = 0; r < 3; r++) a->pend_wm[a->npend + r] = w * Mt[2 * r + 1];
+        a->npend += 3;
+        if (a->npend == 6) {
+            mass_rows_add(a->M, nx, 6, a->pend_wm, a->pend);
+            a->npend = 0;
+        }
+        return;
+    }
+    /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
+     * element-wise loop over j, which the compiler vectorizes */
+    double Jt[6][MODEL_MAX_XI];
+    for (int i = 0; i < nx; i++)
+        for (int r = 0; r < 6; r++) Jt[r][i] = Jk[6 * i + r];
+    for (int i = 0; i < nx; i++) {
+        double c[6];
+        for (int r = 0; r < 6; r++) c[r] = w * Mt[r] * Jt[r][i];
+        mass_column_add(a->M + (size_t)nx * i, i, nx, c, Jt);
+    }
+}
+
+static void mass_sum_end(mass_sum *a)
+{
+    if (a->npend) mass_rows_add(a->M, a->nx, a->npend, a->pend_wm, a->pend);
+    a->npend = 0;
+}
+
+/* M_xi into st->Mxi from the state's Jacobians (those of q) */
+VECTOR_CLONES
 static void mass_from_J(const rod_model *m, rod_state *st, const double *q, const double *qd)
 {
-    const int nx = m->n_xi, planar = m->planar;
-    double *M = st->Mxi;
-    memset(M, 0, (size_t)nx * nx * sizeof *M);
-    double pend[6][MODEL_MAX_XI], pend_wm[6]; /* a planar station's rows waiting for M */
-    int npend = 0;
+    mass_sum a;
+    mass_sum_start(&a, m, st->Mxi);
     for (int k = 0; k < m->ns; k++) {
         const double w = m->w[k];
         if (w == 0) continue;
@@ -108,32 +157,9 @@ static void mass_from_J(const rod_model *m, rod_state *st, const double *q, cons
         rho_at(m, k, q, qd, &rho, &rhod);
         section_inertia(m, c, rho, rhod, Mb, Mdot);
         if (m->spec->has_fluid) add_added_mass(m, c, rho, Mb);
-        const double *Jk = st->J + (size_t)k * 6 * nx;
-        if (planar) {
-            /* a planar station's three rows wait for the next station's: two stations' six
-             * rows go into M in one pass, half the passes over M */
-            for (int i = 0; i < nx; i++)
-                for (int r = 0; r < 3; r++) pend[npend + r][i] = Jk[6 * i + 2 * r + 1];
-            for (int r = 0; r < 3; r++) pend_wm[npend + r] = w * Mb[2 * r + 1];
-            npend += 3;
-            if (npend == 6) {
-                mass_rows_add(M, nx, 6, pend_wm, pend);
-                npend = 0;
-            }
-            continue;
-        }
-        /* J_k row by row, so that column i of M gains sum_r (w M_t J)_ri J_k[r][.] as one
-         * element-wise loop over j, which the compiler vectorizes */
-        double Jt[6][MODEL_MAX_XI];
-        for (int i = 0; i < nx; i++)
-            for (int r = 0; r < 6; r++) Jt[r][i] = Jk[6 * i + r];
-        for (int i = 0; i < nx; i++) {
-            double a[6];
-            for (int r = 0; r < 6; r++) a[r] = w * Mb[r] * Jt[r][i];
-            mass_column_add(M + (size_t)nx * i, i, nx, a, Jt);
-        }
+        mass_sum_add(&a, st->J + (size_t)k * 6 * m->n_xi, w, Mb);
     }
-    if (npend) mass_rows_add(M, nx, npend, pend_wm, pend);
+    mass_sum_end(&a);
 }
 
 /* Every generalized force but the stiffness, damping and constraints into its kind's vector
@@ -164,6 +190,9 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
     const int split = Qi != Qf; /* the fluid's wrench projected apart from the inertial one */
     const double fr = m->fluid_rho;
     const int planar = m->planar;
+    const int form_M = !same_q && !x;
+    mass_sum ms;
+    if (form_M) mass_sum_start(&ms, m, st->Mxi);
     for (int k = 0; k < m->ns; k++) {
         const double w = m->w[k];
         if (w == 0) continue;
@@ -210,6 +239,7 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
                 if (split) Qf[i] += w * (Ji[3] * Wf[3] + Ji[4] * Wf[4]);
             }
         }
+        if (form_M) mass_sum_add(&ms, Jk, w, Mt);
         if (nr) {
             /* the centrifugal term of Eq. 28: rho0 rho (I11 (w2^2 + w3^2) + I22 (w1^2 + w3^2)) */
             const double w1 = eta[0], w2 = eta[1], w3 = eta[2];
@@ -218,8 +248,7 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
             for (int j = 0; j < nr; j++) Qi[nx + j] += w * m->phr[(size_t)k * nr + j] * cf;
         }
     }
-    const int form_M = !same_q && !x;
-    if (form_M) mass_from_J(m, st, q, qd);
+    if (form_M) mass_sum_end(&ms);
     if (sp->nbodies) bodies_dynamics(m, st, form_M ? st->Mxi : NULL, Qk[QFRC_LOAD], Qi);
     return 0;
 }
