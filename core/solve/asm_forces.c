@@ -8,26 +8,12 @@
 #include "asm.h"
 
 #include "constraints.h"
+#include "dense.h"
 #include "dynamics.h"
 #include "qfrc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* v <- L L^T v for the Cholesky factor L (lower triangle, column-major) */
-static void chol_mul(const double *L, int n, double *v, double *tmp)
-{
-    for (int j = 0; j < n; j++) {
-        double x = 0;
-        for (int i = j; i < n; i++) x += L[i + (size_t)n * j] * v[i];
-        tmp[j] = x;
-    }
-    for (int i = 0; i < n; i++) {
-        double x = 0;
-        for (int j = 0; j <= i; j++) x += L[i + (size_t)n * j] * tmp[j];
-        v[i] = x;
-    }
-}
 
 int asm_forces(const rod_model *m, rod_state *st, double *out, double *total)
 {
@@ -76,8 +62,8 @@ int asm_forces(const rod_model *m, rod_state *st, double *out, double *total)
         if (total) {
             double *t = total + o;
             memcpy(t, qdd + o, (size_t)mi->n * sizeof *t);
-            if (mi->n_xi) chol_mul(as->rod[i]->Mxi, mi->n_xi, t, tot);
-            if (mi->n_rho) chol_mul(mi->Mrho_chol, mi->n_rho, t + mi->n_xi, tot);
+            if (mi->n_xi) dense_cholesky_mul(as->rod[i]->Mxi, mi->n_xi, t);
+            if (mi->n_rho) dense_cholesky_mul(mi->Mrho_chol, mi->n_rho, t + mi->n_xi);
         }
     }
     rc = ROD_OK;

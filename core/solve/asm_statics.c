@@ -20,34 +20,19 @@ static double norm_inf(const double *v, int n)
     return x;
 }
 
-/* v <- L L^T v for the Cholesky factor L (lower triangle, column-major) */
-static void chol_mul(const double *L, int n, double *v, double *tmp)
-{
-    for (int j = 0; j < n; j++) { /* tmp = L^T v */
-        double x = 0;
-        for (int i = j; i < n; i++) x += L[i + (size_t)n * j] * v[i];
-        tmp[j] = x;
-    }
-    for (int i = 0; i < n; i++) { /* v = L tmp */
-        double x = 0;
-        for (int j = 0; j <= i; j++) x += L[i + (size_t)n * j] * tmp[j];
-        v[i] = x;
-    }
-}
-
 /* The residual: the generalized forces M q_ddot at rest, rod by rod (each rod's M from its
  * last evaluation), whose sizes are the stiffnesses' rather than the stiffnesses over the
  * masses, which would span ten decades more between a soft bend and a high degree's stretch. */
 static int residual(const rod_model *m, rod_state *st, double t, const double *q, const double *zero,
-                    double *F, double *tmp)
+                    double *F)
 {
     if (asm_accel(m, st, t, q, zero, F, asm_alpha(m))) return -1;
     const assembly *a = m->as;
     for (int i = 0; i < a->nrods; i++) {
         const rod_model *mi = a->rod[i];
         double *f = F + a->off[i];
-        if (mi->n_xi) chol_mul(st->as->rod[i]->Mxi, mi->n_xi, f, tmp);
-        if (mi->n_rho) chol_mul(mi->Mrho_chol, mi->n_rho, f + mi->n_xi, tmp);
+        if (mi->n_xi) dense_cholesky_mul(st->as->rod[i]->Mxi, mi->n_xi, f);
+        if (mi->n_rho) dense_cholesky_mul(mi->Mrho_chol, mi->n_rho, f + mi->n_xi);
     }
     return 0;
 }
@@ -63,16 +48,16 @@ static int newton(const rod_model *m, rod_state *st, double t, rod_statics_resul
     double *q = as->q, *zero = calloc((size_t)n, sizeof *zero), *F = malloc((size_t)n * sizeof *F),
            *F1 = malloc((size_t)n * sizeof *F1), *dq = malloc((size_t)n * sizeof *dq),
            *J = malloc((size_t)n * (size_t)n * sizeof *J), *qt = malloc((size_t)n * sizeof *qt),
-           *bar = malloc((size_t)n * sizeof *bar), *tmp = malloc((size_t)n * sizeof *tmp);
+           *bar = malloc((size_t)n * sizeof *bar);
     int *piv = malloc((size_t)n * sizeof *piv);
     int rc = ROD_ENOMEM;
-    if (!zero || !F || !F1 || !dq || !J || !qt || !bar || !tmp || !piv) {
+    if (!zero || !F || !F1 || !dq || !J || !qt || !bar || !piv) {
         state_set_error(st, "out of memory in statics");
         goto out;
     }
     memset(as->qd, 0, (size_t)n * sizeof *as->qd);
     rc = ROD_ESOLVER;
-    if (residual(m, st, t, q, zero, F, tmp)) goto out;
+    if (residual(m, st, t, q, zero, F)) goto out;
     rc = ROD_ENOCONV;
     for (int it = 0; it < sp->max_iterations; it++) {
         for (int j = 0; j < n; j++) {
@@ -80,9 +65,9 @@ static int newton(const rod_model *m, rod_state *st, double t, rod_statics_resul
              * that a one-sided difference's error stalls Newton */
             const double h = 1e-6 * (1 + fabs(q[j])), keep = q[j];
             q[j] = keep + h;
-            int bad = residual(m, st, t, q, zero, J + (size_t)n * j, tmp);
+            int bad = residual(m, st, t, q, zero, J + (size_t)n * j);
             q[j] = keep - h;
-            bad = bad || residual(m, st, t, q, zero, F1, tmp);
+            bad = bad || residual(m, st, t, q, zero, F1);
             q[j] = keep;
             if (bad) {
                 rc = ROD_ESOLVER;
@@ -119,14 +104,14 @@ static int newton(const rod_model *m, rod_state *st, double t, rod_statics_resul
         double step = 1;
         for (int k = 0; k < 30 && ndq > tol; k++, step *= 0.5) {
             for (int i = 0; i < n; i++) qt[i] = q[i] + step * dq[i];
-            if (residual(m, st, t, qt, zero, F1, tmp)) continue;
+            if (residual(m, st, t, qt, zero, F1)) continue;
             for (int i = 0; i < n; i++) bar[i] = -F1[i];
             dense_lu_solve(J, n, piv, bar);
             const double nb = norm_inf(bar, n);
             if (isfinite(nb) && nb <= (1 - step / 4) * ndq) break;
         }
         for (int i = 0; i < n; i++) q[i] += step * dq[i];
-        if (residual(m, st, t, q, zero, F, tmp)) {
+        if (residual(m, st, t, q, zero, F)) {
             rc = ROD_ESOLVER;
             goto out;
         }
@@ -141,7 +126,7 @@ static int newton(const rod_model *m, rod_state *st, double t, rod_statics_resul
         state_set_error(st, "statics did not converge in %d iterations (last step %.3g)", res->iterations,
                         res->residual);
     /* the reactions and rows at the result, for frames */
-    if (residual(m, st, t, q, zero, F, tmp) && rc == ROD_OK) rc = ROD_ESOLVER;
+    if (residual(m, st, t, q, zero, F) && rc == ROD_OK) rc = ROD_ESOLVER;
     as->t = t;
     asm_sync(m, st);
     as->need_reinit = 1;
@@ -153,7 +138,6 @@ out:
     free(J);
     free(qt);
     free(bar);
-    free(tmp);
     free(piv);
     return rc;
 }

@@ -323,19 +323,11 @@ int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, c
         r[i] = s;
     }
     if (nr) {
-        /* - M_rho x_rho, with its factor L: L (L^T x_rho) */
-        const double *L = m->Mrho_chol, *xr = x + nx;
+        /* - M_rho x_rho, from its constant factor */
         double y[MODEL_MAX_RHO];
-        for (int i = 0; i < nr; i++) {
-            double s = 0;
-            for (int k = i; k < nr; k++) s += L[k + (size_t)nr * i] * xr[k];
-            y[i] = s;
-        }
-        for (int i = 0; i < nr; i++) {
-            double s = 0;
-            for (int k = 0; k <= i; k++) s += L[i + (size_t)nr * k] * y[k];
-            r[nx + i] -= s;
-        }
+        memcpy(y, x + nx, (size_t)nr * sizeof *y);
+        dense_cholesky_mul(m->Mrho_chol, nr, y);
+        for (int i = 0; i < nr; i++) r[nx + i] -= y[i];
     }
     for (int i = 0; i < n; i++)
         if (!isfinite(r[i])) {
@@ -401,21 +393,8 @@ int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *t
     memset(Qk[QFRC_CONSTRAINT], 0, (size_t)n * sizeof *out);
     if (m->con) constraints_force(m, st, Qk[QFRC_CONSTRAINT]);
     /* M q_ddot with the factor L L^T of M_xi and M_rho */
-    for (int blk = 0; blk < 2; blk++) {
-        const int nn = blk ? nr : nx;
-        const double *F = blk ? m->Mrho_chol : st->Mxi;
-        double *x = blk ? total + nx : total;
-        for (int i = 0; i < nn; i++) {
-            double s = 0;
-            for (int k = i; k < nn; k++) s += F[k + (size_t)nn * i] * x[k];
-            x[i] = s;
-        }
-        for (int i = nn - 1; i >= 0; i--) {
-            double s = 0;
-            for (int k = 0; k <= i; k++) s += F[i + (size_t)nn * k] * x[k];
-            x[i] = s;
-        }
-    }
+    dense_cholesky_mul(st->Mxi, nx, total);
+    dense_cholesky_mul(m->Mrho_chol, nr, total + nx);
     if (assemble(m, st, st->t, st->q, st->qd, Qk, 0, NULL) != 0) return -1;
     for (int i = 0; i < n; i++) {
         double e = 0, d = 0;

@@ -223,24 +223,8 @@ static int difference_jacobians(galpha *g, const rod_model *m, rod_state *st, do
 /* r <- M r, with M as above */
 static void times_mass(const rod_model *m, const rod_state *st, double *r)
 {
-    const int nx = m->n_xi, nr = m->n_rho;
-    const double *L = st->Mxi;
-    /* L^T r, then L (L^T r) */
-    for (int blk = 0; blk < 2; blk++) {
-        const int nn = blk ? nr : nx;
-        const double *F = blk ? m->Mrho_chol : L;
-        double *x = blk ? r + nx : r;
-        for (int i = 0; i < nn; i++) {
-            double s = 0;
-            for (int k = i; k < nn; k++) s += F[k + (size_t)nn * i] * x[k];
-            x[i] = s;
-        }
-        for (int i = nn - 1; i >= 0; i--) {
-            double s = 0;
-            for (int k = 0; k <= i; k++) s += F[i + (size_t)nn * k] * x[k];
-            x[i] = s;
-        }
-    }
+    dense_cholesky_mul(st->Mxi, m->n_xi, r);
+    dense_cholesky_mul(m->Mrho_chol, m->n_rho, r + m->n_xi);
 }
 
 /* The Newton matrix holds the contacts' part (solver.jacobian "contact" on a rod with contact

@@ -41,6 +41,21 @@ void dense_cholesky_solve(const double *L, int n, double *b)
     }
 }
 
+void dense_cholesky_mul(const double *L, int n, double *v)
+{
+    /* (L^T v)_i reads v_k for k >= i only, and (L y)_i y_k for k <= i: each pass in place */
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int k = i; k < n; k++) s += L[k + (long)n * i] * v[k];
+        v[i] = s;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = 0;
+        for (int k = 0; k <= i; k++) s += L[i + (long)n * k] * v[k];
+        v[i] = s;
+    }
+}
+
 VECTOR_CLONES
 int dense_lu(double *A, int n, int *piv)
 {

@@ -14,6 +14,8 @@ int dense_cholesky(double *A, int n);
 int dense_cholesky_rel(double *A, int n, double rtol);
 /* Solves L L^T x = b in place in b. */
 void dense_cholesky_solve(const double *L, int n, double *b);
+/* v <- L L^T v in place (L^T v, then L times it): the matrix a factor stands for, times v. */
+void dense_cholesky_mul(const double *L, int n, double *v);
 
 /* In place LU with partial pivoting of the general n x n A (column-major): 0, or -1 when a
  * pivot is zero. */

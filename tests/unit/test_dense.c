@@ -62,3 +62,33 @@ Test(dense, relative_cholesky_finds_a_vector_nearly_in_the_span_of_others)
         cr_assert_eq(H[7], G[7]);
     }
 }
+
+Test(dense, cholesky_mul_gives_back_the_matrix_times_v)
+{
+    /* A = B^T B + I is positive definite; after dense_cholesky, dense_cholesky_mul(L, v) must be
+     * A v, and dense_cholesky_solve must undo it */
+    enum { N = 7 };
+    double B[N * N], A[N * N], v[N], w[N], Av[N];
+    unsigned s = 777;
+    for (int i = 0; i < N * N; i++) {
+        s = s * 1103515245u + 12345u;
+        B[i] = (double)(s >> 16 & 0x7fff) / 32768.0 - 0.5;
+    }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            double a = i == j ? 1.0 : 0.0;
+            for (int k = 0; k < N; k++) a += B[k + N * i] * B[k + N * j];
+            A[i + N * j] = a;
+        }
+    for (int i = 0; i < N; i++) v[i] = sin(1.0 + i);
+    for (int i = 0; i < N; i++) {
+        Av[i] = 0;
+        for (int j = 0; j < N; j++) Av[i] += A[i + N * j] * v[j];
+    }
+    cr_assert_eq(dense_cholesky(A, N), 0);
+    memcpy(w, v, sizeof v);
+    dense_cholesky_mul(A, N, w);
+    for (int i = 0; i < N; i++) cr_assert_lt(fabs(w[i] - Av[i]), 1e-13 * (1 + fabs(Av[i])), "row %d: %.17g against %.17g", i, w[i], Av[i]);
+    dense_cholesky_solve(A, N, w);
+    for (int i = 0; i < N; i++) cr_assert_lt(fabs(w[i] - v[i]), 1e-12, "row %d", i);
+}
