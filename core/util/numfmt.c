@@ -80,103 +80,192 @@ static int digits_of(double a, uint64_t *mant, int *exp10)
     return 1;
 }
 
-/* The common case without the exact product: for 10^k a double (k <= 22) the rounded product
- * a 10^k is within half an ulp (below 2^-20 for it under 10^10) of the exact one, so its
- * integer part and rounding are the exact product's wherever it is not within 4e-6 of an
- * integer's half or of 10^10 (at 10^9 the exact product just below rounds up to the same
- * digits: 1, 0.1 and the like stay here); 0 leaves those to digits_of. */
-static int digits_rounded_product(double a, uint64_t *mant, int *exp10)
+/* The eight decimal digits of n < 10^8 as the bytes of a word, the first in the lowest, each
+ * 0..9 (SWAR: the lanes of one register divided by 100, then by 10, by multiplying and
+ * shifting; each quotient exact for the lane's range, 10486 / 2^20 for values below 10^4 and
+ * 103 / 2^10 below 100, and no lane's product reaching the bits of the next that the mask
+ * keeps): a few multiplications instead of five lookups in a table of pairs and their
+ * divisions. */
+static uint64_t digits8(uint32_t n)
 {
-    if (!(a >= 1e-12 && a < 1e10)) return 0;
-    uint64_t bits;
-    memcpy(&bits, &a, sizeof bits);
-    /* floor(b log10 2) for the binary exponent b in -40..33 as (b 1233 + 64 4096) / 4096 - 64:
-     * the decimal exponent or one less. Integers here and the rounding by 2^52 below, not the
-     * conversions between double and int they replace, which were most of a number's latency. */
-    int e = (int)((unsigned)(((int)(bits >> 52) - 1023) * 1233 + 64 * 4096) >> 12) - 64;
-    double hi = a * pow10_exact[9 - e];
-    if (hi >= 1e10 && e < 9) {
-        e++;
-        hi = a * pow10_exact[9 - e];
+    const uint64_t four = (uint64_t)(n / 10000) | (uint64_t)(n % 10000) << 32;
+    const uint64_t hundreds = ((four * 10486) >> 20) & 0x0000007F0000007Full;
+    const uint64_t two = hundreds | (four - 100 * hundreds) << 16;
+    const uint64_t tens = ((two * 103) >> 10) & 0x000F000F000F000Full;
+    return tens | (two - 10 * tens) << 8;
+}
+
+/* the lowest nbytes of w at p, the lowest first (one store where the byte order is
+ * little-endian) */
+static void put_le(char *p, uint64_t w, int nbytes)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &w, (size_t)nbytes);
+#else
+    for (int i = 0; i < nbytes; i++) p[i] = (char)(w >> (8 * i));
+#endif
+}
+
+/* The ten digits of m in [10^9, 10^10) as text: the first eight as the bytes of first8, the
+ * last two of last2 (the first in the lowest byte), and nd, how many are left without the
+ * trailing zeros (%g drops them, and the point with them). nd is 10 but for a tenth of the
+ * numbers, and found by a branch rather than from the digits: predicted, it leaves the digits
+ * out of the chain from the number to the length of its text, which the next number's stores
+ * wait for (with it in the chain, a frame's numbers took a sixth longer in all). */
+typedef struct {
+    uint64_t first8, last2;
+    int nd;
+} ten_digits;
+
+static inline ten_digits digits_of_mantissa(uint64_t m)
+{
+    /* m / 100 as (m / 4) / 25 by 32-bit arithmetic (m / 4 < 2^32): a multiplication by
+     * ceil(2^35 / 25), exact below 2^35 / 7 */
+    const uint32_t hi8 = (uint32_t)(((m >> 2) * 1374389535ull) >> 35);
+    const uint64_t d8 = digits8(hi8);
+    const uint32_t r = (uint32_t)m - 100 * hi8, tens = (r * 103) >> 10, ones = r - 10 * tens;
+    ten_digits t = {d8 + 0x3030303030303030ull, 0x3030 + (tens | ones << 8), 10};
+    if (__builtin_expect(ones == 0, 0)) t.nd = tens ? 9 : 8 - __builtin_clzll(d8) / 8; /* d8's first is not 0 */
+    return t;
+}
+
+/* bytes 0..k-1 of w, a point, then w's bytes from k on (w << 8 keeps the first eight bytes of
+ * what follows the point), for k in 1..7: the text with its point put together in a register
+ * and stored once, as storing the digits and moving some stalled on reloading what was just
+ * stored */
+static uint64_t point_after(uint64_t w, int k)
+{
+    const uint64_t before = (1ull << (8 * k)) - 1, through_point = before << 8 | 0xFF;
+    return (w & before) | (uint64_t)'.' << (8 * k) | ((w << 8) & ~through_point);
+}
+
+/* m, in [10^9, 10^10), with the decimal exponent x of its first digit as %.10g writes it at p,
+ * for any x; returns the end. */
+static char *put_any(char *p, uint64_t m, int x)
+{
+    const ten_digits d = digits_of_mantissa(m);
+    if (x >= -4 && x < 0) { /* 0.000ddd */
+        memcpy(p, "0.000000", 8);
+        put_le(p + 1 - x, d.first8, 8);
+        put_le(p + 9 - x, d.last2, 2);
+        return p + 1 - x + d.nd;
     }
-    if (!(hi >= 1e9 && hi < 1e10 - 1)) return 0;
-    /* hi to the nearest integer by adding and taking away 2^52, where a double's unit is 1 */
+    const int before = x >= 0 && x < DIGITS ? x + 1 : 1; /* digits before the point */
+    char *q = p;
+    put_le(q, d.first8, 8);
+    put_le(q + 8, d.last2, 2);
+    /* the point after the digits before it, the rest one place on */
+    if (d.nd > before) {
+        memmove(q + before + 1, q + before, (size_t)(d.nd - before));
+        q[before] = '.';
+        q += d.nd + 1;
+    } else {
+        q += before;
+    }
+    if (!(x >= 0 && x < DIGITS)) {
+        *q++ = 'e';
+        *q++ = x < 0 ? '-' : '+';
+        const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
+        *q++ = (char)('0' + ax / 10);
+        *q++ = (char)('0' + ax % 10);
+    }
+    return q;
+}
+
+/* What the fast path leaves: zeros aside, every number outside [2^-40, 2^33), on the point of
+ * rounding either way, by the exact product or printf; non-finite ones as nonfinite (NULL:
+ * as printf writes them). Writes v at p and returns the end, where a NUL follows. */
+static char *put_rest(char *p, double v, const char *nonfinite)
+{
+    uint64_t m;
+    int x;
+    if (!isfinite(v) && nonfinite) {
+        const size_t n = strlen(nonfinite);
+        memcpy(p, nonfinite, n + 1);
+        return p + n;
+    }
+    if (!isfinite(v) || !digits_of(fabs(v), &m, &x)) return p + snprintf(p, 32, "%.10g", v);
+    *p = '-';
+    p += v < 0;
+    p = put_any(p, m, x);
+    *p = '\0';
+    return p;
+}
+
+/* v as %.10g writes it at p (with room for 32 bytes: the stores reach beyond the end), a
+ * non-finite v as put_rest does; returns the end, without a NUL there. */
+static inline char *put_g10(char *p, double v, const char *nonfinite)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    /* the binary exponent b, and floor(b log10 2), the decimal exponent or one less, as
+     * (b 1233 + 64 4096) / 4096 - 64 for b in -40..32: integers instead of the conversions
+     * between double and int, which were most of a number's latency */
+    const int b = (int)((bits >> 52) & 0x7FF) - 1023;
+    if ((unsigned)(b + 40) > 72u) {
+        if (bits << 1 == 0) { /* a frame's numbers are often half zeros (a rod in a plane) */
+            *p = '-';
+            p += bits >> 63;
+            *p = '0';
+            return p + 1;
+        }
+        return put_rest(p, v, nonfinite);
+    }
+    const double a = fabs(v);
+    int x = (int)((unsigned)(b * 1233 + 64 * 4096) >> 12) - 64;
+    /* a 10^(9 - x) rounded: 10^(9 - x) is a double, so the product is within half an ulp (below
+     * 2^-20 under 10^10) of the exact one, and its nearest integer (by adding and taking away
+     * 2^52, where a double's unit is 1) is the exact product's wherever the product is not
+     * within 4e-6 of an integer's half. x one less than the decimal exponent makes it 10^10 or
+     * more: a branch again, not a comparison's result in x (see ten_digits). */
+    double hi = a * pow10_exact[9 - x];
+    if (hi >= 1e10) {
+        x++;
+        hi = a * pow10_exact[9 - x];
+    }
     const double r = (hi + 0x1p52) - 0x1p52;
-    if (fabs(hi - r) > 0.5 - 4e-6) return 0;
-    *mant = (uint64_t)r;
-    *exp10 = e;
-    return 1;
-}
-
-static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                     "8081828384858687888990919293949596979899";
-
-/* the ten digits of m, in [10^9, 10^10), as five pairs of the table, in three independent
- * chains of divisions */
-static void digit_pairs_of(uint64_t m, const char *pair[5])
-{
-    const uint32_t top = (uint32_t)(m / 100000000u), rest = (uint32_t)(m % 100000000u);
-    const uint32_t a = rest / 10000, b = rest % 10000;
-    pair[0] = digit_pairs + 2 * top;
-    pair[1] = digit_pairs + 2 * (a / 100);
-    pair[2] = digit_pairs + 2 * (a % 100);
-    pair[3] = digit_pairs + 2 * (b / 100);
-    pair[4] = digit_pairs + 2 * (b % 100);
-}
-
-static void put_pairs(char *d, const char *const pair[5])
-{
-    for (int j = 0; j < 5; j++) memcpy(d + 2 * j, pair[j], 2);
+    if (fabs(hi - r) > 0.5 - 4e-6) return put_rest(p, v, nonfinite);
+    /* the product 10^10 where the number rounds up to the next power; 10^9 - tiny, rounded
+     * to 10^9, just below a power */
+    uint64_t m = (uint64_t)r;
+    if (m == 10000000000u) m = 1000000000u, x++;
+    *p = '-';
+    p += bits >> 63;
+    if (!(x >= -4 && x < 7)) return put_any(p, m, x);
+    const ten_digits d = digits_of_mantissa(m);
+    if (x < 0) { /* 0.000ddd */
+        memcpy(p, "0.000000", 8);
+        put_le(p + 1 - x, d.first8, 8);
+        put_le(p + 9 - x, d.last2, 2);
+        return p + 1 - x + d.nd;
+    }
+    const int k = x + 1; /* digits before the point */
+    put_le(p, point_after(d.first8, k), 8);
+    put_le(p + 8, d.first8 >> 56 | d.last2 << 8, 4);
+    return p + (d.nd > k ? d.nd + 1 : k);
 }
 
 size_t num_g10(char *buf, double v)
 {
-    if (v == 0) { /* a frame's numbers are often half zeros (a rod moving in a plane) */
-        char *p = buf;
-        *p = '-';
-        p += signbit(v) != 0;
-        memcpy(p, "0", 2);
-        return (size_t)(p + 1 - buf);
+    char *end = put_g10(buf, v, NULL);
+    *end = '\0';
+    return (size_t)(end - buf);
+}
+
+char *num_g10_row(char *p, const double *v, size_t n, const char *nonfinite)
+{
+    /* a comma after each, the last taken back: no branch per number */
+    for (size_t i = 0; i < n; i++) {
+        p = put_g10(p, v[i], nonfinite);
+        *p++ = ',';
     }
-    uint64_t m;
-    int x;
-    const double a = fabs(v);
-    if (!isfinite(v) || !(digits_rounded_product(a, &m, &x) || digits_of(a, &m, &x)))
-        return (size_t)snprintf(buf, 32, "%.10g", v);
-    /* the digits are stored where they end up, a pair at a time from the table: those after
-     * a point one place right of their index, those before it (again) at it, the point last
-     * over what that wrote beyond them. Moving bytes of the pairs just stored instead made a
-     * call to memmove, or a wide reload of them that the processor cannot forward. */
-    const char *pair[5];
-    digit_pairs_of(m, pair);
-    char *p = buf;
-    *p = '-';
-    p += v < 0;
-    int nd = DIGITS; /* %g drops trailing zeros, and the point with them */
-    if (x >= -4 && x < 0) {
-        memcpy(p, "0.000000", 8);
-        char *digits = p + 1 - x;
-        put_pairs(digits, pair);
-        while (nd > 1 && digits[nd - 1] == '0') nd--;
-        p += 1 - x + nd;
-    } else {
-        const int before = x >= 0 && x < DIGITS ? x + 1 : 1; /* digits before the point */
-        put_pairs(p + 1, pair);
-        while (nd > 1 && p[nd] == '0') nd--;
-        for (int j = 0; 2 * j < before; j++) memcpy(p + 2 * j, pair[j], 2);
-        p[before] = '.';
-        p += nd > before ? nd + 1 : before;
-        if (!(x >= 0 && x < DIGITS)) {
-            *p++ = 'e';
-            *p++ = x < 0 ? '-' : '+';
-            const int ax = abs(x); /* at most 35: |v| is in [1e-35, 1e10] here */
-            *p++ = (char)('0' + ax / 10);
-            *p++ = (char)('0' + ax % 10);
-        }
-    }
+    p -= n > 0;
     *p = '\0';
-    return (size_t)(p - buf);
+    return p;
 }
 
 size_t rod_format_g10(char *buf, double v) { return num_g10(buf, v); }
+char *rod_format_g10_row(char *p, const double *v, size_t n, const char *nonfinite)
+{
+    return num_g10_row(p, v, n, nonfinite);
+}
