@@ -664,6 +664,49 @@ static void planar_step_exps(const rod_model *m, const double *q, const double *
     }
 }
 
+VECTOR_CLONES
+static void step_alphas_across(const rod_model *m, const double *q, const double *beta_t, int ne, double *x)
+{
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        double *xc = x + (size_t)c * ne;
+        for (int e = 0; e < ne; e++) xc[e] = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            const double *row = beta_t + (size_t)j * ne, qj = q[j];
+            for (int e = 0; e < ne; e++) xc[e] += row[e] * qj;
+        }
+    }
+}
+
+void kin_step_exps_plane(const rod_model *m, const double *q, const double *beta_t, const double *star,
+                         const double *h, int nsteps, double *scratch, plane_pose *e)
+{
+    const int np = m->mag->npts, ne = nsteps * np;
+    step_alphas_across(m, q, beta_t, ne, scratch);
+    for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
+        const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
+        plane_magnus ms[STEP_BLOCK];
+        plane_tangent tc[STEP_BLOCK];
+        for (int b = 0; b < nb; b++) {
+            const int j = j0 + b;
+            ms[b].order = m->mag->order;
+            for (int i = 0; i < np; i++)
+                for (int c = 0; c < 3; c++) ms[b].a[i][c] = scratch[(size_t)c * ne + (size_t)j * np + i];
+            /* xi*'s share after the columns', as planar_alphas adds it */
+            if (!star) {
+                ms[b].a[0][2] += h[j];
+                continue;
+            }
+            const double *sj = star + (size_t)j * np * 6;
+            for (int i = 0; i < np; i++)
+                for (int c = 0; c < 3; c++) ms[b].a[i][c] += sj[6 * i + P6[c]];
+        }
+        for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
+        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+        for (int b = 0; b < nb; b++) plane_exp(&tc[b], &e[j0 + b]);
+    }
+}
+
 void kin_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
                    const double *h, int nsteps, lie_pose *e)
 {
