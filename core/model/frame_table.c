@@ -45,6 +45,9 @@ static void table_free(frame_table *t)
     free(t->phi_t);
     free(t->leg_t);
     free(t->phr_t);
+    free(t->k_row);
+    free(t->k_col);
+    free(t->k_val);
     free(t);
 }
 
@@ -87,6 +90,27 @@ static int table_transpose(const rod_model *m, frame_table *t)
     t->leg_t = transposed(m->leg, ns, nx);
     t->phr_t = transposed(m->phr, ns, nr);
     return t->beta_t && t->cols_t && t->phi_t && t->leg_t && t->phr_t ? 0 : -1;
+}
+
+/* frame_table's K without its zeros */
+static int table_stiffness(const rod_model *m, frame_table *t)
+{
+    const int n = m->n;
+    int nk = 0;
+    for (int i = 0; i < n * n; i++) nk += m->K[i] != 0;
+    t->k_row = malloc((size_t)(nk ? nk : 1) * sizeof *t->k_row);
+    t->k_col = malloc((size_t)(nk ? nk : 1) * sizeof *t->k_col);
+    t->k_val = malloc((size_t)(nk ? nk : 1) * sizeof *t->k_val);
+    if (!t->k_row || !t->k_col || !t->k_val) return -1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const double k = m->K[i + (size_t)n * j];
+            if (k == 0) continue;
+            t->k_row[t->nk] = i;
+            t->k_col[t->nk] = j;
+            t->k_val[t->nk++] = k;
+        }
+    return 0;
 }
 
 static frame_table *table_build(const rod_model *m, int n)
@@ -139,7 +163,7 @@ static frame_table *table_build(const rod_model *m, int n)
         t->z[i] = model_section(m, t->s[i]).z;
     }
     if (m->xis) model_rest_close(&rr);
-    if (table_transpose(m, t) != 0) goto fail;
+    if (table_transpose(m, t) != 0 || table_stiffness(m, t) != 0) goto fail;
     return t;
 fail:
     table_free(t);

@@ -28,6 +28,11 @@ typedef struct frame_table {
     double *phi_t;  /* n_rho x n */
     double *leg_t;  /* n_xi x ns: the model's leg, at its stations */
     double *phr_t;  /* n_rho x ns: the model's phr */
+    /* the model's K without its exact zeros, in the order q^T K q takes them (row i, then
+     * column j): entry t is K[k_row[t] + n k_col[t]] = k_val[t] */
+    int nk;
+    int *k_row, *k_col;
+    double *k_val;
     struct frame_table *next;
 } frame_table;
 

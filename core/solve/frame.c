@@ -61,15 +61,24 @@ static int station_poses(const rod_model *m, const rod_state *st, lie_pose *g, d
 
 /* Energies and volume by the model's quadrature, with the state's q, the stations' poses g
  * and twists eta (NULL: at rest), and their xi (component-major, 6 x ns) and rho. */
-static void frame_integrals(const rod_model *m, const rod_state *st, const lie_pose *g,
+static void frame_integrals(const rod_model *m, const rod_state *st, const frame_table *tab, const lie_pose *g,
                             const double *eta, const double *xi_st, const double *rho_st, rod_frame *f)
 {
     const int n = m->n, ns = m->ns;
     const double *q = st->q;
-    /* elastic energy: every term of Eq. 7 is quadratic in q, so it is q^T K q / 2 */
+    /* elastic energy: every term of Eq. 7 is quadratic in q, so it is q^T K q / 2. Where q is
+     * finite the terms of K's exact zeros are +-0, which leave the sum as it is (a sum from +0
+     * is never -0): over K's other entries alone, in the same order, it is the same number,
+     * with half the chain of additions a frame waited for. */
+    int finite = 1;
+    for (int i = 0; i < n; i++) finite &= isfinite(q[i]) != 0;
     double e = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
+    if (finite) {
+        for (int t = 0; t < tab->nk; t++) e += q[tab->k_row[t]] * tab->k_val[t] * q[tab->k_col[t]];
+    } else {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
+    }
     f->e_elastic = 0.5 * e;
     f->e_kinetic = 0.0;
     if (eta) {
@@ -320,9 +329,9 @@ int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame 
     }
     model_xi_across(m, tab->leg_t, m->xis, ns, st->q, xi_st);
     model_rho_across(m, tab->phr_t, ns, st->q, rho_st);
-    frame_table_release(tab, own);
     if (rc == 0) rc = frame_constraints(m, st, g, f);
-    if (rc == 0) frame_integrals(m, st, g, eta, xi_st, rho_st, f);
+    if (rc == 0) frame_integrals(m, st, tab, g, eta, xi_st, rho_st, f);
+    frame_table_release(tab, own);
     if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, f);
     free(g);
     free(scratch);
