@@ -1,8 +1,9 @@
 /* What the frames of a planar rod compute differently from before, bit for bit against what
  * they replace (the FRAME's text must not change by a digit): plane_pose3_mul against
  * lie_pose_mul on plane_to_pose's poses, signed zeros included, in chains as a point's steps
- * make them; kin_step_exps_plane against kin_step_exps; model_xi_across and model_rho_across
- * against model_xi and the sum a frame took point by point. */
+ * make them; kin_step_exps_plane against kin_step_exps; kin_forward_twist's planar recursion
+ * against the solver's (kin_forward_vel); model_xi_across and model_rho_across against
+ * model_xi and the sum a frame took point by point. */
 #include "frame_table.h"
 #include "kinematics.h"
 #include "lie_plane.h"
@@ -91,11 +92,24 @@ static void check_model(int order, int substeps, const char *rest, int npts)
     lie_pose *e3 = calloc((size_t)nsteps + 1, sizeof *e3);
     plane_pose *e2 = calloc((size_t)nsteps + 1, sizeof *e2);
     double *xi = calloc((size_t)6 * (npts > ns ? npts : ns), sizeof *xi), *rho = calloc((size_t)npts + ns, sizeof *rho);
-    cr_assert(q && scratch && e3 && e2 && xi && rho);
+    double *qd = calloc((size_t)n, sizeof *qd), *eta1 = calloc((size_t)6 * ns, sizeof *eta1),
+           *eta2 = calloc((size_t)6 * ns, sizeof *eta2), *bias = calloc((size_t)6 * ns, sizeof *bias),
+           *J = calloc((size_t)6 * ns * nx, sizeof *J);
+    lie_pose *g1 = calloc((size_t)ns, sizeof *g1), *g2 = calloc((size_t)ns, sizeof *g2);
+    cr_assert(q && scratch && e3 && e2 && xi && rho && qd && eta1 && eta2 && bias && J && g1 && g2);
     for (int trial = 0; trial < 6; trial++) {
         for (int j = 0; j < nx; j++) q[j] = draw(m->cols[j].comp == 1 ? 15.0 : 0.3) / (1 + m->cols[j].degree);
         for (int j = nx; j < n; j++) q[j] = draw(0.2);
         if (trial == 0) memset(q, 0, (size_t)n * sizeof *q); /* straight: exact zeros in the poses */
+        /* the stations' poses and twists, as the solver's recursion makes them */
+        for (int j = 0; j < n; j++) qd[j] = trial == 1 ? 0.0 : draw(m->cols[j < nx ? j : 0].comp == 1 ? 40.0 : 2.0);
+        kin_forward_twist(m, q, qd, g1, eta1);
+        kin_forward_vel(m, q, qd, g2, J, eta2, bias);
+        for (int k = 0; k < ns; k++) {
+            same_bits(g1[k].R, g2[k].R, 9, "station R", k);
+            same_bits(g1[k].r, g2[k].r, 3, "station r", k);
+        }
+        same_bits(eta1, eta2, 6 * ns, "station twists", trial);
         kin_step_exps(m, q, tab->beta, tab->star, tab->h, nsteps, e3);
         kin_step_exps_plane(m, q, tab->beta_t, tab->star, tab->h, nsteps, scratch, e2);
         for (int t = 0; t < nsteps; t++) {
@@ -122,12 +136,14 @@ static void check_model(int order, int substeps, const char *rest, int npts)
         }
     }
     free(q), free(scratch), free(e3), free(e2), free(xi), free(rho);
+    free(qd), free(eta1), free(eta2), free(bias), free(J), free(g1), free(g2);
     frame_table_release(tab, own);
     rod_model_free(m);
 }
 
 Test(frame_plane, steps_and_strains_sixth_order) { check_model(6, 1, "", 51); }
 Test(frame_plane, steps_and_strains_fourth_order_substeps) { check_model(4, 3, "", 37); }
+Test(frame_plane, steps_and_strains_many_substeps) { check_model(6, 5, "", 51); }
 Test(frame_plane, steps_and_strains_curved_at_rest)
 {
     check_model(6, 2, ", \"rest_strain\": {\"bend2\": \"3 * sin(10 * s)\", \"shear1\": 0.05}", 101);
