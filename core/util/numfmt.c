@@ -239,6 +239,14 @@ static inline char *put_g10(char *p, double v, const char *nonfinite)
         }
         return put_rest(p, v, nonfinite);
     }
+    /* +-1: a planar rod's rotations hold one a point, which the trailing zeros' branch
+     * (ten_digits) would mostly mispredict: 5.8 -> 5.4 ns a number over a reaching run's */
+    if (bits << 1 == 0x3FF0000000000000ull << 1) {
+        *p = '-';
+        p += bits >> 63;
+        *p = '1';
+        return p + 1;
+    }
     const double a = fabs(v);
     int x = (int)((unsigned)(b * 1233 + 64 * 4096) >> 12) - 64;
     /* a 10^(9 - x) rounded: 10^(9 - x) is a double, so the product is within half an ulp (below
