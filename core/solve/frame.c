@@ -212,7 +212,7 @@ int frame_shape_one(const rod_model *m, rod_frame *f)
     return ROD_OK;
 }
 
-/* A point's pose, its station's pose gs times its steps' e (the plane's poses, plane.h) as the
+/* A point's pose, its station's pose gs times its steps' e (the plane's poses, lie_plane.h) as the
  * position and the rotation (row-major) of the FRAME: by plane_pose3_mul, or where that meets
  * a non-finite number by lie_pose_mul itself, whose products are the same. */
 static void point_pose_plane(const lie_pose *gs, const plane_pose *e, int nsteps, double pos[3], double rot[9])
