@@ -40,6 +40,14 @@ static void table_free(frame_table *t)
     free(t->cols);
     free(t->phi);
     free(t->z);
+    free(t->beta_t);
+    free(t->cols_t);
+    free(t->phi_t);
+    free(t->leg_t);
+    free(t->phr_t);
+    free(t->k_row);
+    free(t->k_col);
+    free(t->k_val);
     free(t);
 }
 
@@ -60,6 +68,49 @@ static int steps_between(const rod_model *m, double s0, double s1)
     if (!(s1 > s0)) return 0;
     const int sub = (int)ceil((s1 - s0) / m->h_kin * (1 - 1e-12));
     return sub < 1 ? 1 : sub;
+}
+
+/* rows x cols (row-major) as cols x rows; NULL when out of memory */
+static double *transposed(const double *a, size_t rows, size_t cols)
+{
+    double *t = malloc((rows * cols > 0 ? rows * cols : 1) * sizeof *t);
+    if (!t) return NULL;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) t[c * rows + r] = a[r * cols + c];
+    return t;
+}
+
+/* frame_table's side-by-side copies */
+static int table_transpose(const rod_model *m, frame_table *t)
+{
+    const size_t nx = (size_t)m->n_xi, nr = (size_t)m->n_rho, n = (size_t)t->n, ns = (size_t)m->ns;
+    t->beta_t = transposed(t->beta, (size_t)t->first[n] * m->mag->npts, nx);
+    t->cols_t = transposed(t->cols, n, nx);
+    t->phi_t = transposed(t->phi, n, nr);
+    t->leg_t = transposed(m->leg, ns, nx);
+    t->phr_t = transposed(m->phr, ns, nr);
+    return t->beta_t && t->cols_t && t->phi_t && t->leg_t && t->phr_t ? 0 : -1;
+}
+
+/* frame_table's K without its zeros */
+static int table_stiffness(const rod_model *m, frame_table *t)
+{
+    const int n = m->n;
+    int nk = 0;
+    for (int i = 0; i < n * n; i++) nk += m->K[i] != 0;
+    t->k_row = malloc((size_t)(nk ? nk : 1) * sizeof *t->k_row);
+    t->k_col = malloc((size_t)(nk ? nk : 1) * sizeof *t->k_col);
+    t->k_val = malloc((size_t)(nk ? nk : 1) * sizeof *t->k_val);
+    if (!t->k_row || !t->k_col || !t->k_val) return -1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const double k = m->K[i + (size_t)n * j];
+            if (k == 0) continue;
+            t->k_row[t->nk] = i;
+            t->k_col[t->nk] = j;
+            t->k_val[t->nk++] = k;
+        }
+    return 0;
 }
 
 static frame_table *table_build(const rod_model *m, int n)
@@ -112,6 +163,7 @@ static frame_table *table_build(const rod_model *m, int n)
         t->z[i] = model_section(m, t->s[i]).z;
     }
     if (m->xis) model_rest_close(&rr);
+    if (table_transpose(m, t) != 0 || table_stiffness(m, t) != 0) goto fail;
     return t;
 fail:
     table_free(t);

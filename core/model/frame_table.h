@@ -20,6 +20,19 @@ typedef struct frame_table {
     double *cols;   /* n x n_xi: Phi_xi(s_i) */
     double *phi;    /* n x n_rho: Phi_rho(s_i) */
     double *z;      /* n: the reference radius at s_i */
+    /* the same side by side, each column's values at every point (or step, or station) in a
+     * row: sums over the columns then run across the points in vectors, each point's added in
+     * its own order as before (frame.c) */
+    double *beta_t; /* n_xi x (steps x npts): beta's columns */
+    double *cols_t; /* n_xi x n */
+    double *phi_t;  /* n_rho x n */
+    double *leg_t;  /* n_xi x ns: the model's leg, at its stations */
+    double *phr_t;  /* n_rho x ns: the model's phr */
+    /* the model's K without its exact zeros, in the order q^T K q takes them (row i, then
+     * column j): entry t is K[k_row[t] + n k_col[t]] = k_val[t] */
+    int nk;
+    int *k_row, *k_col;
+    double *k_val;
     struct frame_table *next;
 } frame_table;
 

@@ -166,6 +166,15 @@ void model_step_beta(const rod_model *m, double s0, double h, double *beta);
 /* xi(s) = Phi_xi(s) q_xi + xi* given the column values and xi* there (model_xis_at). */
 void model_xi(const rod_model *m, const double *colvals, const double *xis, const double *q,
               double xi[6]);
+/* model_xi and rho at npts points at once, from their column values side by side: cols_t
+ * holds n_xi rows of npts, phi_t n_rho rows (Phi_rho), xis the points' xi* (npts x 6; NULL:
+ * the straight rod's). xi[k npts + i] is component k at point i, rho[i] = 1 + Phi_rho q_rho
+ * there: each the same sum in the same order as model_xi's and the rho of a frame, while a
+ * column's products run across the points in vectors (a frame's 51 points and 28 stations,
+ * point by point, spent most of their time on the loops around a few products). */
+void model_xi_across(const rod_model *m, const double *cols_t, const double *xis, int npts, const double *q,
+                     double *xi);
+void model_rho_across(const rod_model *m, const double *phi_t, int npts, const double *q, double *rho);
 /* rho and rho' at s. */
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho);
 section model_section(const rod_model *m, double s);

@@ -109,6 +109,32 @@ void model_xi(const rod_model *m, const double *colvals, const double *xis, cons
     }
 }
 
+/* x[i] += rows_t[j][i] q[j] for the rows j0..j1 - 1, in that order */
+VECTOR_CLONES
+static void add_rows(const double *rows_t, int npts, int j0, int j1, const double *q, double *x)
+{
+    for (int j = j0; j < j1; j++) {
+        const double *row = rows_t + (size_t)j * npts, qj = q[j];
+        for (int i = 0; i < npts; i++) x[i] += row[i] * qj;
+    }
+}
+
+void model_xi_across(const rod_model *m, const double *cols_t, const double *xis, int npts, const double *q,
+                     double *xi)
+{
+    for (int k = 0; k < 6; k++) {
+        double *x = xi + (size_t)k * npts;
+        for (int i = 0; i < npts; i++) x[i] = xis ? xis[6 * i + k] : model_xis_straight[k];
+        add_rows(cols_t, npts, m->comp_first[k], m->comp_first[k + 1], q, x);
+    }
+}
+
+void model_rho_across(const rod_model *m, const double *phi_t, int npts, const double *q, double *rho)
+{
+    for (int i = 0; i < npts; i++) rho[i] = 1.0;
+    add_rows(phi_t, npts, 0, m->n_rho, q + m->n_xi, rho);
+}
+
 void model_rho(const rod_model *m, double s, const double *q, double *rho, double *drho)
 {
     *rho = 1.0;

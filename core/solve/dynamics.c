@@ -18,23 +18,37 @@
  * system conservative. Paper: the area scales with rho^2 and the inertia with rho^4
  * (Eq. 24's A(s,t), I(s,t), and the authors' code), which creates and destroys mass as the
  * section breathes and does not conserve energy. */
-static void section_inertia(const rod_model *m, const section *c, double rho, double rhod,
-                            double Mb[6], double Mdot[6])
+/* the section's rotary factor ri and mass factor rm at inflation rho, and its inertia Mb */
+static inline void section_mass(const rod_model *m, const section *c, double rho, double *ri, double *rm,
+                                double Mb[6])
 {
     const double I[3] = {c->I11, c->I22, c->I33};
     const int paper = m->spec->inertia_paper;
     const double fi = m->spec->rotary_inertia_factor;
-    const double ri = fi * (paper ? rho * rho * rho * rho : rho * rho); /* rotary factor */
+    *ri = fi * (paper ? rho * rho * rho * rho : rho * rho); /* rotary factor */
+    *rm = paper ? rho * rho : 1.0;
+    for (int i = 0; i < 3; i++) {
+        Mb[i] = m->rho0 * *ri * I[i];
+        Mb[3 + i] = m->rho0 * *rm * c->A0;
+    }
+}
+
+static void section_inertia(const rod_model *m, const section *c, double rho, double rhod,
+                            double Mb[6], double Mdot[6])
+{
+    double ri, rm;
+    section_mass(m, c, rho, &ri, &rm, Mb);
+    const double I[3] = {c->I11, c->I22, c->I33};
+    const int paper = m->spec->inertia_paper;
+    const double fi = m->spec->rotary_inertia_factor;
     const double dri = fi * (paper ? 4 * rho * rho * rho * rhod : 2 * rho * rhod);
-    const double rm = paper ? rho * rho : 1.0, drm = paper ? 2 * rho * rhod : 0.0;
+    const double drm = paper ? 2 * rho * rhod : 0.0;
     /* the authors' derivatives.m scales M by rho^4 and rho^2, then forms M_dot from that scaled
      * M (4 rho^3 rho_dot times rho^4 I, 2 rho rho_dot times rho^2 A): the scaling twice */
     const double slip_r = m->spec->authors.mass_rate_slip ? ri / fi : 1.0;
     const double slip_m = m->spec->authors.mass_rate_slip ? rm : 1.0;
     for (int i = 0; i < 3; i++) {
-        Mb[i] = m->rho0 * ri * I[i];
         Mdot[i] = m->rho0 * dri * I[i] * slip_r;
-        Mb[3 + i] = m->rho0 * rm * c->A0;
         Mdot[3 + i] = m->rho0 * drm * c->A0 * slip_m;
     }
 }
@@ -415,9 +429,10 @@ double dyn_kinetic_energy_of(const rod_model *m, const double *q, const double *
     double e = 0;
     for (int k = 0; k < m->ns; k++) {
         if (m->w[k] == 0) continue;
-        double rho, rhod, Mb[6], Mdot[6];
-        rho_at(m, k, q, qd, &rho, &rhod);
-        section_inertia(m, &m->sec[k], rho, rhod, Mb, Mdot);
+        /* rho and Mb as rho_at and section_inertia make them, without the rates */
+        double rho = 1.0, ri, rm, Mb[6];
+        for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
+        section_mass(m, &m->sec[k], rho, &ri, &rm, Mb);
         const double *eta = eta_all + 6 * k;
         for (int i = 0; i < 6; i++) e += m->w[k] * Mb[i] * eta[i] * eta[i];
     }

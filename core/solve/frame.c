@@ -59,17 +59,26 @@ static int station_poses(const rod_model *m, const rod_state *st, lie_pose *g, d
     return 0;
 }
 
-/* Energies and volume by the model's quadrature, with the state's q and the stations' poses g
- * and twists eta (NULL: at rest). */
-static void frame_integrals(const rod_model *m, const rod_state *st, const lie_pose *g,
-                            const double *eta, rod_frame *f)
+/* Energies and volume by the model's quadrature, with the state's q, the stations' poses g
+ * and twists eta (NULL: at rest), and their xi (component-major, 6 x ns) and rho. */
+static void frame_integrals(const rod_model *m, const rod_state *st, const frame_table *tab, const lie_pose *g,
+                            const double *eta, const double *xi_st, const double *rho_st, rod_frame *f)
 {
-    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const int n = m->n, ns = m->ns;
     const double *q = st->q;
-    /* elastic energy: every term of Eq. 7 is quadratic in q, so it is q^T K q / 2 */
+    /* elastic energy: every term of Eq. 7 is quadratic in q, so it is q^T K q / 2. Where q is
+     * finite the terms of K's exact zeros are +-0, which leave the sum as it is (a sum from +0
+     * is never -0): over K's other entries alone, in the same order, it is the same number,
+     * with half the chain of additions a frame waited for. */
+    int finite = 1;
+    for (int i = 0; i < n; i++) finite &= isfinite(q[i]) != 0;
     double e = 0;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
+    if (finite) {
+        for (int t = 0; t < tab->nk; t++) e += q[tab->k_row[t]] * tab->k_val[t] * q[tab->k_col[t]];
+    } else {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) e += q[i] * m->K[i + (size_t)n * j] * q[j];
+    }
     f->e_elastic = 0.5 * e;
     f->e_kinetic = 0.0;
     if (eta) {
@@ -78,17 +87,16 @@ static void frame_integrals(const rod_model *m, const rod_state *st, const lie_p
         bodies_energy(m, g, eta, &bk, &bg);
         f->e_kinetic += bk;
     }
+    const double *nu0 = xi_st + 3 * ns, *nu1 = xi_st + 4 * ns, *nu2 = xi_st + 5 * ns;
     double vg = 0, vol = 0, vol0 = 0;
-    for (int k = 0; k < m->ns; k++) {
+    for (int k = 0; k < ns; k++) {
         if (m->w[k] == 0) continue;
-        double rho = 1.0, xi[6];
-        for (int j = 0; j < nr; j++) rho += m->phr[(size_t)k * nr + j] * q[nx + j];
-        model_xi(m, m->leg + (size_t)k * nx, model_xis_at(m, k), q, xi);
+        const double rho = rho_st[k];
         const double A0 = m->sec[k].A0;
         const double mass = (m->rho0 - m->fluid_rho) * A0 * model_mass_factor(m, rho);
         vg -= m->w[k] * mass *
               (m->grav[0] * g[k].r[0] + m->grav[1] * g[k].r[1] + m->grav[2] * g[k].r[2]);
-        const double nun = sqrt(xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]);
+        const double nun = sqrt(nu0[k] * nu0[k] + nu1[k] * nu1[k] + nu2[k] * nu2[k]);
         vol += m->w[k] * A0 * rho * rho * nun;
         vol0 += m->w[k] * A0 * model_rest_nu_norm(m, k); /* the rest shape's volume */
     }
@@ -204,6 +212,65 @@ int frame_shape_one(const rod_model *m, rod_frame *f)
     return ROD_OK;
 }
 
+/* A point's pose, its station's pose gs times its steps' e (the plane's poses, lie_plane.h) as the
+ * position and the rotation (row-major) of the FRAME: by plane_pose3_mul, or where that meets
+ * a non-finite number by lie_pose_mul itself, whose products are the same. */
+static void point_pose_plane(const lie_pose *gs, const plane_pose *e, int nsteps, double pos[3], double rot[9])
+{
+    plane_pose3 p;
+    plane_pose3_of(gs, &p);
+    for (int j = 0; j < nsteps; j++) plane_pose3_mul(&p, &e[j], &p);
+    if (0 * (p.R0 + p.R2 + p.R6 + p.R8 + p.r0 + p.r2) == 0) {
+        const double P[3] = {p.r0, 0.0, p.r2}, R[9] = {p.R0, 0.0, p.R6, 0.0, 1.0, 0.0, p.R2, 0.0, p.R8};
+        memcpy(pos, P, sizeof P);
+        memcpy(rot, R, sizeof R);
+        return;
+    }
+    lie_pose g = *gs;
+    for (int j = 0; j < nsteps; j++) {
+        lie_pose ej;
+        plane_to_pose(&e[j], &ej);
+        lie_pose_mul(&g, &ej, &g);
+    }
+    for (int a = 0; a < 3; a++) {
+        pos[a] = g.r[a];
+        for (int b = 0; b < 3; b++) rot[3 * a + b] = g.R[a + 3 * b];
+    }
+}
+
+/* each output point's pose from the station at or before it, by the model's own Magnus steps
+ * (no longer than its longest), so the frame is as accurate as the solver's kinematics; the
+ * base's motion is in the stations' poses already (a left factor). A planar rod whose base
+ * stays put keeps the plane's poses (its stations' are in plane_to_pose's pattern). */
+static int point_poses(const rod_model *m, const rod_state *st, const frame_table *tab, const lie_pose *g,
+                       double *scratch, rod_frame *f)
+{
+    const int n = tab->n, nsteps = tab->first[n];
+    if (m->planar && !base_moving(m) && !base_free(m)) {
+        plane_pose *e = malloc((size_t)(nsteps ? nsteps : 1) * sizeof *e);
+        if (!e) return -1;
+        kin_step_exps_plane(m, st->q, tab->beta_t, tab->star, tab->h, nsteps, scratch, e);
+        for (int i = 0; i < n; i++)
+            point_pose_plane(&g[tab->station[i]], e + tab->first[i], tab->first[i + 1] - tab->first[i],
+                             f->position + 3 * i, f->rotation + 9 * i);
+        free(e);
+        return 0;
+    }
+    lie_pose *e = malloc((size_t)(nsteps ? nsteps : 1) * sizeof *e);
+    if (!e) return -1;
+    kin_step_exps(m, st->q, tab->beta, tab->star, tab->h, nsteps, e);
+    for (int i = 0; i < n; i++) {
+        lie_pose p = g[tab->station[i]];
+        for (int j = tab->first[i]; j < tab->first[i + 1]; j++) lie_pose_mul(&p, &e[j], &p);
+        for (int a = 0; a < 3; a++) {
+            f->position[3 * i + a] = p.r[a];
+            for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p.R[a + 3 * b];
+        }
+    }
+    free(e);
+    return 0;
+}
+
 int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -220,16 +287,22 @@ int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame 
     double *eta = NULL;
     int own = 0;
     const frame_table *tab = frame_table_acquire(m, n, &own);
-    /* the stations' poses, then the points' steps' exponentials */
-    const int nsteps = tab ? tab->first[n] : 0;
-    lie_pose *g = malloc(((size_t)m->ns + (size_t)nsteps) * sizeof *g), *e = g ? g + m->ns : NULL;
+    /* the stations' poses; scratch for the steps' alphas (kin_step_exps_plane) and the
+     * strains and rho at the points and the stations (model_xi_across) */
+    const int ns = m->ns;
+    const size_t nalpha = tab ? (size_t)3 * tab->first[n] * m->mag->npts : 0;
+    lie_pose *g = malloc((size_t)ns * sizeof *g);
+    double *scratch = malloc((nalpha + (size_t)7 * n + (size_t)7 * ns) * sizeof *scratch);
     if (!f->s || !f->position || !f->rotation || !f->rho || !f->radius || !f->kappa || !f->nu ||
-        !g || !tab || station_poses(m, st, g, &eta) != 0) {
+        !g || !scratch || !tab || station_poses(m, st, g, &eta) != 0) {
         free(g);
+        free(scratch);
         frame_table_release(tab, own);
         rod_frame_free(f);
         return ROD_ENOMEM;
     }
+    double *xi_pts = scratch + nalpha, *rho_pts = xi_pts + (size_t)6 * n, *xi_st = rho_pts + n,
+           *rho_st = xi_st + (size_t)6 * ns;
     memcpy(f->s, tab->s, (size_t)n * sizeof *f->s);
     if (base_moving(m) || base_free(m)) {
         lie_pose gb;
@@ -243,32 +316,25 @@ int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame 
             for (int b = 0; b < 3; b++) f->base_rotation[3 * a + b] = gb.R[a + 3 * b];
         }
     }
-    /* each output point's pose from the station at or before it, by the model's own Magnus
-     * steps (no longer than its longest), so the frame is as accurate as the solver's
-     * kinematics; the base's motion is in the stations' poses already (a left factor) */
-    const int nx = m->n_xi, nr = m->n_rho;
-    kin_step_exps(m, st->q, tab->beta, tab->star, tab->h, nsteps, e);
+    int rc = point_poses(m, st, tab, g, scratch, f);
+    model_xi_across(m, tab->cols_t, tab->xis, n, st->q, xi_pts);
+    model_rho_across(m, tab->phi_t, n, st->q, rho_pts);
     for (int i = 0; i < n; i++) {
-        lie_pose p = g[tab->station[i]];
-        for (int j = tab->first[i]; j < tab->first[i + 1]; j++) lie_pose_mul(&p, &e[j], &p);
         for (int a = 0; a < 3; a++) {
-            f->position[3 * i + a] = p.r[a];
-            for (int b = 0; b < 3; b++) f->rotation[9 * i + 3 * a + b] = p.R[a + 3 * b];
+            f->kappa[3 * i + a] = xi_pts[(size_t)a * n + i];
+            f->nu[3 * i + a] = xi_pts[(size_t)(3 + a) * n + i];
         }
-        double xi[6], rho = 1.0;
-        model_xi(m, tab->cols + (size_t)i * nx, tab->xis ? tab->xis + 6 * i : model_xis_straight,
-                 st->q, xi);
-        for (int j = 0; j < nr; j++) rho += tab->phi[(size_t)i * nr + j] * st->q[nx + j];
-        f->rho[i] = rho;
-        f->radius[i] = rho * tab->z[i];
-        memcpy(f->kappa + 3 * i, xi, 3 * sizeof *xi);
-        memcpy(f->nu + 3 * i, xi + 3, 3 * sizeof *xi);
+        f->rho[i] = rho_pts[i];
+        f->radius[i] = rho_pts[i] * tab->z[i];
     }
+    model_xi_across(m, tab->leg_t, m->xis, ns, st->q, xi_st);
+    model_rho_across(m, tab->phr_t, ns, st->q, rho_st);
+    if (rc == 0) rc = frame_constraints(m, st, g, f);
+    if (rc == 0) frame_integrals(m, st, tab, g, eta, xi_st, rho_st, f);
     frame_table_release(tab, own);
-    int rc = frame_constraints(m, st, g, f);
-    if (rc == 0) frame_integrals(m, st, g, eta, f);
     if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, f);
     free(g);
+    free(scratch);
     free(eta);
     if (rc != 0) {
         rod_frame_free(f);

@@ -453,13 +453,39 @@ static void planar_block_alphas(const rod_model *m, const planar_steps *ps, cons
     }
 }
 
+/* The stages of nb steps' local parts after their alphas (v[b].ms.a; their rates ad where
+ * rates is set), one stage across the steps at a time: the twist's increment when rates, the
+ * bias's too when vel */
+static inline void planar_stages(int nb, int rates, int vel, planar_step *v,
+                                 double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3])
+{
+    double Omega[STEP_BLOCK][3], Od[STEP_BLOCK][3], Pd[STEP_BLOCK][3];
+    /* Omega, its rate and second derivative a stage each, so that what one stores the next
+     * reads after the stores have landed (see STEP_BLOCK) */
+    plane_tangent_dir t[STEP_BLOCK];
+    for (int b = 0; b < nb; b++) plane_eval(&v[b].ms, Omega[b]);
+    for (int b = 0; b < nb && rates; b++) plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t[b]);
+    for (int b = 0; b < nb && vel; b++) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t[b], Pd[b]);
+    for (int b = 0; b < nb; b++) {
+        plane_tangent_init(Omega[b], &v[b].tc);
+        plane_dexp(&v[b].tc);
+    }
+    for (int b = 0; b < nb && rates; b++) {
+        plane_m3_apply(v[b].tc.T, Od[b], v[b].TOd);
+        if (!vel) continue;
+        plane_m3_apply(v[b].tc.T, Pd[b], v[b].TPd);
+        plane_dexp_dot_apply(&v[b].tc, Od[b], v[b].TdOd);
+    }
+    for (int b = 0; b < nb; b++) plane_exp(&v[b].tc, &v[b].e);
+}
+
 /* The local parts of nb steps from t0, stage by stage across the steps as the general
  * recursions do: the twist's increment when qd is not NULL, the bias's too when vel */
 static void planar_local(const rod_model *m, const planar_steps *ps, const double *q, const double *qd, int t0,
                          int nb, int vel, planar_step *v)
 {
     const int np = m->mag->npts;
-    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3], Omega[STEP_BLOCK][3], Od[STEP_BLOCK][3], Pd[STEP_BLOCK][3];
+    double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3];
     for (int b = 0; b < nb; b++) v[b].ms.order = m->mag->order;
     if (ps->betas == m->kin_beta && m->kin_beta_t)
         planar_block_alphas(m, ps, q, qd, t0, nb, v, ad);
@@ -467,23 +493,7 @@ static void planar_local(const rod_model *m, const planar_steps *ps, const doubl
         for (int b = 0; b < nb; b++)
             planar_alphas(m, beta_of(m, ps, t0 + b), planar_star_of(m, ps, t0 + b), h_of(m, ps, t0 + b), q, qd,
                           np, v[b].ms.a, qd ? ad[b] : NULL);
-    /* Omega, its rate and second derivative a stage each, so that what one stores the next
-     * reads after the stores have landed (see STEP_BLOCK) */
-    plane_tangent_dir t[STEP_BLOCK];
-    for (int b = 0; b < nb; b++) plane_eval(&v[b].ms, Omega[b]);
-    for (int b = 0; b < nb && qd; b++) plane_dir(&v[b].ms, (const double(*)[3])ad[b], Od[b], &t[b]);
-    for (int b = 0; b < nb && vel; b++) plane_second(&v[b].ms, (const double(*)[3])ad[b], &t[b], Pd[b]);
-    for (int b = 0; b < nb; b++) {
-        plane_tangent_init(Omega[b], &v[b].tc);
-        plane_dexp(&v[b].tc);
-    }
-    for (int b = 0; b < nb && qd; b++) {
-        plane_m3_apply(v[b].tc.T, Od[b], v[b].TOd);
-        if (!vel) continue;
-        plane_m3_apply(v[b].tc.T, Pd[b], v[b].TPd);
-        plane_dexp_dot_apply(&v[b].tc, Od[b], v[b].TdOd);
-    }
-    for (int b = 0; b < nb; b++) plane_exp(&v[b].tc, &v[b].e);
+    planar_stages(nb, qd != NULL, vel, v, ad);
 }
 
 /* The poses g, and J (not NULL), twists eta (qd not NULL) and biases (bias not NULL) */
@@ -607,9 +617,92 @@ static void twist_steps_local(const rod_model *m, const double *q, const double 
     for (int b = 0; b < nb; b++) lie_exp_tc(&v[b].tc, &v[b].e);
 }
 
+/* kin_forward_twist's planar recursion takes the alphas and their rates of up to TWIST_CHUNK
+ * steps at once (a multiple of STEP_BLOCK) */
+enum { TWIST_CHUNK = 32 };
+
+/* planar_block_alphas' sums for the ne = steps x npts alphas from step t0 on, each column's
+ * products across all of them in vectors (x and r: 3 components x ne): the same sums in the
+ * same order, where four at a time through the columns left the processor's vectors half
+ * used and most of a frame's twist in the loops around them */
+VECTOR_CLONES
+static void twist_alphas(const rod_model *m, const double *q, const double *qd, int t0, int ne,
+                         double x[3][TWIST_CHUNK * MAGNUS_MAX_POINTS], double r[3][TWIST_CHUNK * MAGNUS_MAX_POINTS])
+{
+    const int np = m->mag->npts;
+    const size_t nrow = (size_t)(m->ns - 1) * m->substeps * np;
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        double *xc = x[c], *rc = r[c];
+        for (int e = 0; e < ne; e++) xc[e] = 0, rc[e] = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            const double *row = m->kin_beta_t + j * nrow + (size_t)t0 * np, qj = q[j], vj = qd[j];
+            for (int e = 0; e < ne; e++) {
+                xc[e] += row[e] * qj;
+                rc[e] += row[e] * vj;
+            }
+        }
+    }
+}
+
+/* kin_forward_twist of a planar model: planar_forward's poses and twists (J and the biases
+ * left out), bit for bit, its alphas by twist_alphas */
+static void planar_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *eta)
+{
+    const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
+    const int sub = m->substeps, nsteps = (m->ns - 1) * sub, np = m->mag->npts;
+    lie_pose_identity(&g[0]);
+    memset(eta, 0, 6 * sizeof *eta);
+    plane_pose gk = {1.0, 0.0, 0.0, 0.0};
+    double ek[3] = {0};
+    double x[3][TWIST_CHUNK * MAGNUS_MAX_POINTS], r[3][TWIST_CHUNK * MAGNUS_MAX_POINTS];
+    for (int c0 = 0; c0 < nsteps; c0 += TWIST_CHUNK) {
+        const int nc = nsteps - c0 < TWIST_CHUNK ? nsteps - c0 : TWIST_CHUNK;
+        twist_alphas(m, q, qd, c0, nc * np, x, r);
+        for (int t0 = c0; t0 < c0 + nc; t0 += STEP_BLOCK) {
+            const int nb = c0 + nc - t0 < STEP_BLOCK ? c0 + nc - t0 : STEP_BLOCK;
+            planar_step v[STEP_BLOCK];
+            double ad[STEP_BLOCK][MAGNUS_MAX_POINTS][3];
+            for (int b = 0; b < nb; b++) {
+                const int e0 = (t0 - c0 + b) * np;
+                v[b].ms.order = m->mag->order;
+                for (int i = 0; i < np; i++)
+                    for (int c = 0; c < 3; c++) {
+                        v[b].ms.a[i][c] = x[c][e0 + i];
+                        ad[b][i][c] = r[c][e0 + i];
+                    }
+                /* xi*'s share, as planar_block_alphas adds it */
+                const double *star = planar_star_of(m, &ps, t0 + b);
+                if (!star) {
+                    v[b].ms.a[0][2] += h_of(m, &ps, t0 + b);
+                    continue;
+                }
+                for (int i = 0; i < np; i++)
+                    for (int c = 0; c < 3; c++) v[b].ms.a[i][c] += star[6 * i + P6[c]];
+            }
+            planar_stages(nb, 1, 0, v, ad);
+            /* the chain, as planar_forward's */
+            for (int b = 0; b < nb; b++) {
+                const int t = t0 + b, k = 1 + t / sub;
+                double e_new[3];
+                for (int i = 0; i < 3; i++) e_new[i] = ek[i] + v[b].TOd[i];
+                plane_Ad_inv(&v[b].e, e_new, ek);
+                plane_mul(&gk, &v[b].e, &gk);
+                if (t % sub < sub - 1) continue;
+                plane_to_pose(&gk, &g[k]);
+                plane_to6(ek, eta + 6 * k);
+            }
+        }
+    }
+}
+
 void kin_forward_twist(const rod_model *m, const double *q, const double *qd, lie_pose *g,
                        double *eta)
 {
+    if (m->planar && m->kin_beta_t) {
+        planar_twist(m, q, qd, g, eta);
+        return;
+    }
     if (m->planar) {
         const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
         planar_forward(m, &ps, q, qd, g, NULL, NULL, eta, NULL);
@@ -661,6 +754,49 @@ static void planar_step_exps(const rod_model *m, const double *q, const double *
             plane_exp(&tc[b], &p);
             plane_to_pose(&p, &e[j0 + b]);
         }
+    }
+}
+
+VECTOR_CLONES
+static void step_alphas_across(const rod_model *m, const double *q, const double *beta_t, int ne, double *x)
+{
+    for (int c = 0; c < 3; c++) {
+        const int k = P6[c];
+        double *xc = x + (size_t)c * ne;
+        for (int e = 0; e < ne; e++) xc[e] = 0;
+        for (int j = m->comp_first[k]; j < m->comp_first[k + 1]; j++) {
+            const double *row = beta_t + (size_t)j * ne, qj = q[j];
+            for (int e = 0; e < ne; e++) xc[e] += row[e] * qj;
+        }
+    }
+}
+
+void kin_step_exps_plane(const rod_model *m, const double *q, const double *beta_t, const double *star,
+                         const double *h, int nsteps, double *scratch, plane_pose *e)
+{
+    const int np = m->mag->npts, ne = nsteps * np;
+    step_alphas_across(m, q, beta_t, ne, scratch);
+    for (int j0 = 0; j0 < nsteps; j0 += STEP_BLOCK) {
+        const int nb = nsteps - j0 < STEP_BLOCK ? nsteps - j0 : STEP_BLOCK;
+        plane_magnus ms[STEP_BLOCK];
+        plane_tangent tc[STEP_BLOCK];
+        for (int b = 0; b < nb; b++) {
+            const int j = j0 + b;
+            ms[b].order = m->mag->order;
+            for (int i = 0; i < np; i++)
+                for (int c = 0; c < 3; c++) ms[b].a[i][c] = scratch[(size_t)c * ne + (size_t)j * np + i];
+            /* xi*'s share after the columns', as planar_alphas adds it */
+            if (!star) {
+                ms[b].a[0][2] += h[j];
+                continue;
+            }
+            const double *sj = star + (size_t)j * np * 6;
+            for (int i = 0; i < np; i++)
+                for (int c = 0; c < 3; c++) ms[b].a[i][c] += sj[6 * i + P6[c]];
+        }
+        for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
+        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+        for (int b = 0; b < nb; b++) plane_exp(&tc[b], &e[j0 + b]);
     }
 }
 

@@ -5,6 +5,7 @@
 #define ROD_KINEMATICS_H
 
 #include "lie.h"
+#include "lie_plane.h"
 #include "model.h"
 
 /* Magnus expansion of one step of length h from the strains at the two Zanna points:
@@ -55,5 +56,13 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
  * step at a time, the frame's steps took a quarter of the cantilever bench's time, 15 % so. */
 void kin_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
                    const double *h, int nsteps, lie_pose *e);
+/* The same for a planar model (model.h's planar) as the plane's poses (plane_to_pose gives
+ * kin_step_exps's e_j, bit for bit), from the beta rows' columns side by side: beta_t holds
+ * n_xi rows of nsteps x npts (frame_table.h). Each alpha is the same sum in the same order as
+ * kin_step_exps's, but the products of a column run across all the steps in vectors instead
+ * of a few at a time through the columns: the alphas were half of the frame's steps' time.
+ * scratch holds 3 nsteps npts doubles. */
+void kin_step_exps_plane(const rod_model *m, const double *q, const double *beta_t, const double *star,
+                         const double *h, int nsteps, double *scratch, plane_pose *e);
 
 #endif

@@ -61,6 +61,36 @@ static inline void plane_to_pose(const plane_pose *p, lie_pose *g)
     g->r[2] = p->pz;
 }
 
+/* A lie_pose in plane_to_pose's pattern by its six entries that are not fixed: R = [R0 0 R6;
+ * 0 1 0; R2 0 R8], r = (r0, 0, r2), the other entries +0. R2 is kept apart from -R6: where
+ * both are zero lie_pose_mul makes it +0 and plane_to_pose -0. */
+typedef struct {
+    double R0, R2, R6, R8, r0, r2;
+} plane_pose3;
+
+static inline void plane_pose3_of(const lie_pose *g, plane_pose3 *o)
+{
+    const plane_pose3 r = {g->R[0], g->R[2], g->R[6], g->R[8], g->r[0], g->r[2]};
+    *o = r;
+}
+
+/* a times plane_to_pose(b) as lie_pose_mul computes it, bit for bit wherever the result is
+ * finite: the pattern's zeros make each of its sums of three products two products with a +0
+ * between them (x + 0 turns -0 into +0, as the full sum does), and leave the pattern's +0, 1
+ * and +0 in the other entries. A sixth of the flops. A non-finite entry anywhere makes the
+ * full product's zeros NaN: the caller takes lie_pose_mul then. */
+static inline void plane_pose3_mul(const plane_pose3 *a, const plane_pose *b, plane_pose3 *o)
+{
+    const double ns = -b->s; /* plane_to_pose's R[2] */
+    const plane_pose3 r = {(a->R0 * b->c + 0.0) + a->R6 * ns,
+                           (a->R2 * b->c + 0.0) + a->R8 * ns,
+                           (a->R0 * b->s + 0.0) + a->R6 * b->c,
+                           (a->R2 * b->s + 0.0) + a->R8 * b->c,
+                           ((a->r0 + a->R0 * b->px) + 0.0) + a->R6 * b->pz,
+                           ((a->r2 + a->R2 * b->px) + 0.0) + a->R8 * b->pz};
+    *o = r;
+}
+
 static inline void plane_to6(const double p[3], double v[6])
 {
     v[0] = 0.0;

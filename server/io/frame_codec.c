@@ -71,7 +71,8 @@ static void vec(codec_buf *b, const char *key, const double *v, int n)
 }
 
 /* ,"key":[...] of n points of w values each ([[..],..] when w > 1): a frame's thousands of
- * numbers, so their text goes straight into room reserved for all of them at once */
+ * numbers, so their text goes straight into room reserved for all of them at once, a row of
+ * numbers at a time */
 static void points(codec_buf *b, const char *key, const double *v, int n, int w)
 {
     codec_str(b, ",\"");
@@ -79,14 +80,16 @@ static void points(codec_buf *b, const char *key, const double *v, int n, int w)
     codec_str(b, "\":[");
     if (!codec_reserve(b, (size_t)n * ((size_t)w * (NUM_ROOM + 1) + 3))) return;
     char *p = b->b + b->len;
-    for (int i = 0; i < n; i++) {
-        if (i) *p++ = ',';
-        if (w > 1) *p++ = '[';
-        for (int k = 0; k < w; k++) {
-            if (k) *p++ = ',';
-            p = num_at(p, v[(size_t)w * i + k]);
+    if (w == 1) {
+        p = rod_format_g10_row(p, v, (size_t)n, "null");
+    } else if (n > 0) {
+        *p++ = '[';
+        for (int i = 0; i < n; i++) { /* "],[" after each point, the last ",[" taken back */
+            p = rod_format_g10_row(p, v + (size_t)w * i, (size_t)w, "null");
+            memcpy(p, "],[", 3);
+            p += 3;
         }
-        if (w > 1) *p++ = ']';
+        p -= 2;
     }
     *p = '\0';
     b->len = (size_t)(p - b->b);

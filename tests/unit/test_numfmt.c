@@ -100,3 +100,80 @@ Test(numfmt, ten_digit_decimals_and_powers_in_the_rounded_products_range)
         }
     }
 }
+
+/* The fast path's own edges (numfmt.c): every count of significant digits (the trailing zeros
+ * dropped with and without the point) at every decimal exponent from the exponent form below
+ * 1e-4 through the digits before the point up to 10^9, and beyond the fast path's range. */
+Test(numfmt, every_digit_count_at_every_exponent)
+{
+    for (int x = -16; x <= 12; x++)
+        for (int nd = 1; nd <= 10; nd++)
+            for (int i = 0; i < 400; i++) {
+                long long d = 1;
+                for (int j = 1; j < nd; j++) d = 10 * d + (long long)(next_bits() % 10);
+                if (nd > 1 && d % 10 == 0) d += 1 + (long long)(next_bits() % 9); /* exactly nd digits */
+                const double v = (double)d * pow(10, x - (nd - 1));
+                same_as_printf(v), same_as_printf(-v), same_as_printf(nextafter(v, 0)), same_as_printf(nextafter(v, INFINITY));
+            }
+}
+
+/* Uniform in the logarithm over the fast path's range (2^-40 to 2^33) and a decade beyond
+ * either end, with all 52 bits of the fraction random: 3 million numbers. */
+Test(numfmt, three_million_over_the_fast_paths_range)
+{
+    for (int i = 0; i < 3000000; i++) {
+        const double v = pow(2, -44 + 81 * unit_uniform()) * (1 + 0x1p-52 * (double)(next_bits() >> 12));
+        same_as_printf(next_bits() & 1 ? v : -v);
+    }
+}
+
+/* The ends of each binade (the decimal exponent's estimate comes from the binary one) and the
+ * numbers on either side of each power of ten's nearest double, where that estimate and the
+ * rounded product meet the power: those just below it that round up to it (their product
+ * reaching 10^10) and those whose double lies between the power and its nearest double. */
+Test(numfmt, binade_ends_and_powers_of_ten)
+{
+    for (int b = -46; b <= 40; b++) {
+        double up = ldexp(1, b), down = up;
+        for (int j = 0; j < 200; j++) {
+            same_as_printf(up), same_as_printf(down);
+            up = nextafter(up, INFINITY), down = nextafter(down, 0);
+        }
+    }
+    for (int k = -15; k <= 11; k++) {
+        const double p = pow(10, k), lo = p * (1 - 5.2e-11), hi = p * (1 - 4.8e-11);
+        for (double v = lo; v < hi; v = nextafter(v, INFINITY) + (hi - lo) * 1e-4) same_as_printf(v);
+        double up = p, down = p;
+        for (int j = 0; j < 2000; j++) {
+            same_as_printf(up), same_as_printf(down);
+            up = nextafter(up, INFINITY), down = nextafter(down, 0);
+        }
+    }
+}
+
+/* num_g10_row: the numbers as num_g10 writes each, joined by commas, the non-finite as the
+ * text given or as printf writes them; none at all is the empty text. */
+Test(numfmt, rows_of_numbers)
+{
+    char ours[40 * 33 + 1], theirs[40 * 40];
+    double v[40];
+    for (int trial = 0; trial < 20000; trial++) {
+        const size_t n = (size_t)(next_bits() % 40);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t pick = next_bits() % 8;
+            v[i] = pick == 0 ? 0.0 : pick == 1 ? -0.0 : (unit_uniform() - 0.5) * pow(10, (int)(next_bits() % 30) - 15);
+            if (next_bits() % 500 == 0) v[i] = next_bits() & 1 ? NAN : -INFINITY;
+        }
+        const int json = trial & 1;
+        const char *end = num_g10_row(ours, v, n, json ? "null" : NULL);
+        size_t len = 0;
+        theirs[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+            if (i) theirs[len++] = ',';
+            len += (size_t)(json && !isfinite(v[i]) ? snprintf(theirs + len, 8, "null")
+                                                    : snprintf(theirs + len, 40, "%.10g", v[i]));
+        }
+        cr_assert_str_eq(ours, theirs, "a row of %zu", n);
+        cr_assert_eq((size_t)(end - ours), len, "the end of a row of %zu", n);
+    }
+}
