@@ -731,6 +731,13 @@ void kin_forward_twist(const rod_model *m, const double *q, const double *qd, li
     }
 }
 
+/* a block of nb planar steps' Omega from their alphas, and exp's coefficients at |Omega| */
+static void plane_block_tangents(plane_magnus *ms, plane_tangent *tc, int nb)
+{
+    for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
+    for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+}
+
 /* kin_step_exps for a planar model */
 static void planar_step_exps(const rod_model *m, const double *q, const double *beta, const double *star,
                              const double *h, int nsteps, lie_pose *e)
@@ -747,8 +754,7 @@ static void planar_step_exps(const rod_model *m, const double *q, const double *
             planar_alphas(m, beta + (size_t)j * bsz, star ? star + (size_t)j * ssz : NULL, h[j], q, NULL, np,
                           ms[b].a, NULL);
         }
-        for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
-        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+        plane_block_tangents(ms, tc, nb);
         for (int b = 0; b < nb; b++) {
             plane_pose p;
             plane_exp(&tc[b], &p);
@@ -794,8 +800,7 @@ void kin_step_exps_plane(const rod_model *m, const double *q, const double *beta
             for (int i = 0; i < np; i++)
                 for (int c = 0; c < 3; c++) ms[b].a[i][c] += sj[6 * i + P6[c]];
         }
-        for (int b = 0; b < nb; b++) plane_eval(&ms[b], tc[b].Omega);
-        for (int b = 0; b < nb; b++) lie_coeffs(sqrt(tc[b].Omega[0] * tc[b].Omega[0]), tc[b].f);
+        plane_block_tangents(ms, tc, nb);
         for (int b = 0; b < nb; b++) plane_exp(&tc[b], &e[j0 + b]);
     }
 }
