@@ -144,12 +144,12 @@ $(BUILD)/tests/validation_tests: $(VALID_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/libro
 	$(CC) $(LDFLAGS) -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 # The engine's allocation-failure paths: malloc, calloc and realloc of rodd's own code fail on
-# demand (the linker wraps them for this binary only); so do CVodeInit, dyn_accel and dyn_accel_same_q
-# (tests/alloc/test_solver_faults.c: CVODE's setup and the difference Jacobian failing).
+# demand (the linker wraps them for this binary only); so do CVodeInit, dyn_accel, dyn_accel_same_q and dyn_residual
+# (tests/alloc/test_solver_faults.c: CVODE's setup, the Jacobians' evaluations and generalized-alpha's residual failing).
 ALLOC_SRC = $(wildcard tests/alloc/*.c)
 ALLOC_OBJ = $(ALLOC_SRC:%.c=$(BUILD)/%.o)
 $(BUILD)/tests/alloc_tests: $(ALLOC_OBJ) $(TEST_SUPPORT_OBJ) $(BUILD)/librodcore.a
-	$(CC) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=CVodeInit,--wrap=dyn_accel,--wrap=dyn_accel_same_q -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=CVodeInit,--wrap=dyn_accel,--wrap=dyn_accel_same_q,--wrap=dyn_residual -o $@ $^ $(CRITERION_LIBS) $(LDLIBS)
 
 # The daemon with the octopus reaching example running (unless the state directory already
 # holds sessions); open the URL it prints. The viewer is built first when npm can.

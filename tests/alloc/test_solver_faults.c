@@ -1,8 +1,9 @@
 /* The integrator's failure paths that no spec reaches (issue 28, item 6): CVODE's setup
- * failing (its own allocations, in a shared library, are not wrapped with malloc's) and the
- * Jacobians' q_ddot evaluations failing. The linker wraps CVodeInit, dyn_accel and
- * dyn_accel_same_q for this binary only (the Makefile's alloc_tests line), and each fails
- * when armed; otherwise they pass through. */
+ * failing (its own allocations, in a shared library, are not wrapped with malloc's), the
+ * Jacobians' q_ddot evaluations failing, and generalized-alpha's force-form residual failing.
+ * The linker wraps CVodeInit, dyn_accel, dyn_accel_same_q and dyn_residual for this binary
+ * only (the Makefile's alloc_tests line), and each fails when armed; otherwise they pass
+ * through. */
 #include "testutil.h"
 
 #include <criterion/criterion.h>
@@ -16,7 +17,12 @@ int __real_dyn_accel(const rod_model *m, rod_state *st, double t, const double *
 int __real_dyn_accel_same_q(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                             double *qdd);
 
+int __real_dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                        const double *x, double *r);
+
 static int fail_cvode_init;      /* CVodeInit answers CV_MEM_FAIL */
+static long residual_countdown = -1; /* dyn_residual calls left before failing; -1: never */
+static int residual_fails_on;    /* once it has failed, every later call fails too */
 static int fail_same_q;          /* the Jacobian's q_dot columns' evaluations fail */
 static long same_q_calls;        /* dyn_accel_same_q calls seen */
 static long accel_countdown = -1; /* dyn_accel calls left before one fails; -1: never */
@@ -26,6 +32,14 @@ int __wrap_dyn_accel(const rod_model *m, rod_state *st, double t, const double *
 {
     if (accel_countdown >= 0 && accel_countdown-- == 0) return -1;
     return __real_dyn_accel(m, st, t, q, qd, qdd);
+}
+
+int __wrap_dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                        const double *x, double *r)
+{
+    if (residual_countdown >= 0 && residual_countdown-- == 0) return -1;
+    if (residual_fails_on) return -1;
+    return __real_dyn_residual(m, st, t, q, qd, x, r);
 }
 
 int __wrap_CVodeInit(void *mem, CVRhsFn f, sunrealtype t0, N_Vector y0)
@@ -119,4 +133,45 @@ Test(solver_faults, the_difference_jacobians_first_evaluation_failing_stops_the_
 Test(solver_faults, the_elastic_jacobians_evaluation_failing_stops_the_advance)
 {
     a_jacobians_first_evaluation_failing("elastic");
+}
+
+/* generalized-alpha with the elastic Newton matrix evaluates the force-form residual
+ * (dyn_residual): one failing evaluation is a Newton iterate gone too far, so the step is
+ * halved and the advance goes on; failing at every step length down to the shortest is a
+ * solver error naming the time, and a start after it steps again */
+#define GALPHA "\"solver\": {\"integrator\": \"generalized-alpha\", \"step\": 0.002, \"jacobian\": \"elastic\"}"
+
+Test(solver_faults, one_failed_residual_halves_a_generalized_alpha_step)
+{
+    rod_model *m = tu_model("{" ROD ", " GALPHA "}");
+    rod_state *st = new_state(m);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    residual_countdown = 3;
+    const int rc = rod_dynamics_advance(m, st, 0.02);
+    cr_assert_eq(residual_countdown, -1, "the armed evaluation was reached");
+    residual_countdown = -1;
+    cr_assert_eq(rc, ROD_OK, "%d %s", rc, rod_state_error(st));
+    rod_dynamics_stats s;
+    cr_assert_eq(rod_dynamics_get_stats(st, &s), 0);
+    cr_assert_gt(s.reduced_steps, 0, "the step was halved");
+    cr_assert_lt(s.min_step, 0.002);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(solver_faults, a_residual_failing_at_every_step_length_is_a_solver_error)
+{
+    rod_model *m = tu_model("{" ROD ", " GALPHA "}");
+    rod_state *st = new_state(m);
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    residual_fails_on = 1;
+    const int rc = rod_dynamics_advance(m, st, 0.02);
+    residual_fails_on = 0;
+    cr_assert_eq(rc, ROD_ESOLVER, "%d %s", rc, rod_state_error(st));
+    cr_assert(strstr(rod_state_error(st), "Newton did not converge at t = "), "%s", rod_state_error(st));
+    cr_log_info("a residual failing throughout: %s", rod_state_error(st));
+    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.01), ROD_OK, "%s", rod_state_error(st));
+    rod_state_free(st);
+    rod_model_free(m);
 }
