@@ -154,7 +154,6 @@ static void mass_sum_add(mass_sum *a, const double *Jk, double w, const double M
 static void mass_sum_end(mass_sum *a)
 {
     if (a->npend) mass_rows_add(a->M, a->nx, a->npend, a->pend_wm, a->pend);
-    a->npend = 0;
 }
 
 /* M_xi into st->Mxi from the state's Jacobians (those of q) */
@@ -167,9 +166,9 @@ static void mass_from_J(const rod_model *m, rod_state *st, const double *q, cons
         const double w = m->w[k];
         if (w == 0) continue;
         const section *c = &m->sec[k];
-        double rho, rhod, Mb[6], Mdot[6];
+        double rho, rhod, ri, rm, Mb[6];
         rho_at(m, k, q, qd, &rho, &rhod);
-        section_inertia(m, c, rho, rhod, Mb, Mdot);
+        section_mass(m, c, rho, &ri, &rm, Mb); /* M_b without its rate */
         if (m->spec->has_fluid) add_added_mass(m, c, rho, Mb);
         mass_sum_add(&a, st->J + (size_t)k * 6 * m->n_xi, w, Mb);
     }
@@ -269,21 +268,30 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
 
 /* q_ddot = M^{-1} (Q - K q - D q_dot): both blocks solved, M_xi's factor left in st->Mxi
  * (there already when same_q). */
-static int solve_accel(const rod_model *m, rod_state *st, double t, const double *Q, const double *q,
-                       const double *qd, double *qdd, int same_q)
+/* out = Q - K q - D q_dot: the internal forces, stiffness and Kelvin-Voigt damping (Eqs.
+ * 50-52), added to the others. 0, or -1 with the state's error set where one is not finite. */
+static int net_force(const rod_model *m, rod_state *st, double t, const double *Q, const double *q,
+                     const double *qd, double *out)
 {
-    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
-    /* internal forces: stiffness and Kelvin-Voigt damping (Eqs. 50-52) */
+    const int n = m->n;
     for (int i = 0; i < n; i++) {
         double s = Q[i];
         for (int j = 0; j < n; j++) s -= m->K[i + (size_t)n * j] * q[j] + m->D[i + (size_t)n * j] * qd[j];
-        qdd[i] = s;
+        out[i] = s;
     }
     for (int i = 0; i < n; i++)
-        if (!isfinite(qdd[i])) {
+        if (!isfinite(out[i])) {
             state_set_error(st, "the equations of motion produced a non-finite force at t = %g", t);
             return -1;
         }
+    return 0;
+}
+
+static int solve_accel(const rod_model *m, rod_state *st, double t, const double *Q, const double *q,
+                       const double *qd, double *qdd, int same_q)
+{
+    const int nx = m->n_xi, nr = m->n_rho;
+    if (net_force(m, st, t, Q, q, qd, qdd) != 0) return -1;
     if (nx) {
         int bad = same_q ? 0 : dense_cholesky(st->Mxi, nx);
         if (bad) {
@@ -326,28 +334,24 @@ int dyn_residual_ok(const rod_model *m)
 int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
                  const double *x, double *r)
 {
-    const int n = m->n, nx = m->n_xi, nr = m->n_rho;
+    const int nx = m->n_xi, nr = m->n_rho;
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
     if (assemble(m, st, t, q, qd, all, 0, x) != 0) return -1;
     constraints_penalty_residual(m, st, t, q, qd, Q);
-    for (int i = 0; i < n; i++) {
-        double s = Q[i];
-        for (int j = 0; j < n; j++) s -= m->K[i + (size_t)n * j] * q[j] + m->D[i + (size_t)n * j] * qd[j];
-        r[i] = s;
-    }
-    if (nr) {
-        /* - M_rho x_rho, from its constant factor */
-        double y[MODEL_MAX_RHO];
-        memcpy(y, x + nx, (size_t)nr * sizeof *y);
-        dense_cholesky_mul(m->Mrho_chol, nr, y);
-        for (int i = 0; i < nr; i++) r[nx + i] -= y[i];
-    }
-    for (int i = 0; i < n; i++)
-        if (!isfinite(r[i])) {
+    if (net_force(m, st, t, Q, q, qd, r) != 0) return -1;
+    if (!nr) return 0;
+    /* - M_rho x_rho, from its constant factor */
+    double y[MODEL_MAX_RHO];
+    memcpy(y, x + nx, (size_t)nr * sizeof *y);
+    dense_cholesky_mul(m->Mrho_chol, nr, y);
+    for (int i = 0; i < nr; i++) {
+        r[nx + i] -= y[i];
+        if (!isfinite(r[nx + i])) {
             state_set_error(st, "the equations of motion produced a non-finite force at t = %g", t);
             return -1;
         }
+    }
     return 0;
 }
 

@@ -60,6 +60,8 @@ struct galpha {
     int stale;                  /* the Jacobian must be formed again before the next correction */
     int fresh;                  /* the Jacobian was formed in the step being tried */
     double S_h;                 /* the step S was formed for */
+    int force_form;             /* the residual in force form (dyn_residual): the elastic or
+                                 * contact matrix on a model that allows it */
     int mass_in_try;            /* st->Mxi holds M from this try of the step (force form) */
     double h_cur, h_min;        /* the step in use (h or h halved) and the shortest one taken */
     int since_cut;              /* successful steps at h_cur since it was last cut or grown */
@@ -83,6 +85,9 @@ galpha *galpha_create(const rod_model *m)
     /* 14 vectors of n and the n x n matrix in one block, and the two Jacobians a difference
      * matrix is formed from, kept for a change of step */
     const int njac = m->spec->jacobian_elastic ? 0 : 2;
+    /* with the elastic Newton matrix (M times the residual's Jacobian) the residual is taken
+     * in force form, M x - Q, which needs neither M nor its factor */
+    g->force_form = m->spec->jacobian_elastic && dyn_residual_ok(m);
     g->q = calloc((size_t)n * (14 + (1 + njac) * (size_t)n), sizeof *g->q);
     g->piv = calloc((size_t)(n ? n : 1), sizeof *g->piv);
     if (!g->q || !g->piv) {
@@ -152,7 +157,6 @@ static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn
     const int n = g->n, nx = m->n_xi, nr = m->n_rho;
     double *S = g->S;
     for (size_t i = 0; i < (size_t)n * n; i++) S[i] = cq * m->K[i] + cv * m->D[i];
-    const int force_form = dyn_residual_ok(m);
     /* solver.jacobian "contact": minus the contacts' dQ/dq and dQ/dq_dot at (qn, vn), whose
      * kinematics the last f left in st */
     if (m->spec->jacobian_contact) contact_jacobian(m, st, g->qn, st->eta, tn, -cq, S, -cv, S, n);
@@ -160,7 +164,7 @@ static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn
      * stiff penalty left out makes Newton crawl or fail at any step that resolves it poorly */
     constraints_penalty_add(m, st, cq, S, cv, S, n);
     const double *L = st->Mxi;
-    if (force_form) {
+    if (g->force_form) {
         /* M once a try of a step, at its first matrix: a matrix formed again within the try
          * (a contact switched) keeps it, as q moves little within a step and the matrix is
          * only Newton's; M was a third of the snake's matrices' cost (Newton's evaluations
@@ -263,10 +267,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     const double ex = fabs(g->t - g->t0 - h) < 1e-9 * h ? 1.0 : 0.0; /* steps differ by factors of 2 */
     for (int i = 0; i < n; i++) g->xn[i] = g->x[i] + ex * (g->x[i] - g->x0[i]);
     double e1 = INFINITY, e2 = INFINITY; /* the last two corrections' sizes */
-    const int elastic = m->spec->jacobian_elastic;
-    /* with the elastic Newton matrix (M times the residual's Jacobian) the residual is taken
-     * in force form, M x - Q, which needs neither M nor its factor (dyn_residual) */
-    const int force_form = elastic && dyn_residual_ok(m);
+    const int elastic = m->spec->jacobian_elastic, force_form = g->force_form;
     g->mass_in_try = 0; /* the residuals in between leave st->Mxi alone */
     for (int it = 0; it < MAX_NEWTON; it++) {
         for (int i = 0; i < n; i++) {

@@ -141,11 +141,19 @@ Test(solver_faults, the_elastic_jacobians_evaluation_failing_stops_the_advance)
  * solver error naming the time, and a start after it steps again */
 #define GALPHA "\"solver\": {\"integrator\": \"generalized-alpha\", \"step\": 0.002, \"jacobian\": \"elastic\"}"
 
+/* the rod above on generalized-alpha, started */
+static rod_state *galpha_started(rod_model **m)
+{
+    *m = tu_model("{" ROD ", " GALPHA "}");
+    rod_state *st = new_state(*m);
+    cr_assert_eq(rod_dynamics_start(*m, st), ROD_OK, "%s", rod_state_error(st));
+    return st;
+}
+
 Test(solver_faults, one_failed_residual_halves_a_generalized_alpha_step)
 {
-    rod_model *m = tu_model("{" ROD ", " GALPHA "}");
-    rod_state *st = new_state(m);
-    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    rod_model *m;
+    rod_state *st = galpha_started(&m);
     residual_countdown = 3;
     const int rc = rod_dynamics_advance(m, st, 0.02);
     cr_assert_eq(residual_countdown, -1, "the armed evaluation was reached");
@@ -161,9 +169,8 @@ Test(solver_faults, one_failed_residual_halves_a_generalized_alpha_step)
 
 Test(solver_faults, a_residual_failing_at_every_step_length_is_a_solver_error)
 {
-    rod_model *m = tu_model("{" ROD ", " GALPHA "}");
-    rod_state *st = new_state(m);
-    cr_assert_eq(rod_dynamics_start(m, st), ROD_OK, "%s", rod_state_error(st));
+    rod_model *m;
+    rod_state *st = galpha_started(&m);
     residual_fails_on = 1;
     const int rc = rod_dynamics_advance(m, st, 0.02);
     residual_fails_on = 0;
