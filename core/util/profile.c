@@ -1,5 +1,7 @@
 #include "profile.h"
 
+#include "expr_native.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <muParserDLL.h>
@@ -8,27 +10,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An expression is a native program (expr_native.h) when it can be, else a muparser handle:
+ * a spec whose expressions are all native never loads muparser (server/front/muparser_lazy.c). */
 struct profile_eval {
     int n;
     muParserHandle_t *h;
-    double t, X; /* the variables every handle is bound to, by address */
+    expr_native **nat;
+    double t, X; /* the variables every program and handle is bound to, by address */
 };
-
-static double fn_heaviside(double x)
-{
-    /* H(0) = 1/2, as MATLAB's heaviside (the authors' activation tables use it) */
-    return x > 0 ? 1.0 : (x < 0 ? 0.0 : 0.5);
-}
-
-static double fn_clamp(double x, double lo, double hi)
-{
-    return x < lo ? lo : (x > hi ? hi : x);
-}
 
 static void define_functions(muParserHandle_t h)
 {
-    mupDefineFun1(h, "heaviside", fn_heaviside, 1);
-    mupDefineFun3(h, "clamp", fn_clamp, 1);
+    mupDefineFun1(h, "heaviside", expr_native_heaviside, 1);
+    mupDefineFun3(h, "clamp", expr_native_clamp, 1);
+}
+
+/* Compiles expr into slot i of ev: native, or a muparser handle. 0, or -1 on no memory. */
+static int compile_into(profile_eval *ev, int i, const char *expr)
+{
+    static const char *const names[2] = {"t", "X"};
+    double *const vars[2] = {&ev->t, &ev->X};
+    ev->h[i] = NULL;
+    ev->nat[i] = expr_native_compile(expr, names, vars, 2);
+    if (ev->nat[i]) return 0;
+    ev->h[i] = mupCreate(muBASETYPE_FLOAT);
+    if (!ev->h[i]) return -1;
+    define_functions(ev->h[i]);
+    mupDefineVar(ev->h[i], "t", &ev->t);
+    mupDefineVar(ev->h[i], "X", &ev->X);
+    mupSetExpr(ev->h[i], expr);
+    return 0;
 }
 
 profile_eval *profile_eval_create(char *const *exprs, int n, char *err, size_t errlen)
@@ -38,16 +49,11 @@ profile_eval *profile_eval_create(char *const *exprs, int n, char *err, size_t e
     ev->n = n;
     if (n > 0) {
         ev->h = calloc((size_t)n, sizeof *ev->h);
-        if (!ev->h) goto nomem;
+        ev->nat = calloc((size_t)n, sizeof *ev->nat);
+        if (!ev->h || !ev->nat) goto nomem;
     }
-    for (int i = 0; i < n; i++) {
-        ev->h[i] = mupCreate(muBASETYPE_FLOAT);
-        if (!ev->h[i]) goto nomem;
-        define_functions(ev->h[i]);
-        mupDefineVar(ev->h[i], "t", &ev->t);
-        mupDefineVar(ev->h[i], "X", &ev->X);
-        mupSetExpr(ev->h[i], exprs[i]);
-    }
+    for (int i = 0; i < n; i++)
+        if (compile_into(ev, i, exprs[i]) != 0) goto nomem;
     return ev;
 nomem:
     snprintf(err, errlen, "out of memory creating expression parsers");
@@ -60,21 +66,22 @@ int profile_eval_add(profile_eval *ev, const char *expr)
     muParserHandle_t *h = realloc(ev->h, (size_t)(ev->n + 1) * sizeof *h);
     if (!h) return -1;
     ev->h = h;
-    h[ev->n] = mupCreate(muBASETYPE_FLOAT);
-    if (!h[ev->n]) return -1;
-    define_functions(h[ev->n]);
-    mupDefineVar(h[ev->n], "t", &ev->t);
-    mupDefineVar(h[ev->n], "X", &ev->X);
-    mupSetExpr(h[ev->n], expr);
+    expr_native **nat = realloc(ev->nat, (size_t)(ev->n + 1) * sizeof *nat);
+    if (!nat) return -1;
+    ev->nat = nat;
+    if (compile_into(ev, ev->n, expr) != 0) return -1;
     return ev->n++;
 }
 
 void profile_eval_free(profile_eval *ev)
 {
     if (!ev) return;
-    for (int i = 0; i < ev->n && ev->h; i++)
+    for (int i = 0; i < ev->n && ev->h && ev->nat; i++) {
         if (ev->h[i]) mupRelease(ev->h[i]);
+        expr_native_free(ev->nat[i]);
+    }
     free(ev->h);
+    free(ev->nat);
     free(ev);
 }
 
@@ -83,6 +90,7 @@ static double scalar_value(const profile_scalar *s, profile_eval *ev, double t, 
     if (s->expr < 0 || !ev) return s->value;
     ev->t = t;
     ev->X = X;
+    if (ev->nat[s->expr]) return expr_native_eval(ev->nat[s->expr]);
     return mupEval(ev->h[s->expr]);
 }
 
@@ -169,6 +177,15 @@ static int check_with(const char *expr, const char *var1, const char *var2, cons
     int rc = 0;
     double v1 = 0.0, v2 = 0.0;
     if (uses_X) *uses_X = 0;
+    /* native means valid: muparser takes a superset (tests/unit/test_expr_native.c) */
+    const char *const names[2] = {var1, var2};
+    double *const vars[2] = {&v1, &v2};
+    expr_native *nat = expr_native_compile(expr, names, vars, var2 ? 2 : 1);
+    if (nat) {
+        expr_native_free(nat);
+        if (uses_X) *uses_X = names_identifier(expr, "X");
+        return 0;
+    }
     pthread_mutex_lock(&check_lock);
     muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
     if (!h) {
@@ -211,7 +228,8 @@ int profile_check_arc_expr(const char *expr, char *msg, size_t len)
 }
 
 struct profile_arc {
-    muParserHandle_t h;
+    muParserHandle_t h; /* NULL when nat */
+    expr_native *nat;
     double L, s, X;
 };
 
@@ -220,6 +238,10 @@ profile_arc *profile_arc_create(const char *expr, double L)
     profile_arc *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->L = L;
+    static const char *const names[2] = {"s", "X"};
+    double *const vars[2] = {&a->s, &a->X};
+    a->nat = expr_native_compile(expr, names, vars, 2);
+    if (a->nat) return a;
     a->h = mupCreate(muBASETYPE_FLOAT);
     if (!a->h) {
         free(a);
@@ -236,13 +258,14 @@ double profile_arc_value(profile_arc *a, double s)
 {
     a->s = s;
     a->X = s / a->L;
-    return mupEval(a->h);
+    return a->nat ? expr_native_eval(a->nat) : mupEval(a->h);
 }
 
 void profile_arc_free(profile_arc *a)
 {
     if (!a) return;
-    mupRelease(a->h);
+    if (a->h) mupRelease(a->h);
+    expr_native_free(a->nat);
     free(a);
 }
 

@@ -1,7 +1,8 @@
 /* Profiles: how an actuator's value or a load's scale varies in time t and along the rod
- * X = s/L. A number, an expression (muparser), or the traveling sigmoid wave of Eq. 59.
- * Expressions are compiled once per evaluator: one evaluator per thread (muparser handles
- * are not thread-safe), owned by the rod_state that uses it. */
+ * X = s/L. A number, an expression (muparser's language), or the traveling sigmoid wave of
+ * Eq. 59. Expressions are compiled once per evaluator, natively when they can be
+ * (expr_native.h: muparser's values, without loading it), else by muparser: one evaluator per
+ * thread (both bind the variables by address), owned by the rod_state that uses it. */
 #ifndef ROD_PROFILE_H
 #define ROD_PROFILE_H
 
