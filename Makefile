@@ -370,9 +370,9 @@ coverage:
 # ASan and UBSan do not is a read of uninitialised memory, and under it every test costs about
 # 1.3 CPU s of start-up (a fresh memcheck per Criterion child) before its first line: its unit
 # run, 155 tests and 300 CPU s, was a fifth of make test. It runs the suites that take input from
-# outside (the spec and its parts, profiles and their native expressions, the config, checkpoints, requests, the stream's
-# handshake, frames and byte pump, the optimizer's daemon client, exports and recordings, the disk
-# budget), where a field left unset by a parser or a codec is the bug to fear. The engine's
+# outside (the spec and its parts, profiles and their native expressions, the config,
+# checkpoints, requests, the stream's handshake, frames and byte pump, the optimizer's daemon
+# client, exports and recordings, the disk budget), where a field left unset by a parser or a codec is the bug to fear. The engine's
 # unit suites (maths, contact, friction, statics, muscles, ramps, the optimizers, the error
 # paths) run under ASan and UBSan, and the engine's code under valgrind through the validation
 # statics and dynamics below and the daemon's tests.
