@@ -14,8 +14,8 @@ typedef struct expr_native expr_native;
  * addresses must outlive the program), or NULL: muparser must answer (outside the subset,
  * invalid, or no memory). Thread-safe. */
 expr_native *expr_native_compile(const char *expr, const char *const *names, double *const *vars, int n);
-/* Its value now. No allocation; one program must not be evaluated by two threads at once
- * only in that its variables are shared. */
+/* Its value at the variables' current values, without allocating. The program itself is
+ * read-only, but its variables are shared: one program per thread, like a muparser handle. */
 double expr_native_eval(const expr_native *p);
 void expr_native_free(expr_native *p);
 
