@@ -6,6 +6,7 @@
 #include "dense.h"
 #include "dynamics.h"
 #include "vector_clones.h"
+#include "wall_newton.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,6 +67,10 @@ struct galpha {
     double h_cur, h_min;        /* the step in use (h or h halved) and the shortest one taken */
     int since_cut;              /* successful steps at h_cur since it was last cut or grown */
     long steps, rhs, factorizations, newton, failures, recharts, reduced;
+    /* solver.contact_laws "solved": the walls' laws solved along each correction */
+    wall_newton *walls;
+    contact_lin *lin;
+    double *wq, *wv; /* a correction's weights in the error norm */
 };
 
 void galpha_free(galpha *g)
@@ -73,6 +78,9 @@ void galpha_free(galpha *g)
     if (!g) return;
     free(g->q);
     free(g->piv);
+    wall_newton_free(g->walls);
+    contact_lin_free(g->lin);
+    free(g->wq);
     free(g);
 }
 
@@ -114,6 +122,17 @@ galpha *galpha_create(const rod_model *m)
         g->Jv = p;
     }
     g->stale = 1;
+    if (g->force_form && m->spec->jacobian_contact && !m->spec->contact_laws_linearized && m->ncontact > 0 &&
+        m->spec->nobstacles > 0 && !m->spec->self_contact) {
+        g->walls = wall_newton_create(m);
+        g->lin = contact_lin_create(m);
+        g->wq = calloc(2 * (size_t)n + 1, sizeof *g->wq);
+        if (!g->walls || !g->lin || !g->wq) {
+            galpha_free(g);
+            return NULL;
+        }
+        g->wv = g->wq + n;
+    }
     /* Chung & Hulbert's optimal parameters for a spectral radius rho_inf at infinite step */
     const double ri = m->spec->rho_inf;
     g->am = (2 * ri - 1) / (ri + 1);
@@ -151,15 +170,26 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
  * M is the mass matrix at the last evaluation's (qn, vn): formed here from its Jacobians
  * after a force-form residual (dyn_residual), else its Cholesky factor is in st->Mxi (q_xi
  * block); M_rho is constant. */
+static void smooth_matrix(galpha *g, const rod_model *m, rod_state *st, double cq, double cv, double *S);
+
 static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn, double cq,
                          double cv)
 {
-    const int n = g->n, nx = m->n_xi, nr = m->n_rho;
+    const int n = g->n;
     double *S = g->S;
     for (size_t i = 0; i < (size_t)n * n; i++) S[i] = cq * m->K[i] + cv * m->D[i];
     /* solver.jacobian "contact": minus the contacts' dQ/dq and dQ/dq_dot at (qn, vn), whose
      * kinematics the last f left in st */
     if (m->spec->jacobian_contact) contact_jacobian(m, st, g->qn, st->eta, tn, -cq, S, -cv, S, n);
+    smooth_matrix(g, m, st, cq, cv, S);
+    g->factorizations++;
+    return dense_lu(S, n, g->piv);
+}
+
+/* S += the penalty constraints' and the mass's parts of the Newton matrix */
+static void smooth_matrix(galpha *g, const rod_model *m, rod_state *st, double cq, double cv, double *S)
+{
+    const int n = g->n, nx = m->n_xi, nr = m->n_rho;
     /* the penalty constraints' k A^T A and d A^T A, as CVODE's elastic Jacobian has them: a
      * stiff penalty left out makes Newton crawl or fail at any step that resolves it poorly */
     constraints_penalty_add(m, st, cq, S, cv, S, n);
@@ -195,8 +225,29 @@ static int newton_matrix(galpha *g, const rod_model *m, rod_state *st, double tn
             S[nx + i + (size_t)n * (nx + j)] += s;
             if (i != j) S[nx + j + (size_t)n * (nx + i)] += s;
         }
-    g->factorizations++;
-    return dense_lu(S, n, g->piv);
+}
+
+/* The correction with the walls' laws solved along it (wall_newton.h), into g->r: 1 solved,
+ * 0 not (Newton may go on, not stop at it), -1 a singular matrix. */
+static int walls_correction(galpha *g, const rod_model *m, rod_state *st, double tn, double h, int it)
+{
+    const int n = g->n;
+    const double cx = (1 - g->af) / (1 - g->am), cq = g->beta * cx * h * h, cv = g->gamma * cx * h;
+    const double rtol = m->spec->rtol, atol = m->spec->atol, atol_v = atol / m->spec->rate_time_scale;
+    if (it == 0) {
+        double *S0 = wall_newton_smooth(g->walls);
+        for (size_t i = 0; i < (size_t)n * n; i++) S0[i] = cq * m->K[i] + cv * m->D[i];
+        smooth_matrix(g, m, st, cq, cv, S0);
+        wall_newton_new_try(g->walls);
+    }
+    contact_lin_points(m, st, g->qn, st->eta, tn, g->lin);
+    for (int i = 0; i < n; i++) {
+        g->wq[i] = cq / (rtol * fabs(g->qn[i]) + atol);
+        g->wv[i] = cv / (rtol * fabs(g->vn[i]) + atol_v);
+    }
+    /* the inner steps to a tenth of the tolerance Newton's corrections are held to */
+    memcpy(g->w, g->r, (size_t)n * sizeof *g->w);
+    return wall_newton_solve(g->walls, g->lin, g->w, cq, cv, g->wq, g->wv, 10 * NEWTON_TOL, g->r);
 }
 
 /* S = I - beta' h^2 df/dq - gamma' h df/dq_dot from the kept Jacobians */
@@ -291,6 +342,12 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
          * moves far or converges slowly: a contact's stiffness and the friction's slope
          * switch within the step, and one formed before the switch sends Newton away (its
          * cost is one factorization, no evaluation) */
+        int solved = 1;
+        if (g->walls) {
+            solved = walls_correction(g, m, st, tn, h, it);
+            if (solved < 0) return 1;
+            g->fresh = 1; /* its matrices are this step's: no retry at the same step */
+        } else {
         const int reform = it > 0 && contact_matrix(g, m) && (it == 1 ? e1 > REFORM_AFTER : e1 > CONTRACT * e2);
         if ((it == 0 && (g->stale || g->S_h != h)) || reform) {
             /* the matrix is kept across steps while Newton converges quickly with it; a new
@@ -317,6 +374,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         }
         if (elastic && !force_form) times_mass(m, st, g->r);
         dense_lu_solve(g->S, n, g->piv, g->r);
+        }
         /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
          * tolerances, q_dot's atol / rate_time_scale (root mean square, as CVODE weighs its
          * Newton corrections) */
@@ -344,7 +402,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
          * three corrections (e 150, 5, 0.03) end a correction sooner (6,208 -> 5,635
          * evaluations, its speed moved by 3e-5 L per period) */
         const int by_own_rate = it > 0 && e * fmin(1.0, g->crate) < NEWTON_TOL;
-        if (e < NEWTON_TOL || by_rate || by_own_rate) {
+        if ((e < NEWTON_TOL || by_rate || by_own_rate) && solved) {
             if (it >= (elastic ? SLOW_NEWTON_ELASTIC : SLOW_NEWTON_DIFFERENCE)) g->stale = 1;
             for (int i = 0; i < n; i++) {
                 g->an[i] = (af * g->x[i] + (1 - af) * g->xn[i] - am * g->a[i]) / (1 - am);
@@ -431,6 +489,11 @@ int galpha_advance(galpha *g, const rod_model *m, rod_state *st, double t_end)
 
 void galpha_add_stats(const galpha *g, rod_dynamics_stats *out)
 {
+    if (g->walls) {
+        long matrices, passes;
+        wall_newton_counts(g->walls, &matrices, &passes);
+        out->jac_evals += matrices;
+    }
     out->steps += g->steps;
     out->rhs_evals += g->rhs;
     out->jac_evals += g->factorizations;

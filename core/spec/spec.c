@@ -43,7 +43,7 @@ static const char *const keys_route[] = {"offset", "helix", "relative_to_radius"
 static const char *const keys_helix[] = {"radius", "turns", "phase", NULL};
 static const char *const keys_disc[] = {"points", "substeps", "magnus_order", NULL};
 static const char *const keys_solver[] = {"tolerance", "max_iterations", "load_steps", "guess",
-    "rtol", "atol", "rate_time_scale", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", NULL};
+    "rtol", "atol", "rate_time_scale", "jacobian", "integrator", "step", "rho_infinity", "command_ramp", "contact_laws", NULL};
 static const char *const keys_authors[] = {"no_cable_work_on_inflation", "global_quadrature",
     "damping_slips", "slope_per_X", "mass_rate_slip", NULL};
 static const char *const keys_obstacle[] = {"name", "type", "point", "normal", "center", "axis",
@@ -94,7 +94,7 @@ const char *const spec_known_paths[] = {
     "/discretization/magnus_order",
     "/solver", "/solver/tolerance", "/solver/max_iterations", "/solver/load_steps",
     "/solver/guess", "/solver/rtol", "/solver/atol", "/solver/rate_time_scale", "/solver/jacobian",
-    "/solver/integrator", "/solver/step", "/solver/rho_infinity", "/solver/command_ramp",
+    "/solver/integrator", "/solver/step", "/solver/rho_infinity", "/solver/command_ramp", "/solver/contact_laws",
     "/initial",
     "/authors_code", "/authors_code/no_cable_work_on_inflation", "/authors_code/global_quadrature",
     "/authors_code/damping_slips", "/authors_code/slope_per_X", "/authors_code/mass_rate_slip",
@@ -728,6 +728,8 @@ static void parse_solver(pctx *c, const cJSON *sv)
                         ? INTEGRATOR_GALPHA
                         : INTEGRATOR_BDF;
     spec_get_number(c, sv, "rho_infinity", "/solver", OPTIONAL, R_UNIT, &s->rho_inf);
+    static const char *const laws[] = {"solved", "linearized", NULL};
+    s->contact_laws_linearized = spec_get_enum(c, sv, "contact_laws", "/solver", OPTIONAL, laws, 0) == 1;
     spec_get_number(c, sv, "command_ramp", "/solver", OPTIONAL, R_NONNEG, &s->command_ramp);
     const int has_step = spec_get_number(c, sv, "step", "/solver", OPTIONAL, R_POS, &s->step);
     if (s->integrator == INTEGRATOR_GALPHA && !has_step && !spec_member(sv, "step"))

@@ -186,6 +186,9 @@ typedef struct {
     double rate_time_scale; /* dynamics (s): q_dot's absolute tolerance is atol over it */
     int jacobian_elastic; /* dynamics: Jacobian of the stiff linear part only */
     int jacobian_contact; /* dynamics: with jacobian_elastic, the contacts' stiff part too */
+    int contact_laws_linearized; /* generalized-alpha with jacobian_contact: the walls' laws
+                                  * linearized in Newton's matrix only, not solved along each
+                                  * correction (solver.contact_laws, wall_newton.h) */
     int integrator;       /* INTEGRATOR_* */
     double step;          /* generalized-alpha: its fixed step (s) */
     double rho_inf;       /* generalized-alpha: spectral radius at infinite step */

@@ -484,6 +484,29 @@ static void add_force_slopes(int nx, const double *U, const double Bv[9], const 
     add_UtBV(nx, U, BV, Kc, ld);
 }
 
+/* A wall's force F at (eps, v) (wall_force's, pushing) and its slopes for a Newton matrix:
+ * dF/dv by forward differences of the point's law (a 3x3, cheap), at a step well inside the
+ * friction's linear creep range, with the static share held; dF/dx as the penetration falls
+ * along n, F (normal and friction alike) being proportional to the normal force
+ * k eps - gamma v_n. */
+static void wall_slopes(const spec_obstacle *ob, const double tg[3], const double n[3], double eps,
+                        const double v[3], const double F[3], double dFv[9], double dFx[9])
+{
+    const int fric = ob->friction.on;
+    const double h = fric ? 1e-3 * ob->friction.threshold_velocity : 1e-6;
+    spec_obstacle held = *ob;
+    if (fric) hold_static_share(&held.friction, v, n);
+    for (int a = 0; a < 3; a++) {
+        double vp[3] = {v[0], v[1], v[2]}, Fp[3] = {0, 0, 0};
+        vp[a] += h;
+        wall_force(&held, tg, n, eps, vp, fric, Fp);
+        for (int i = 0; i < 3; i++) dFv[3 * i + a] = (Fp[i] - F[i]) / h;
+    }
+    const double fn = vec3_dot(F, n); /* friction lies in the surface */
+    for (int i = 0; i < 3; i++)
+        for (int a = 0; a < 3; a++) dFx[3 * i + a] = -ob->stiffness * F[i] / fn * n[a];
+}
+
 /* Jv = Jl - [off]x Ja: the Jacobian of the material velocity at offset off from the centre
  * line, R (eta_lin + eta_ang x R^T off) as velocity_at forms it (3 x nx, row-major) */
 static void surface_jacobian(int nx, const double *Jl, const double *Ja, const double off[3], double *Jv)
@@ -566,23 +589,8 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
                 const double sp_ = p.t[0] * Ja[j] + p.t[1] * Ja[nx + j] + p.t[2] * Ja[2 * nx + j];
                 for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * sp_;
             }
-            /* dF/dv by forward differences of the point's law (a 3x3, cheap), at a step well
-             * inside the friction's linear creep range, with the static share held */
-            const double h = fric ? 1e-3 * ob->friction.threshold_velocity : 1e-6;
-            spec_obstacle held = *ob;
-            if (fric) hold_static_share(&held.friction, v, n);
             double dFv[9], dFx[9];
-            for (int a = 0; a < 3; a++) {
-                double vp[3] = {v[0], v[1], v[2]}, Fp[3] = {0, 0, 0};
-                vp[a] += h;
-                wall_force(&held, p.t, n, eps, vp, fric, Fp);
-                for (int i = 0; i < 3; i++) dFv[3 * i + a] = (Fp[i] - F[i]) / h;
-            }
-            /* dF/dx: the penetration falls along n, and F (normal and friction alike) is
-             * proportional to the normal force k eps - gamma v_n */
-            const double fn = vec3_dot(F, n); /* friction lies in the surface */
-            for (int i = 0; i < 3; i++)
-                for (int a = 0; a < 3; a++) dFx[3 * i + a] = -ob->stiffness * F[i] / fn * n[a];
+            wall_slopes(ob, p.t, n, eps, v, F, dFv, dFx);
             /* the generalized force is ds Jv^T F (the moment about the tangent is its
              * rolling part), so dQ/dq_dot = ds Jv^T dF/dv Jv, dQ/dq ~ ds Jv^T dF/dx R J_lin
              * (the frames' turning with q left out) */
@@ -643,5 +651,150 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
             }
             if (sp->sc_friction.on) pair_friction_jacobian(sp, n, eps, vi, vj, nx, Jr, Jd, ds2, wk, Kc, wc, Cc, ld);
         }
+    }
+}
+
+/* ---- The walls' laws along a Newton correction (solver.contact_laws "solved") ----
+ * Per wall contact point: its weight ds, penetration, slip velocity, normal, tangent, force
+ * and obstacle, and the Jacobians of its slip (Jv, as contact_jacobian forms it) and of its
+ * centre line (Jl); both also stacked column by column over all points (Jc: 6 rows a point),
+ * so that moving every point by a correction is one pass over the columns. */
+enum { LIN_DS, LIN_EPS, LIN_V, LIN_N = LIN_V + 3, LIN_T = LIN_N + 3, LIN_F = LIN_T + 3, LIN_MU = LIN_F + 3,
+       LIN_OB = LIN_MU + 3, LIN_HEAD };
+
+struct contact_lin {
+    int np, cap, nx;
+    spec_obstacle moved[SPEC_MAX_OBSTACLES];
+    double *pt; /* cap x (LIN_HEAD + 6 nx): the head, then Jv and Jl row-major (3 x nx each) */
+    double *Jc; /* nx columns of 6 np: rows 6p..6p+2 Jv, 6p+3..6p+5 Jl of point p */
+    double *y;  /* 6 np: Jc times a correction */
+};
+
+contact_lin *contact_lin_create(const rod_model *m)
+{
+    contact_lin *L = calloc(1, sizeof *L);
+    if (!L) return NULL;
+    L->nx = m->n_xi;
+    const int nob = m->spec->nobstacles < SPEC_MAX_OBSTACLES ? m->spec->nobstacles : SPEC_MAX_OBSTACLES;
+    L->cap = m->ncontact * (nob > 0 ? nob : 1);
+    const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
+    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 6) + 1, sizeof *L->pt);
+    if (!L->pt) {
+        free(L);
+        return NULL;
+    }
+    L->Jc = L->pt + (size_t)L->cap * per;
+    L->y = L->Jc + (size_t)L->cap * 6 * L->nx;
+    return L;
+}
+
+void contact_lin_free(contact_lin *L)
+{
+    if (!L) return;
+    free(L->pt);
+    free(L);
+}
+
+int contact_lin_count(const contact_lin *L) { return L->np; }
+
+VECTOR_CLONES
+int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
+                       contact_lin *L)
+{
+    L->np = 0;
+    if (!m->ncontact || !eta) return 0;
+    const int nx = m->n_xi;
+    const size_t per = LIN_HEAD + 6 * (size_t)nx;
+    double Jl[3 * MODEL_MAX_XI], Ja[3 * MODEL_MAX_XI];
+    double vel[SPEC_MAX_OBSTACLES][3];
+    const int nob = place_obstacles(m->spec, st, t, L->moved, vel);
+    for (int c = 0; c < m->ncontact && nob; c++) {
+        cpoint p;
+        point_at(m, st, q, c, &p);
+        int have = 0;
+        for (int o = 0; o < nob && L->np < L->cap; o++) {
+            const spec_obstacle *ob = &L->moved[o];
+            double n[3], surf[3], off[3], v[3], F[3] = {0, 0, 0};
+            const double eps = penetration(ob, p.r, p.radius, n, surf);
+            /* a point the wall does not push now (eps > 0 with k eps < gamma v_n) is kept:
+             * the correction may press it again */
+            if (!(eps > 0)) continue;
+            for (int i = 0; i < 3; i++) off[i] = -p.radius * n[i];
+            rolling_velocity_at(&p, eta, off, v);
+            for (int i = 0; i < 3; i++) v[i] -= vel[o][i];
+            wall_force(ob, p.t, n, eps, v, ob->friction.on, F);
+            if (!have) {
+                point_jacobians(m, st, &p, Jl, Ja);
+                have = 1;
+            }
+            double *b = L->pt + per * (size_t)L->np++, *Jv = b + LIN_HEAD, tx[3];
+            b[LIN_DS] = m->contact_w[c];
+            b[LIN_EPS] = eps;
+            b[LIN_OB] = o;
+            /* the friction's static share held at the iterate's slip (hold_static_share): past
+             * v_eps the law falls from mu_s to mu_k within a few v_eps, a negative slope 250
+             * times the snake's mass term at 4 ms, along which no correction descends; the next
+             * correction, from the new iterate, holds its share */
+            spec_friction held = ob->friction;
+            if (held.on) hold_static_share(&held, v, n);
+            for (int d = 0; d < 3; d++) b[LIN_MU + d] = held.mu_static[d];
+            for (int i = 0; i < 3; i++) {
+                b[LIN_V + i] = v[i];
+                b[LIN_N + i] = n[i];
+                b[LIN_T + i] = p.t[i];
+                b[LIN_F + i] = F[i];
+            }
+            vec3_cross(p.t, off, tx);
+            for (int j = 0; j < nx; j++) {
+                const double spin = p.t[0] * Ja[j] + p.t[1] * Ja[nx + j] + p.t[2] * Ja[2 * nx + j];
+                for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * spin;
+            }
+            memcpy(Jv + 3 * nx, Jl, 3 * (size_t)nx * sizeof *Jl);
+        }
+    }
+    const int rows = 6 * L->np;
+    for (int k = 0; k < L->np; k++) {
+        const double *J = L->pt + per * (size_t)k + LIN_HEAD;
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < nx; j++) L->Jc[(size_t)rows * j + 6 * k + i] = J[i * nx + j];
+    }
+    return L->np;
+}
+
+VECTOR_CLONES
+void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
+                       int ld)
+{
+    const int nx = L->nx, rows = 6 * L->np;
+    const size_t per = LIN_HEAD + 6 * (size_t)nx;
+    double *y = L->y;
+    /* the points' slip and centre-line displacement per unit correction, all at once */
+    for (int i = 0; i < rows; i++) y[i] = 0.0;
+    for (int j = 0; j < nx; j++) {
+        const double d = dx[j], *col = L->Jc + (size_t)rows * j;
+        if (d == 0.0) continue;
+        for (int i = 0; i < rows; i++) y[i] += col[i] * d;
+    }
+    for (int k = 0; k < L->np; k++) {
+        const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *Jl = Jv + 3 * nx;
+        const double *n = b + LIN_N, *tg = b + LIN_T, *F0 = b + LIN_F, *yk = y + 6 * k;
+        spec_obstacle held = L->moved[(int)b[LIN_OB]];
+        if (held.friction.on)
+            for (int d = 0; d < 3; d++) held.friction.mu_static[d] = held.friction.mu_kinetic[d] = b[LIN_MU + d];
+        const spec_obstacle *ob = &held;
+        const double ds = b[LIN_DS];
+        double v[3], F[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++) v[i] = b[LIN_V + i] + cv * yk[i];
+        /* q moves by cq dx and the penetration falls along n as the centre line moves out */
+        const double eps = b[LIN_EPS] - cq * (n[0] * yk[3] + n[1] * yk[4] + n[2] * yk[5]);
+        const int fric = ob->friction.on;
+        const int on = eps > 0 && wall_force(ob, tg, n, eps, v, fric, F);
+        const double d0 = ds * (F[0] - F0[0]), d1 = ds * (F[1] - F0[1]), d2 = ds * (F[2] - F0[2]);
+        if (d0 != 0.0 || d1 != 0.0 || d2 != 0.0)
+            for (int j = 0; j < nx; j++) G[j] += Jv[j] * d0 + Jv[nx + j] * d1 + Jv[2 * nx + j] * d2;
+        if (!on || !A) continue;
+        double dFv[9], dFx[9];
+        wall_slopes(ob, tg, n, eps, v, F, dFv, dFx);
+        add_force_slopes(nx, Jv, dFv, dFx, Jl, -cv * ds, A, -cq * ds, A, ld);
     }
 }

@@ -67,6 +67,24 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
 int contact_wall_normals(const rod_model *m, rod_state *st, const double *q, double t, double factor,
                          double *eps, double *w, double *g);
 
+/* The walls' laws along a Newton correction dx (solver.contact_laws "solved"): at an iterate,
+ * contact_lin_points keeps every point a wall penetrates with its force and the Jacobians of
+ * its slip and its centre line (the frames of st computed from q, eta the twists); then
+ * contact_lin_force moves each point by the correction, its slip by cv Jv dx and its centre
+ * line by cq Jl dx, evaluates the wall's law there exactly and adds the generalized force's
+ * change ds Jv^T (F(dx) - F(0)) to G and, when A is not NULL, minus the slopes at the moved
+ * point (as contact_jacobian forms them: cq dQ/dq + cv dQ/dq_dot) to A (n_xi x n_xi block,
+ * column-major, ld). The kinematics are linearized; the laws are not (a touch, a lift-off, a
+ * stick-slip switch within the correction). NULL from create: no memory. */
+typedef struct contact_lin contact_lin;
+contact_lin *contact_lin_create(const rod_model *m);
+void contact_lin_free(contact_lin *L);
+int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
+                       contact_lin *L);
+int contact_lin_count(const contact_lin *L);
+void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
+                       int ld);
+
 /* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
 size_t contact_point_size(void);
 
