@@ -240,7 +240,11 @@ static int walls_correction(galpha *g, const rod_model *m, rod_state *st, double
         smooth_matrix(g, m, st, cq, cv, S0);
         wall_newton_new_try(g->walls);
     }
-    contact_lin_points(m, st, g->qn, st->eta, tn, g->lin);
+    /* the points' Jacobians from the try's first iterate while the same points touch: the
+     * laws are evaluated afresh, the kinematics are a linearization either way (the snake:
+     * instructions -13 %, evaluations 3,315 -> 3,151) */
+    if (it == 0 || contact_lin_update(m, st, g->qn, st->eta, tn, g->lin) != 0)
+        contact_lin_points(m, st, g->qn, st->eta, tn, g->lin);
     for (int i = 0; i < n; i++) {
         g->wq[i] = cq / (rtol * fabs(g->qn[i]) + atol);
         g->wv[i] = cv / (rtol * fabs(g->vn[i]) + atol_v);

@@ -62,11 +62,12 @@ void wall_newton_counts(const wall_newton *w, long *matrices, long *passes)
 
 /* G = r - S0 x plus the walls' change at x; with A (not NULL), A = S0 minus their slopes */
 VECTOR_CLONES
-static void residual_at(wall_newton *w, const contact_lin *L, const double *r, const double *x, double cq,
-                        double cv, double *G, double *A)
+static void residual_at(wall_newton *w, const contact_lin *L, const double *r, const double *x, int x_zero,
+                        double cq, double cv, double *G, double *A)
 {
     const int n = w->n;
     memcpy(G, r, (size_t)n * sizeof *G);
+    if (x_zero && !A) return; /* the laws and S0 add nothing at a zero correction */
     for (int j = 0; j < n; j++) {
         const double xj = x[j], *col = w->S0 + (size_t)n * j;
         if (xj == 0.0) continue;
@@ -108,7 +109,7 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
     int form = !w->A_kept, G_here = 0, retried = 0;
     double merit = -1, last = INFINITY;
     for (int k = 0; k < MAX_INNER; k++) {
-        if (form || !G_here) residual_at(w, L, r, dx, cq, cv, G, form ? w->A : NULL);
+        if (form || !G_here) residual_at(w, L, r, dx, k == 0 && !retried, cq, cv, G, form ? w->A : NULL);
         if (merit < 0) merit = merit_of(w, G);
         if (form) {
             w->matrices++;
@@ -124,7 +125,7 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
         int fell = 0;
         for (int cut = 0; cut <= MAX_CUTS; cut++, alpha *= 0.5) {
             for (int i = 0; i < n; i++) trial[i] = dx[i] + alpha * G[i];
-            residual_at(w, L, r, trial, cq, cv, Gt, NULL);
+            residual_at(w, L, r, trial, 0, cq, cv, Gt, NULL);
             mt = merit_of(w, Gt);
             if (mt <= (1 - DECREASE * alpha) * merit) {
                 fell = 1;

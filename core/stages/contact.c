@@ -16,8 +16,11 @@ void contact_friction(const spec_friction *f, double fn, const double v_t[3],
     const double u = sqrt(vec3_dot(v_t, v_t)), ve = f->threshold_velocity;
     if (!(u > 0) || !(fn > 0)) return;
     const double a = vec3_dot(v_t, u_axis), b = vec3_dot(v_t, u_lat);
-    const double ramp = u < ve ? u / ve : 1.0;          /* 0 at rest, 1 from v_eps on */
-    const double stat = u <= ve ? 1.0 : exp(-(u - ve) / ve); /* static share */
+    const double ramp = u < ve ? u / ve : 1.0; /* 0 at rest, 1 from v_eps on */
+    /* the static share; a law with it held (static = kinetic) needs no exp */
+    const int falls = f->mu_static[0] != f->mu_kinetic[0] || f->mu_static[1] != f->mu_kinetic[1] ||
+                      f->mu_static[2] != f->mu_kinetic[2];
+    const double stat = u <= ve || !falls ? 1.0 : exp(-(u - ve) / ve);
     const int da = a >= 0 ? 0 : 1;
     const double mu_a = f->mu_kinetic[da] + (f->mu_static[da] - f->mu_kinetic[da]) * stat;
     const double mu_l = f->mu_kinetic[2] + (f->mu_static[2] - f->mu_kinetic[2]) * stat;
@@ -660,7 +663,7 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
  * centre line (Jl); both also stacked column by column over all points (Jc: 6 rows a point),
  * so that moving every point by a correction is one pass over the columns. */
 enum { LIN_DS, LIN_EPS, LIN_V, LIN_N = LIN_V + 3, LIN_T = LIN_N + 3, LIN_F = LIN_T + 3, LIN_MU = LIN_F + 3,
-       LIN_OB = LIN_MU + 3, LIN_HEAD };
+       LIN_OB = LIN_MU + 3, LIN_C, LIN_HEAD };
 
 struct contact_lin {
     int np, cap, nx;
@@ -731,6 +734,7 @@ int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const
             b[LIN_DS] = m->contact_w[c];
             b[LIN_EPS] = eps;
             b[LIN_OB] = o;
+            b[LIN_C] = c;
             /* the friction's static share held at the iterate's slip (hold_static_share): past
              * v_eps the law falls from mu_s to mu_k within a few v_eps, a negative slope 250
              * times the snake's mass term at 4 ms, along which no correction descends; the next
@@ -759,6 +763,45 @@ int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const
             for (int j = 0; j < nx; j++) L->Jc[(size_t)rows * j + 6 * k + i] = J[i * nx + j];
     }
     return L->np;
+}
+
+VECTOR_CLONES
+int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
+                       contact_lin *L)
+{
+    if (!m->ncontact || !eta) return L->np == 0 ? 0 : -1;
+    const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
+    double vel[SPEC_MAX_OBSTACLES][3];
+    const int nob = place_obstacles(m->spec, st, t, L->moved, vel);
+    int k = 0;
+    for (int c = 0; c < m->ncontact && nob; c++) {
+        cpoint p;
+        point_at(m, st, q, c, &p);
+        for (int o = 0; o < nob; o++) {
+            const spec_obstacle *ob = &L->moved[o];
+            double n[3], surf[3], off[3], v[3], F[3] = {0, 0, 0};
+            const double eps = penetration(ob, p.r, p.radius, n, surf);
+            if (!(eps > 0)) continue;
+            double *b = L->pt + per * (size_t)k;
+            if (k >= L->np || (int)b[LIN_C] != c || (int)b[LIN_OB] != o) return -1;
+            k++;
+            for (int i = 0; i < 3; i++) off[i] = -p.radius * n[i];
+            rolling_velocity_at(&p, eta, off, v);
+            for (int i = 0; i < 3; i++) v[i] -= vel[o][i];
+            wall_force(ob, p.t, n, eps, v, ob->friction.on, F);
+            b[LIN_EPS] = eps;
+            spec_friction held = ob->friction;
+            if (held.on) hold_static_share(&held, v, n);
+            for (int i = 0; i < 3; i++) {
+                b[LIN_V + i] = v[i];
+                b[LIN_N + i] = n[i];
+                b[LIN_T + i] = p.t[i];
+                b[LIN_F + i] = F[i];
+                b[LIN_MU + i] = held.mu_static[i];
+            }
+        }
+    }
+    return k == L->np ? 0 : -1;
 }
 
 VECTOR_CLONES

@@ -82,6 +82,10 @@ void contact_lin_free(contact_lin *L);
 int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
                        contact_lin *L);
 int contact_lin_count(const contact_lin *L);
+/* The same points at a new iterate, their Jacobians kept: 0, or -1 when the points a wall
+ * penetrates are not the same (then contact_lin_points). */
+int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
+                       contact_lin *L);
 void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
                        int ld);
 
