@@ -276,17 +276,18 @@ Test(locomotion, fig11_the_seed_swimmer_moves_forward, .timeout = 300)
 /* The shipped snake (api/examples/snake-lateral-undulation.json: generalized-alpha at a 4 ms
  * step, Newton at rtol 1e-2, solver.jacobian contact) with its walls' laws solved along each
  * Newton correction (solver.contact_laws, the default) and linearized only: both crawl at the
- * speed of a tight BDF run of the same spec (rtol 1e-5, atol 1e-8) over periods 3-4 to 1 %,
- * issue 30's bound, which is 7 times the speed's change between v_eps 1e-4 and 1e-3 above. */
+ * speed of a tight BDF run of the same spec (rtol 1e-4, atol 1e-7: forward 0.14533 L/T, the same to five
+ * digits as at rtol 1e-5 in 2/3 of the time) over period 4 to 1 %, issue 30's bound, 7 times the
+ * speed's change between v_eps 1e-4 and 1e-3 above. */
 Test(locomotion, the_shipped_snake_at_its_4_ms_step_crawls_at_a_tight_runs_speed, .timeout = 900)
 {
     char *json = tu_read_file("api/examples/snake-lateral-undulation.json");
     cr_assert_not_null(json);
-    const char *tight[] = {"solver.integrator=bdf", "solver.rtol=1e-5", "solver.atol=1e-8"};
+    const char *tight[] = {"solver.integrator=bdf", "solver.rtol=1e-4", "solver.atol=1e-7"};
     const char *linearized[] = {"solver.contact_laws=linearized"};
     const char *const *sets[3] = {NULL, linearized, tight};
     const int nsets[3] = {0, 1, 3};
-    const char *names[3] = {"generalized-alpha, walls solved", "generalized-alpha, walls linearized", "BDF at rtol 1e-5"};
+    const char *names[3] = {"generalized-alpha, walls solved", "generalized-alpha, walls linearized", "BDF at rtol 1e-4"};
     gait_speed v[3];
     for (int i = 0; i < 3; i++) {
         rod_model *m = tu_model_set(json, sets[i], nsets[i]);
