@@ -301,6 +301,46 @@ static int contact_matrix(const galpha *g, const rod_model *m)
     return m->spec->jacobian_contact && m->ncontact > 0;
 }
 
+/* The correction Newton's matrix gives (solver.jacobian's, the contacts linearized in it), into
+ * g->r: 0, 1 when the step must be cut (a singular matrix), -1 on a failed evaluation. With the
+ * contacts in it, the matrix is formed again at a correction while Newton moves far or
+ * converges slowly (e1, e2: the last two corrections' sizes): a contact's stiffness and the
+ * friction's slope switch within the step, and one formed before the switch sends Newton away
+ * (its cost is one factorization, no evaluation). */
+static int linearized_correction(galpha *g, const rod_model *m, rod_state *st, double tn, double h, int it,
+                                 double e1, double e2)
+{
+    const int n = g->n, elastic = m->spec->jacobian_elastic;
+    const double cx = (1 - g->af) / (1 - g->am);
+    const int reform = it > 0 && contact_matrix(g, m) && (it == 1 ? e1 > REFORM_AFTER : e1 > CONTRACT * e2);
+    if ((it == 0 && (g->stale || g->S_h != h)) || reform) {
+        /* the matrix is kept across steps while Newton converges quickly with it; a new
+         * step length alone forms it again from the kept difference Jacobians */
+        const double cq = g->beta * cx * h * h, cv = g->gamma * cx * h;
+        int rc;
+        if (elastic) {
+            rc = newton_matrix(g, m, st, tn, cq, cv);
+        } else {
+            if (g->stale) {
+                if (difference_jacobians(g, m, st, tn) != 0) return -1;
+                if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1; /* st scratch */
+            }
+            rc = newton_matrix_from_jacobians(g, cq, cv);
+        }
+        if (rc != 0) {
+            g->stale = 1;
+            return 1;
+        }
+        g->crate = 1.0;
+        g->fresh = g->stale || it > 0; /* formed again in this step: no retry with a new one */
+        g->stale = 0;
+        g->S_h = h;
+    }
+    if (elastic && !g->force_form) times_mass(m, st, g->r);
+    dense_lu_solve(g->S, n, g->piv, g->r);
+    return 0;
+}
+
 /* One step of length h from (t, q, v, x, a) into (qn, vn, xn, an); 0 when Newton converged,
  * 1 when it did not, 2 when it did not with a Jacobian formed at an earlier step (worth
  * trying again at the same step with a new one), -1 on a failed evaluation. */
@@ -342,42 +382,14 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         g->newton++;
         if (!force_form)
             for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
-        /* with the contacts in it, the matrix is formed again at a correction while Newton
-         * moves far or converges slowly: a contact's stiffness and the friction's slope
-         * switch within the step, and one formed before the switch sends Newton away (its
-         * cost is one factorization, no evaluation) */
         int solved = 1;
         if (g->walls) {
             solved = walls_correction(g, m, st, tn, h, it);
             if (solved < 0) return 1;
             g->fresh = 1; /* its matrices are this step's: no retry at the same step */
         } else {
-        const int reform = it > 0 && contact_matrix(g, m) && (it == 1 ? e1 > REFORM_AFTER : e1 > CONTRACT * e2);
-        if ((it == 0 && (g->stale || g->S_h != h)) || reform) {
-            /* the matrix is kept across steps while Newton converges quickly with it; a new
-             * step length alone forms it again from the kept difference Jacobians */
-            const double cq = be * cx * h * h, cv = ga * cx * h;
-            int rc;
-            if (elastic) {
-                rc = newton_matrix(g, m, st, tn, cq, cv);
-            } else {
-                if (g->stale) {
-                    if (difference_jacobians(g, m, st, tn) != 0) return -1;
-                    if (dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) return -1; /* st scratch */
-                }
-                rc = newton_matrix_from_jacobians(g, cq, cv);
-            }
-            if (rc != 0) {
-                g->stale = 1;
-                return 1;
-            }
-            g->crate = 1.0;
-            g->fresh = g->stale || it > 0; /* formed again in this step: no retry with a new one */
-            g->stale = 0;
-            g->S_h = h;
-        }
-        if (elastic && !force_form) times_mass(m, st, g->r);
-        dense_lu_solve(g->S, n, g->piv, g->r);
+            const int rc = linearized_correction(g, m, st, tn, h, it, e1, e2);
+            if (rc != 0) return rc;
         }
         /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
          * tolerances, q_dot's atol / rate_time_scale (root mean square, as CVODE weighs its
