@@ -44,6 +44,8 @@ enum { REGROW_AFTER = 20 };
  * to slip) and is wanted back as soon as the switch is past: doubled again after this many
  * successful steps. */
 enum { REGROW_AFTER_CONTACT = 2 };
+/* At most this many halvings of a first step from rest on walls (start_under_creep) */
+enum { START_HALVINGS = 12 };
 
 struct galpha {
     int n;
@@ -147,12 +149,42 @@ static int interrupted(rod_state *st)
     return atomic_load_explicit(&st->interrupt, memory_order_relaxed) != 0;
 }
 
+static int at_rest(const double *qd, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (qd[i] != 0.0) return 0;
+    return 1;
+}
+
+/* A rod at rest on walls with friction starts with no friction on it: its acceleration is
+ * the one it would slide with, and a first step that slides the contacts past v_eps lands on
+ * the kinetic branch of a static > kinetic law and stays there (the shipped incline at 0.25 pi
+ * slid at mu_k where it rolls, at any step over 2e-5 s). The first step is halved until that
+ * acceleration moves no touching point by more than v_eps, so the creep's friction builds up
+ * within it; the step then doubles back after two good steps each (REGROW_AFTER_CONTACT). */
+static void start_under_creep(galpha *g, const rod_model *m, rod_state *st)
+{
+    double ve = INFINITY;
+    for (int o = 0; o < m->spec->nobstacles; o++)
+        if (m->spec->obstacles[o].friction.on) ve = fmin(ve, m->spec->obstacles[o].friction.threshold_velocity);
+    if (!isfinite(ve) || contact_lin_points(m, st, g->q, st->eta, g->t, g->lin) == 0) return;
+    const double slip = contact_lin_slip_rate(g->lin, g->x);
+    double h = g->h_cur;
+    for (int k = 0; k < START_HALVINGS && h * slip > ve; k++) h *= 0.5;
+    if (h < g->h_cur) {
+        g->h_cur = h;
+        g->h_min = fmin(g->h_min, h);
+        g->since_cut = 0;
+    }
+}
+
 int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
 {
     const size_t nb = (size_t)g->n * sizeof(double);
     g->t = g->t0 = st->t;
     g->h = m->spec->step;
     if (!(g->h_cur > 0)) g->h_cur = g->h_min = g->h; /* a restart keeps a step it had to cut */
+
     memcpy(g->q, st->q, nb);
     memcpy(g->v, st->qd, nb);
     memcpy(g->q0, st->q, nb);
@@ -160,6 +192,7 @@ int galpha_restart(galpha *g, const rod_model *m, rod_state *st)
     if (dyn_accel(m, st, g->t, g->q, g->v, g->x) != 0) return ROD_ESOLVER;
     g->rhs++;
     memcpy(g->a, g->x, nb);
+    if (g->walls && at_rest(st->qd, g->n)) start_under_creep(g, m, st);
     g->crate = 1.0; /* the rate measured before a restart (an input changed) is not trusted */
     return ROD_OK;
 }

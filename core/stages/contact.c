@@ -765,6 +765,27 @@ int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const
     return L->np;
 }
 
+double contact_lin_slip_rate(const contact_lin *L, const double *dx)
+{
+    const int nx = L->nx;
+    const size_t per = LIN_HEAD + 6 * (size_t)nx;
+    double most = 0;
+    for (int k = 0; k < L->np; k++) {
+        const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *n = b + LIN_N;
+        if (!(b[LIN_EPS] > 0)) continue;
+        double y[3];
+        for (int i = 0; i < 3; i++) {
+            double a = 0;
+            for (int j = 0; j < nx; j++) a += Jv[i * nx + j] * dx[j];
+            y[i] = a;
+        }
+        const double yn = vec3_dot(y, n);
+        for (int i = 0; i < 3; i++) y[i] -= yn * n[i];
+        most = fmax(most, sqrt(vec3_dot(y, y)));
+    }
+    return most;
+}
+
 VECTOR_CLONES
 int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
                        contact_lin *L)

@@ -82,6 +82,9 @@ void contact_lin_free(contact_lin *L);
 int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
                        contact_lin *L);
 int contact_lin_count(const contact_lin *L);
+/* The fastest slip a change of q_dot's rate dx gives the points a wall penetrates: the largest
+ * |Jv dx| in the surface. */
+double contact_lin_slip_rate(const contact_lin *L, const double *dx);
 /* The same points at a new iterate, their Jacobians kept: 0, or -1 when the points a wall
  * penetrates are not the same (then contact_lin_points). */
 int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,

@@ -347,22 +347,29 @@ Test(free_friction, fig18_a_pulled_rod_holds_below_its_static_threshold_and_slid
     for (int i = 0; i < 10; i++) pull(F[i]);
 }
 
-/* ---- the shipped rolling rod (api/examples/rod-rolling-incline.json, mu_s 0.4 at 0.1 pi) on
+/* ---- the shipped rolling rod (api/examples/rod-rolling-incline.json, mu_s 0.4, mu_k 0.2) on
  * generalized-alpha with its wall's laws solved along each Newton correction ----
- * Rolling is sticking at the contact line: the case the solved laws are for. The centre's
- * acceleration from second differences of its position at 0.1, 0.4 and 0.7 s (the start's
- * velocity offset cancels) converges at the method's second order to 2/3 g sin(alpha), and the
- * Richardson extrapolation of the two finest steps is the analytic one within what the creep
- * allows: a slip below v_eps moves each of the two velocity differences by less than v_eps over
- * 0.3 s. */
-static double rolling_acceleration(double h, long *steps)
+ * Rolling is sticking at the contact line: the case the solved laws are for. The incline is
+ * the example's 0.1 pi and 0.25 pi, near the critical angle (0.279 pi), where a first step
+ * from rest that slides the contact line past v_eps lands on the kinetic branch (mu_k cannot
+ * hold it) and the rod slid at any step over 2e-5 s until the start was made to build the
+ * creep's friction first (galpha.c, start_under_creep). The centre's acceleration from second
+ * differences of its position at 0.1, 0.4 and 0.7 s (the start's velocity offset cancels)
+ * converges at the method's second order to 2/3 g sin(alpha), and the Richardson
+ * extrapolation of the two finest steps is the analytic one within what the creep allows: a
+ * slip below v_eps moves each of the two velocity differences by less than v_eps over 0.3 s. */
+static double rolling_acceleration(double alpha_s, double h, long *steps)
 {
     char *json = tu_read_file("api/examples/rod-rolling-incline.json");
     cr_assert_not_null(json);
-    char step[64];
+    const double a = alpha_s * M_PI;
+    char step[64], gravity[96], point[96];
     snprintf(step, sizeof step, "solver.step=%g", h);
-    const char *sets[] = {"solver.integrator=generalized-alpha", step, "solver.rtol=1e-6", "solver.atol=1e-8"};
-    rod_model *m = tu_model_set(json, sets, 4);
+    snprintf(gravity, sizeof gravity, "environment.gravity=[%.17g, %.17g, 0]", -G * cos(a), -G * sin(a));
+    snprintf(point, sizeof point, "environment.obstacles.0.point=[%.17g, 0, 0]", -(RR - RM * G * cos(a) / (RL * KW)));
+    const char *sets[] = {"solver.integrator=generalized-alpha", step, "solver.rtol=1e-6", "solver.atol=1e-8", gravity,
+                          point};
+    rod_model *m = tu_model_set(json, sets, 6);
     free(json);
     rod_state *st = tu_started(m);
     double y[3];
@@ -388,12 +395,42 @@ static double rolling_acceleration(double h, long *steps)
 
 Test(free_friction, generalized_alpha_with_the_walls_solved_rolls_at_two_thirds_g_sin_alpha, .timeout = 300)
 {
-    const double a = 2.0 / 3 * 3.031456715, ve = 1e-4; /* the example's g sin(alpha) along -y */
+    const double a = 2.0 / 3 * G * sin(0.1 * M_PI), ve = 1e-4;
     long n1, n2;
-    const double a1 = rolling_acceleration(5e-4, &n1), a2 = rolling_acceleration(2.5e-4, &n2);
+    const double a1 = rolling_acceleration(0.1, 5e-4, &n1), a2 = rolling_acceleration(0.1, 2.5e-4, &n2);
     const double e1 = a1 / a - 1, e2 = a2 / a - 1, ar = (4 * a2 - a1) / 3, creep = 2 * ve / 0.3 / a;
-    cr_log_info("rolling on generalized-alpha, walls solved: h 0.5 ms %.3e (%ld steps), 0.25 ms %.3e (%ld steps), "
-                "extrapolated %.2e (creep bound %.1e)", e1, n1, e2, n2, ar / a - 1, creep);
+    cr_log_info("rolling at 0.1 pi on generalized-alpha, walls solved: h 0.5 ms %.3e (%ld steps), 0.25 ms %.3e "
+                "(%ld steps), extrapolated %.2e (creep bound %.1e)", e1, n1, e2, n2, ar / a - 1, creep);
     cr_expect_gt(fabs(e1), 3 * fabs(e2), "not second order: %.3e then %.3e", e1, e2);
     cr_expect_lt(fabs(ar / a - 1), creep, "extrapolated %.6f against %.6f", ar, a);
+}
+
+/* At 0.25 pi the rod needs 0.83 of mu_s N to roll. Started from rest at a 1 ms step it must
+ * take the rolling branch, not the sliding one (g (sin - mu_k cos), 20 % faster): its centre at
+ * 0.15 s nearer the rolling one than a tenth of the way to the sliding one. (Later, near 0.22
+ * s at 0.5 ms, it does break into sliding: the creep slip sits at 0.83 v_eps, and an error of
+ * 2e-5 m/s in the contact line's velocity at 1 m/s crosses v_eps; BDF at rtol 1e-8 rolls on.) */
+Test(free_friction, generalized_alpha_from_rest_near_the_static_limit_starts_rolling, .timeout = 300)
+{
+    char *json = tu_read_file("api/examples/rod-rolling-incline.json");
+    cr_assert_not_null(json);
+    const double a = 0.25 * M_PI, T = 0.15;
+    char gravity[96], point[96];
+    snprintf(gravity, sizeof gravity, "environment.gravity=[%.17g, %.17g, 0]", -G * cos(a), -G * sin(a));
+    snprintf(point, sizeof point, "environment.obstacles.0.point=[%.17g, 0, 0]", -(RR - RM * G * cos(a) / (RL * KW)));
+    const char *sets[] = {"solver.integrator=generalized-alpha", "solver.step=1e-3", gravity, point};
+    rod_model *m = tu_model_set(json, sets, 4);
+    free(json);
+    rod_state *st = tu_started(m);
+    const double y0 = st->g[0].r[1];
+    cr_assert_eq(rod_dynamics_advance(m, st, T), ROD_OK, "%s", rod_state_error(st));
+    kin_forward_twist(m, st->q, st->qd, st->g, st->eta);
+    base_free_apply(m, st->q, st->qd, st->g, NULL, m->ns, st->eta, NULL);
+    const double d = y0 - st->g[0].r[1], roll = 0.5 * 2.0 / 3 * G * sin(a) * T * T;
+    const double slide = 0.5 * G * (sin(a) - 0.2 * cos(a)) * T * T;
+    cr_log_info("from rest at 0.25 pi, 1 ms: %.6f m down in %.2f s; rolling %.6f, sliding %.6f", d, T, roll, slide);
+    cr_expect_lt(fabs(d - roll), 0.1 * fabs(slide - roll), "slid: %.6f m against rolling %.6f, sliding %.6f", d, roll,
+                 slide);
+    rod_state_free(st);
+    rod_model_free(m);
 }
