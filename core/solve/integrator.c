@@ -423,7 +423,12 @@ int dynamics_advance_one(const rod_model *m, rod_state *st, double t_end)
         return rc;
     }
     /* no stop time: CVODE steps past t_end as its error control likes and interpolates back,
-     * so frequent frames do not cut its steps short */
+     * so frequent frames do not cut its steps short; its steps are held to moving obstacles'
+     * pace over this advance and as long again after it (contact_obstacle_step_bound) */
+    if (m->spec->nobstacles > 0) {
+        const double hmax = contact_obstacle_step_bound(m, st, st->t, t_end + (t_end - st->t));
+        CVodeSetMaxStep(d->mem, isfinite(hmax) ? hmax : 0.0);
+    }
     sunrealtype tret = st->t;
     int flag;
     for (;;) {

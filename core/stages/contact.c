@@ -186,6 +186,30 @@ static void obstacle_motion(const spec_obstacle *o, rod_state *st, double t, dou
     }
 }
 
+double contact_obstacle_step_bound(const rod_model *m, rod_state *st, double t0, double t1)
+{
+    enum { SAMPLES = 64 };
+    const rod_spec *sp = m->spec;
+    const int nob = sp->nobstacles < SPEC_MAX_OBSTACLES ? sp->nobstacles : SPEC_MAX_OBSTACLES;
+    double speed = 0.0, r = INFINITY;
+    for (int c = 0; c < m->ncontact; c++) r = fmin(r, m->sec[m->contact_station[c]].z);
+    if (!(t1 > t0) || !isfinite(r)) return INFINITY;
+    const double dt = (t1 - t0) / SAMPLES;
+    for (int o = 0; o < nob; o++) {
+        if (!sp->obstacles[o].moving) continue;
+        double d0[3], d1[3], v[3];
+        obstacle_motion(&sp->obstacles[o], st, t0, d0, v);
+        for (int i = 1; i <= SAMPLES; i++) {
+            obstacle_motion(&sp->obstacles[o], st, t0 + i * dt, d1, v);
+            double dd[3];
+            for (int k = 0; k < 3; k++) dd[k] = d1[k] - d0[k];
+            speed = fmax(speed, sqrt(vec3_dot(dd, dd)) / dt);
+            memcpy(d0, d1, sizeof d0);
+        }
+    }
+    return speed > 0 ? 0.5 * r / speed : INFINITY;
+}
+
 /* The obstacles where they are at t, and their velocities (spec.c refuses more than
  * SPEC_MAX_OBSTACLES; the loops stop there all the same); their count. */
 static int place_obstacles(const rod_spec *sp, rod_state *st, double t,

@@ -459,3 +459,50 @@ Test(contact, the_self_contact_broad_phase_finds_every_overlapping_pair)
     rod_state_free(st);
     rod_model_free(m);
 }
+
+/* A sphere pushed 2 cm into a resting clamped rod from t = 0.1 s (over 20 ms), swept along it
+ * and withdrawn at 0.5 s. A rod at rest has a right-hand side of zero until the sphere reaches
+ * it, and BDF's error test let it step over the whole passage (2 steps for 0.8 s, the tip
+ * where it started); its steps are now held to the obstacle's pace. The tip it ends at is
+ * generalized-alpha's at a 1 ms step (walls solved), another integrator of the same contact,
+ * to 5 % of how far the tip went. */
+static void jabbed_tip(const char *solver, double tip[3], long *steps)
+{
+    char json[2000];
+    snprintf(json, sizeof json,
+             "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
+             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 50}, "
+             "\"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 1, \"stretch\": 1}, "
+             "\"environment\": {\"gravity\": [0, 0, 0], \"obstacles\": [{\"type\": \"sphere\", \"center\": [0, 0.06, 0.4], "
+             "\"radius\": 0.05, \"stiffness\": 5000, \"damping\": 0, \"displacement\": [0, "
+             "\"-0.02*min(max((t-0.1)*50,0),1)+0.02*min(max((t-0.5)*50,0),1)\", \"0.1*sin(20*t)\"], "
+             "\"friction\": {\"static\": 0.8, \"kinetic\": 0.2, \"threshold_velocity\": 0.001}}]}, "
+             "\"solver\": %s}",
+             solver);
+    rod_model *m = tu_model(json);
+    rod_state *st = tu_started(m);
+    cr_assert_eq(rod_dynamics_advance(m, st, 0.8), ROD_OK, "%s", rod_state_error(st));
+    rod_frame f = tu_frame(m, st, 2);
+    for (int i = 0; i < 3; i++) tip[i] = f.position[3 + i];
+    rod_dynamics_stats s;
+    cr_assert_eq(rod_dynamics_get_stats(st, &s), ROD_OK);
+    *steps = s.steps;
+    rod_frame_free(&f);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+Test(contact, bdf_feels_a_sphere_pushed_into_a_resting_rod)
+{
+    double bdf[3], ga[3];
+    long nb, ng;
+    jabbed_tip("{\"rtol\": 1e-6, \"atol\": 1e-9, \"jacobian\": \"contact\"}", bdf, &nb);
+    jabbed_tip("{\"integrator\": \"generalized-alpha\", \"step\": 1e-3, \"rtol\": 1e-6, \"atol\": 1e-9, "
+               "\"jacobian\": \"contact\"}", ga, &ng);
+    const double moved = hypot(ga[1], ga[2] - 0.5), apart = hypot(hypot(bdf[0] - ga[0], bdf[1] - ga[1]), bdf[2] - ga[2]);
+    cr_log_info("jabbed rod's tip at 0.8 s: BDF (%.4f, %.4f, %.4f) in %ld steps, generalized-alpha (%.4f, %.4f, %.4f) "
+                "in %ld: %.2f mm apart, moved %.0f mm", bdf[0], bdf[1], bdf[2], nb, ga[0], ga[1], ga[2], ng,
+                1e3 * apart, 1e3 * moved);
+    cr_assert_gt(moved, 0.1, "the sphere must push the tip away");
+    cr_expect_lt(apart, 0.05 * moved, "BDF's tip %.3g m from generalized-alpha's", apart);
+}
