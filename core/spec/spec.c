@@ -730,6 +730,7 @@ static void parse_solver(pctx *c, const cJSON *sv)
     spec_get_number(c, sv, "rho_infinity", "/solver", OPTIONAL, R_UNIT, &s->rho_inf);
     static const char *const laws[] = {"solved", "linearized", NULL};
     s->contact_laws_linearized = spec_get_enum(c, sv, "contact_laws", "/solver", OPTIONAL, laws, 0) == 1;
+    s->contact_laws_given = spec_member(sv, "contact_laws") != NULL;
     spec_get_number(c, sv, "command_ramp", "/solver", OPTIONAL, R_NONNEG, &s->command_ramp);
     const int has_step = spec_get_number(c, sv, "step", "/solver", OPTIONAL, R_POS, &s->step);
     if (s->integrator == INTEGRATOR_GALPHA && !has_step && !spec_member(sv, "step"))

@@ -189,6 +189,7 @@ typedef struct {
     int contact_laws_linearized; /* generalized-alpha with jacobian_contact: the walls' laws
                                   * linearized in Newton's matrix only, not solved along each
                                   * correction (solver.contact_laws, wall_newton.h) */
+    int contact_laws_given;      /* solver.contact_laws is in the spec (warned where it does nothing) */
     int integrator;       /* INTEGRATOR_* */
     double step;          /* generalized-alpha: its fixed step (s) */
     double rho_inf;       /* generalized-alpha: spectral radius at infinite step */

@@ -88,8 +88,25 @@ static void warn_cables(const rod_spec *s, rod_issues *out)
     }
 }
 
+/* solver.contact_laws acts on generalized-alpha's Newton corrections with the contacts in its
+ * matrix, on walls, without self-contact (galpha.c); anywhere else it changes nothing, which a
+ * user comparing "solved" with "linearized" should be told. */
+static void warn_solver(const rod_spec *s, rod_issues *out)
+{
+    if (!s->contact_laws_given) return;
+    int multipliers = 0;
+    for (int i = 0; i < s->ncons; i++) multipliers |= !s->cons[i].penalty;
+    if (s->integrator != INTEGRATOR_GALPHA || !s->jacobian_contact || s->nobstacles == 0 || s->self_contact ||
+        multipliers || s->nbodies)
+        issues_add(out, "/solver/contact_laws",
+                   "has no effect here: it applies to the generalized-alpha integrator with solver.jacobian "
+                   "\"contact\" on a rod touching obstacles, without self-contact, multiplier constraints or "
+                   "attached bodies");
+}
+
 void spec_warnings(const rod_spec *s, rod_issues *out)
 {
+    warn_solver(s, out);
     warn_geometry(s, out);
     warn_obstacles(s, out);
     warn_cables(s, out);

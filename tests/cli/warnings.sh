@@ -24,6 +24,14 @@ expect "a long fixed step is valid" 0 "$rodd" check "$ex" --set solver.integrato
 grep -q "warning: /solver/step: .*cannot resolve the contact" "$tmp/err" && pass "check names /solver/step" \
   || fail "no step warning"
 
+expect "solver.contact_laws with bdf is valid" 0 "$rodd" check "$ex" --set solver.contact_laws=linearized
+grep -q "warning: /solver/contact_laws: has no effect" "$tmp/err" && pass "check says contact_laws does nothing with bdf" \
+  || fail "no contact_laws warning with bdf"
+expect "solver.contact_laws on generalized-alpha with the contact Jacobian" 0 "$rodd" check \
+  "$top/api/examples/snake-lateral-undulation.json" --set solver.contact_laws=linearized
+grep -q "contact_laws" "$tmp/err" && fail "contact_laws warned where it acts: $(cat "$tmp/err")" \
+  || pass "no contact_laws warning where it acts"
+
 # a damped wall in the Newton matrix needs no resolving step (the snake: critical damping, 4 ms)
 snake=$top/api/examples/snake-lateral-undulation.json
 gs=(--set solver.integrator=generalized-alpha --set solver.step=0.004)
