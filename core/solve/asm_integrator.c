@@ -3,6 +3,7 @@
  * drift pulled back by asm_accel's Baumgarte terms. The state's q, q_dot and t are the
  * assembly's (st->as); each rod's own state serves as its scratch and holds its inputs. */
 #include "asm.h"
+#include "contact.h"
 
 #include "base.h"
 #include "integrator.h"
@@ -242,6 +243,12 @@ int asm_advance(const rod_model *m, rod_state *st, double t_end)
     }
     struct asm_solver *d = as->dyn;
     st->err[0] = '\0';
+    /* steps held to moving obstacles' pace, as one rod's (integrator.c) */
+    double hmax = INFINITY;
+    for (int i = 0; i < a->nrods; i++)
+        if (a->rod[i]->spec->nobstacles > 0)
+            hmax = fmin(hmax, contact_obstacle_step_bound(a->rod[i], as->rod[i], as->t, t_end + (t_end - as->t)));
+    CVodeSetMaxStep(d->mem, isfinite(hmax) ? hmax : 0.0);
     sunrealtype tret = as->t;
     int flag;
     for (;;) {
