@@ -511,6 +511,19 @@ static void add_force_slopes(int nx, const double *U, const double Bv[9], const 
     add_UtBV(nx, U, BV, Kc, ld);
 }
 
+/* The slip's Jacobian as rolling_velocity_at forms it, Jv = R J_lin + (t x off) t^T R J_ang, from
+ * the point's global Jl and Ja (3 x nx row-major each) */
+static void slip_jacobian(int nx, const double *Jl, const double *Ja, const double t[3], const double off[3],
+                          double *Jv)
+{
+    double tx[3];
+    vec3_cross(t, off, tx);
+    for (int j = 0; j < nx; j++) {
+        const double spin = t[0] * Ja[j] + t[1] * Ja[nx + j] + t[2] * Ja[2 * nx + j];
+        for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * spin;
+    }
+}
+
 /* A wall's force F at (eps, v) (wall_force's, pushing) and its slopes for a Newton matrix:
  * dF/dv by forward differences of the point's law (a 3x3, cheap), at a step well inside the
  * friction's linear creep range, with the static share held; dF/dx as the penetration falls
@@ -609,13 +622,7 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
                 point_jacobians(m, st, &p, Jl, Ja);
                 have = 1;
             }
-            /* the slip's Jacobian as rolling_velocity_at forms it: R J_lin + (t x off) t^T R J_ang */
-            double tx[3];
-            vec3_cross(p.t, off, tx);
-            for (int j = 0; j < nx; j++) {
-                const double sp_ = p.t[0] * Ja[j] + p.t[1] * Ja[nx + j] + p.t[2] * Ja[2 * nx + j];
-                for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * sp_;
-            }
+            slip_jacobian(nx, Jl, Ja, p.t, off, Jv);
             double dFv[9], dFx[9];
             wall_slopes(ob, p.t, n, eps, v, F, dFv, dFx);
             /* the generalized force is ds Jv^T F (the moment about the tangent is its
@@ -724,6 +731,31 @@ void contact_lin_free(contact_lin *L)
 
 int contact_lin_count(const contact_lin *L) { return L->np; }
 
+/* Point p's state against obstacle ob (penetration eps, normal n, moving at vel) into its head b:
+ * the slip, the force and the friction's static share held at that slip (hold_static_share):
+ * past v_eps the law falls from mu_s to mu_k within a few v_eps, a negative slope 250 times the
+ * snake's mass term at 4 ms, along which no correction descends; the next correction, from the
+ * new iterate, holds its share. Leaves the contact's offset from the centre line in off. */
+static void lin_point_state(double *b, const spec_obstacle *ob, const cpoint *p, const double *eta,
+                            const double n[3], double eps, const double vel[3], double off[3])
+{
+    double v[3], F[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) off[i] = -p->radius * n[i];
+    rolling_velocity_at(p, eta, off, v);
+    for (int i = 0; i < 3; i++) v[i] -= vel[i];
+    wall_force(ob, p->t, n, eps, v, ob->friction.on, F);
+    spec_friction held = ob->friction;
+    if (held.on) hold_static_share(&held, v, n);
+    b[LIN_EPS] = eps;
+    for (int i = 0; i < 3; i++) {
+        b[LIN_V + i] = v[i];
+        b[LIN_N + i] = n[i];
+        b[LIN_T + i] = p->t[i];
+        b[LIN_F + i] = F[i];
+        b[LIN_MU + i] = held.mu_static[i];
+    }
+}
+
 VECTOR_CLONES
 int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
                        contact_lin *L)
@@ -740,43 +772,21 @@ int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const
         point_at(m, st, q, c, &p);
         int have = 0;
         for (int o = 0; o < nob && L->np < L->cap; o++) {
-            const spec_obstacle *ob = &L->moved[o];
-            double n[3], surf[3], off[3], v[3], F[3] = {0, 0, 0};
-            const double eps = penetration(ob, p.r, p.radius, n, surf);
+            double n[3], surf[3], off[3];
+            const double eps = penetration(&L->moved[o], p.r, p.radius, n, surf);
             /* a point the wall does not push now (eps > 0 with k eps < gamma v_n) is kept:
              * the correction may press it again */
             if (!(eps > 0)) continue;
-            for (int i = 0; i < 3; i++) off[i] = -p.radius * n[i];
-            rolling_velocity_at(&p, eta, off, v);
-            for (int i = 0; i < 3; i++) v[i] -= vel[o][i];
-            wall_force(ob, p.t, n, eps, v, ob->friction.on, F);
             if (!have) {
                 point_jacobians(m, st, &p, Jl, Ja);
                 have = 1;
             }
-            double *b = L->pt + per * (size_t)L->np++, *Jv = b + LIN_HEAD, tx[3];
+            double *b = L->pt + per * (size_t)L->np++, *Jv = b + LIN_HEAD;
             b[LIN_DS] = m->contact_w[c];
-            b[LIN_EPS] = eps;
             b[LIN_OB] = o;
             b[LIN_C] = c;
-            /* the friction's static share held at the iterate's slip (hold_static_share): past
-             * v_eps the law falls from mu_s to mu_k within a few v_eps, a negative slope 250
-             * times the snake's mass term at 4 ms, along which no correction descends; the next
-             * correction, from the new iterate, holds its share */
-            spec_friction held = ob->friction;
-            if (held.on) hold_static_share(&held, v, n);
-            for (int d = 0; d < 3; d++) b[LIN_MU + d] = held.mu_static[d];
-            for (int i = 0; i < 3; i++) {
-                b[LIN_V + i] = v[i];
-                b[LIN_N + i] = n[i];
-                b[LIN_T + i] = p.t[i];
-                b[LIN_F + i] = F[i];
-            }
-            vec3_cross(p.t, off, tx);
-            for (int j = 0; j < nx; j++) {
-                const double spin = p.t[0] * Ja[j] + p.t[1] * Ja[nx + j] + p.t[2] * Ja[2 * nx + j];
-                for (int i = 0; i < 3; i++) Jv[i * nx + j] = Jl[i * nx + j] + tx[i] * spin;
-            }
+            lin_point_state(b, &L->moved[o], &p, eta, n, eps, vel[o], off);
+            slip_jacobian(nx, Jl, Ja, p.t, off, Jv);
             memcpy(Jv + 3 * nx, Jl, 3 * (size_t)nx * sizeof *Jl);
         }
     }
@@ -789,20 +799,31 @@ int contact_lin_points(const rod_model *m, rod_state *st, const double *q, const
     return L->np;
 }
 
+/* L->y = Jc dx: every point's slip (rows 6k..6k+2) and centre-line displacement (6k+3..6k+5)
+ * per unit correction, all at once */
+VECTOR_CLONES
+static const double *lin_move(const contact_lin *L, const double *dx)
+{
+    const int rows = 6 * L->np;
+    double *y = L->y;
+    for (int i = 0; i < rows; i++) y[i] = 0.0;
+    for (int j = 0; j < L->nx; j++) {
+        const double d = dx[j], *col = L->Jc + (size_t)rows * j;
+        if (d == 0.0) continue;
+        for (int i = 0; i < rows; i++) y[i] += col[i] * d;
+    }
+    return y;
+}
+
 double contact_lin_slip_rate(const contact_lin *L, const double *dx)
 {
-    const int nx = L->nx;
-    const size_t per = LIN_HEAD + 6 * (size_t)nx;
+    const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
+    const double *moved = lin_move(L, dx);
     double most = 0;
     for (int k = 0; k < L->np; k++) {
-        const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *n = b + LIN_N;
+        const double *b = L->pt + per * (size_t)k, *n = b + LIN_N;
         if (!(b[LIN_EPS] > 0)) continue;
-        double y[3];
-        for (int i = 0; i < 3; i++) {
-            double a = 0;
-            for (int j = 0; j < nx; j++) a += Jv[i * nx + j] * dx[j];
-            y[i] = a;
-        }
+        double y[3] = {moved[6 * k], moved[6 * k + 1], moved[6 * k + 2]};
         const double yn = vec3_dot(y, n);
         for (int i = 0; i < 3; i++) y[i] -= yn * n[i];
         most = fmax(most, sqrt(vec3_dot(y, y)));
@@ -823,27 +844,13 @@ int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const
         cpoint p;
         point_at(m, st, q, c, &p);
         for (int o = 0; o < nob; o++) {
-            const spec_obstacle *ob = &L->moved[o];
-            double n[3], surf[3], off[3], v[3], F[3] = {0, 0, 0};
-            const double eps = penetration(ob, p.r, p.radius, n, surf);
+            double n[3], surf[3], off[3];
+            const double eps = penetration(&L->moved[o], p.r, p.radius, n, surf);
             if (!(eps > 0)) continue;
             double *b = L->pt + per * (size_t)k;
             if (k >= L->np || (int)b[LIN_C] != c || (int)b[LIN_OB] != o) return -1;
             k++;
-            for (int i = 0; i < 3; i++) off[i] = -p.radius * n[i];
-            rolling_velocity_at(&p, eta, off, v);
-            for (int i = 0; i < 3; i++) v[i] -= vel[o][i];
-            wall_force(ob, p.t, n, eps, v, ob->friction.on, F);
-            b[LIN_EPS] = eps;
-            spec_friction held = ob->friction;
-            if (held.on) hold_static_share(&held, v, n);
-            for (int i = 0; i < 3; i++) {
-                b[LIN_V + i] = v[i];
-                b[LIN_N + i] = n[i];
-                b[LIN_T + i] = p.t[i];
-                b[LIN_F + i] = F[i];
-                b[LIN_MU + i] = held.mu_static[i];
-            }
+            lin_point_state(b, &L->moved[o], &p, eta, n, eps, vel[o], off);
         }
     }
     return k == L->np ? 0 : -1;
@@ -853,16 +860,9 @@ VECTOR_CLONES
 void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
                        int ld)
 {
-    const int nx = L->nx, rows = 6 * L->np;
+    const int nx = L->nx;
     const size_t per = LIN_HEAD + 6 * (size_t)nx;
-    double *y = L->y;
-    /* the points' slip and centre-line displacement per unit correction, all at once */
-    for (int i = 0; i < rows; i++) y[i] = 0.0;
-    for (int j = 0; j < nx; j++) {
-        const double d = dx[j], *col = L->Jc + (size_t)rows * j;
-        if (d == 0.0) continue;
-        for (int i = 0; i < rows; i++) y[i] += col[i] * d;
-    }
+    const double *y = lin_move(L, dx);
     for (int k = 0; k < L->np; k++) {
         const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *Jl = Jv + 3 * nx;
         const double *n = b + LIN_N, *tg = b + LIN_T, *F0 = b + LIN_F, *yk = y + 6 * k;
