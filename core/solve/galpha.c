@@ -262,10 +262,10 @@ static void smooth_matrix(galpha *g, const rod_model *m, rod_state *st, double c
 
 /* The correction with the walls' laws solved along it (wall_newton.h), into g->r: 1 solved,
  * 0 not (Newton may go on, not stop at it), -1 a singular matrix. */
-static int walls_correction(galpha *g, const rod_model *m, rod_state *st, double tn, double h, int it)
+static int walls_correction(galpha *g, const rod_model *m, rod_state *st, double tn, double cq, double cv,
+                            int it)
 {
     const int n = g->n;
-    const double cx = (1 - g->af) / (1 - g->am), cq = g->beta * cx * h * h, cv = g->gamma * cx * h;
     const double rtol = m->spec->rtol, atol = m->spec->atol, atol_v = atol / m->spec->rate_time_scale;
     if (it == 0) {
         double *S0 = wall_newton_smooth(g->walls);
@@ -340,16 +340,14 @@ static int contact_matrix(const galpha *g, const rod_model *m)
  * converges slowly (e1, e2: the last two corrections' sizes): a contact's stiffness and the
  * friction's slope switch within the step, and one formed before the switch sends Newton away
  * (its cost is one factorization, no evaluation). */
-static int linearized_correction(galpha *g, const rod_model *m, rod_state *st, double tn, double h, int it,
-                                 double e1, double e2)
+static int linearized_correction(galpha *g, const rod_model *m, rod_state *st, double tn, double h, double cq,
+                                 double cv, int it, double e1, double e2)
 {
     const int n = g->n, elastic = m->spec->jacobian_elastic;
-    const double cx = (1 - g->af) / (1 - g->am);
     const int reform = it > 0 && contact_matrix(g, m) && (it == 1 ? e1 > REFORM_AFTER : e1 > CONTRACT * e2);
     if ((it == 0 && (g->stale || g->S_h != h)) || reform) {
         /* the matrix is kept across steps while Newton converges quickly with it; a new
          * step length alone forms it again from the kept difference Jacobians */
-        const double cq = g->beta * cx * h * h, cv = g->gamma * cx * h;
         int rc;
         if (elastic) {
             rc = newton_matrix(g, m, st, tn, cq, cv);
@@ -383,6 +381,7 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
     const int n = g->n;
     const double am = g->am, af = g->af, be = g->beta, ga = g->gamma;
     const double cx = (1 - af) / (1 - am); /* d a_{n+1} / d x_{n+1} */
+    const double cq = be * cx * h * h, cv = ga * cx * h; /* d q_{n+1}, d q_dot_{n+1} / d x_{n+1} */
     const double rtol = m->spec->rtol, atol = m->spec->atol, atol_v = atol / m->spec->rate_time_scale;
     const double tn = g->t + h;
     /* predictor: q_ddot extrapolated linearly from the last two steps' starts when the step
@@ -417,11 +416,11 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             for (int i = 0; i < n; i++) g->r[i] = g->f[i] - g->xn[i];
         int solved = 1;
         if (g->walls) {
-            solved = walls_correction(g, m, st, tn, h, it);
+            solved = walls_correction(g, m, st, tn, cq, cv, it);
             if (solved < 0) return 1;
             g->fresh = 1; /* its matrices are this step's: no retry at the same step */
         } else {
-            const int rc = linearized_correction(g, m, st, tn, h, it, e1, e2);
+            const int rc = linearized_correction(g, m, st, tn, h, cq, cv, it, e1, e2);
             if (rc != 0) return rc;
         }
         /* converged when the correction moves q and q_dot by under NEWTON_TOL of their
@@ -430,8 +429,8 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
         double e = 0;
         for (int i = 0; i < n; i++) {
             g->xn[i] += g->r[i];
-            const double dq = be * cx * h * h * g->r[i] / (rtol * fabs(g->qn[i]) + atol);
-            const double dv = ga * cx * h * g->r[i] / (rtol * fabs(g->vn[i]) + atol_v);
+            const double dq = cq * g->r[i] / (rtol * fabs(g->qn[i]) + atol);
+            const double dv = cv * g->r[i] / (rtol * fabs(g->vn[i]) + atol_v);
             e += dq * dq + dv * dv;
         }
         e = sqrt(e / (2 * n));

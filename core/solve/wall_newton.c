@@ -150,13 +150,11 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
         }
         retried = 0;
         merit = mt;
-        double e = 0;
         for (int i = 0; i < n; i++) {
-            const double d = alpha * G[i];
-            dx[i] += d;
-            e += (wq[i] * d) * (wq[i] * d) + (wv[i] * d) * (wv[i] * d);
+            G[i] *= alpha;
+            dx[i] += G[i];
         }
-        e = sqrt(e / (2 * n));
+        const double e = weighted_norm(wq, wv, G, n);
         /* the residual at the new dx is the last trial's */
         memcpy(G, Gt, (size_t)n * sizeof *G);
         G_here = 1;

@@ -191,9 +191,12 @@ double contact_obstacle_step_bound(const rod_model *m, rod_state *st, double t0,
     enum { SAMPLES = 64 };
     const rod_spec *sp = m->spec;
     const int nob = sp->nobstacles < SPEC_MAX_OBSTACLES ? sp->nobstacles : SPEC_MAX_OBSTACLES;
+    int moving = 0;
+    for (int o = 0; o < nob; o++) moving |= sp->obstacles[o].moving;
+    if (!moving || !(t1 > t0)) return INFINITY; /* every advance asks: the still walls first */
     double speed = 0.0, r = INFINITY;
     for (int c = 0; c < m->ncontact; c++) r = fmin(r, m->sec[m->contact_station[c]].z);
-    if (!(t1 > t0) || !isfinite(r)) return INFINITY;
+    if (!isfinite(r)) return INFINITY;
     const double dt = (t1 - t0) / SAMPLES;
     for (int o = 0; o < nob; o++) {
         if (!sp->obstacles[o].moving) continue;
