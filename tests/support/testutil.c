@@ -1,5 +1,10 @@
 #include "testutil.h"
 
+#include "base.h"
+#include "kinematics.h"
+#include "model.h"
+#include "state.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -118,4 +123,18 @@ double tu_period(const double *t, const double *x, int n, int *ncross)
     }
     *ncross = c;
     return c > 1 ? (last - first) / (c - 1) : NAN;
+}
+
+void tu_centre_of_mass(const rod_model *m, rod_state *st, double c[3])
+{
+    kin_forward_twist(m, st->q, st->qd, st->g, st->eta);
+    base_free_apply(m, st->q, st->qd, st->g, NULL, m->ns, st->eta, NULL);
+    double mass = 0;
+    c[0] = c[1] = c[2] = 0;
+    for (int k = 0; k < m->ns; k++) {
+        const double w = m->w[k] * m->sec[k].A0;
+        for (int i = 0; i < 3; i++) c[i] += w * st->g[k].r[i];
+        mass += w;
+    }
+    for (int i = 0; i < 3; i++) c[i] /= mass;
 }

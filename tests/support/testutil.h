@@ -22,6 +22,9 @@ double tu_period(const double *t, const double *x, int n, int *ncross);
 /* v[0..n-1] as JSON numbers joined by ", " (%.17g: they read back exactly), into buf of len
  * bytes (a spec's guess), or fails the test if they do not fit. */
 void tu_json_numbers(char *buf, size_t len, const double *v, int n);
+/* The centre of mass by the stations' quadrature, the state's poses first formed from its q
+ * and q_dot (an advance leaves them at its last evaluation, not at its interpolated end). */
+void tu_centre_of_mass(const rod_model *m, rod_state *st, double c[3]);
 /* Reads a whole file (malloc'd, NUL-terminated) or fails the test. */
 char *tu_read_file(const char *path);
 

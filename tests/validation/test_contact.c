@@ -466,19 +466,20 @@ Test(contact, the_self_contact_broad_phase_finds_every_overlapping_pair)
  * where it started); its steps are now held to the obstacle's pace. The tip it ends at is
  * generalized-alpha's at a 1 ms step (walls solved), another integrator of the same contact,
  * to 5 % of how far the tip went. */
+#define JAB_ROD                                                                                    \
+    "\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "              \
+    "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 50}, "                           \
+    "\"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 1, \"stretch\": 1}"
+#define JAB_SPHERE                                                                                 \
+    "\"environment\": {\"gravity\": [0, 0, 0], \"obstacles\": [{\"type\": \"sphere\", \"center\": [0, 0.06, 0.4], " \
+    "\"radius\": 0.05, \"stiffness\": 5000, \"damping\": 0, \"displacement\": [0, "                       \
+    "\"-0.02*min(max((t-0.1)*50,0),1)+0.02*min(max((t-0.5)*50,0),1)\", \"0.1*sin(20*t)\"], "                 \
+    "\"friction\": {\"static\": 0.8, \"kinetic\": 0.2, \"threshold_velocity\": 0.001}}]}"
+
 static void jabbed_tip(const char *solver, double tip[3], long *steps)
 {
     char json[2000];
-    snprintf(json, sizeof json,
-             "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
-             "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 50}, "
-             "\"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 1, \"stretch\": 1}, "
-             "\"environment\": {\"gravity\": [0, 0, 0], \"obstacles\": [{\"type\": \"sphere\", \"center\": [0, 0.06, 0.4], "
-             "\"radius\": 0.05, \"stiffness\": 5000, \"damping\": 0, \"displacement\": [0, "
-             "\"-0.02*min(max((t-0.1)*50,0),1)+0.02*min(max((t-0.5)*50,0),1)\", \"0.1*sin(20*t)\"], "
-             "\"friction\": {\"static\": 0.8, \"kinetic\": 0.2, \"threshold_velocity\": 0.001}}]}, "
-             "\"solver\": %s}",
-             solver);
+    snprintf(json, sizeof json, "{" JAB_ROD ", " JAB_SPHERE ", \"solver\": %s}", solver);
     rod_model *m = tu_model(json);
     rod_state *st = tu_started(m);
     cr_assert_eq(rod_dynamics_advance(m, st, 0.8), ROD_OK, "%s", rod_state_error(st));
@@ -513,19 +514,9 @@ Test(contact, bdf_feels_a_sphere_pushed_into_a_resting_rod)
  * the radius aside); BDF had stepped over it there too (2 steps for 0.8 s, the rod unmoved). */
 Test(contact, bdf_feels_a_sphere_pushed_into_resting_joined_rods)
 {
-    const char *rod = "\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000, "
-                      "\"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 50}, "
-                      "\"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 1, \"stretch\": 1}";
-    char json[3000];
-    snprintf(json, sizeof json,
-             "{\"environment\": {\"gravity\": [0, 0, 0], \"obstacles\": [{\"type\": \"sphere\", \"center\": [0, 0.06, 0.4], "
-             "\"radius\": 0.05, \"stiffness\": 5000, \"damping\": 0, \"displacement\": [0, "
-             "\"-0.02*min(max((t-0.1)*50,0),1)+0.02*min(max((t-0.5)*50,0),1)\", \"0.1*sin(20*t)\"], "
-             "\"friction\": {\"static\": 0.8, \"kinetic\": 0.2, \"threshold_velocity\": 0.001}}]}, "
-             "\"rods\": [{\"name\": \"proximal\", %s}, {\"name\": \"distal\", %s, \"base\": {\"type\": \"joint\", "
-             "\"to\": {\"rod\": \"proximal\", \"s\": \"tip\"}, \"joint\": \"fixed\"}}], "
-             "\"solver\": {\"rtol\": 1e-6, \"atol\": 1e-9}}",
-             rod, rod);
+    const char *json = "{" JAB_SPHERE ", \"rods\": [{\"name\": \"proximal\", " JAB_ROD "}, {\"name\": \"distal\", " JAB_ROD
+                       ", \"base\": {\"type\": \"joint\", \"to\": {\"rod\": \"proximal\", \"s\": \"tip\"}, "
+                       "\"joint\": \"fixed\"}}], \"solver\": {\"rtol\": 1e-6, \"atol\": 1e-9}}";
     rod_model *m = tu_model(json);
     rod_state *st = tu_started(m);
     double most = 0;

@@ -50,21 +50,6 @@
 
 #define G 9.81
 
-/* The centre of mass by the stations' quadrature. */
-static void centre_of_mass(const rod_model *m, rod_state *st, double c[3])
-{
-    kin_forward_twist(m, st->q, st->qd, st->g, st->eta);
-    base_free_apply(m, st->q, st->qd, st->g, NULL, m->ns, st->eta, NULL);
-    double mass = 0;
-    c[0] = c[1] = c[2] = 0;
-    for (int k = 0; k < m->ns; k++) {
-        const double w = m->w[k] * m->sec[k].A0;
-        for (int i = 0; i < 3; i++) c[i] += w * st->g[k].r[i];
-        mass += w;
-    }
-    for (int i = 0; i < 3; i++) c[i] /= mass;
-}
-
 static void advance(const rod_model *m, rod_state *st, double t)
 {
     cr_assert_eq(rod_dynamics_advance(m, st, t), ROD_OK, "advance to %g: %s", t, rod_state_error(st));
@@ -72,26 +57,29 @@ static void advance(const rod_model *m, rod_state *st, double t)
 
 typedef struct {
     double forward, lateral; /* mean velocities along z (the rod's axis at rest: toward the head) and y */
-    long steps;
+    long steps, evaluations;
 } gait_speed;
 
-/* The mean velocity of the centre of mass from period p0 to period p1 (T = 1 s). */
-static gait_speed run_gait(const char *json, int p0, int p1)
+/* The mean velocity of the centre of mass from period p0 to period p1 (T = 1 s), the spec with
+ * nsets --set style overrides. */
+static gait_speed run_gait_set(const char *json, const char *const *sets, int nsets, int p0, int p1)
 {
-    rod_model *m = tu_model(json);
+    rod_model *m = tu_model_set(json, sets, nsets);
     rod_state *st = tu_started(m);
     double c0[3], c1[3];
     advance(m, st, p0);
-    centre_of_mass(m, st, c0);
+    tu_centre_of_mass(m, st, c0);
     advance(m, st, p1);
-    centre_of_mass(m, st, c1);
+    tu_centre_of_mass(m, st, c1);
     rod_dynamics_stats s;
     cr_assert_eq(rod_dynamics_get_stats(st, &s), ROD_OK);
-    gait_speed v = {(c1[2] - c0[2]) / (p1 - p0), (c1[1] - c0[1]) / (p1 - p0), s.steps};
+    gait_speed v = {(c1[2] - c0[2]) / (p1 - p0), (c1[1] - c0[1]) / (p1 - p0), s.steps, s.rhs_evals};
     rod_state_free(st);
     rod_model_free(m);
     return v;
 }
+
+static gait_speed run_gait(const char *json, int p0, int p1) { return run_gait_set(json, NULL, 0, p0, p1); }
 
 /* A free rod along z lying on the ground x = -(r - eps) (normal +x, gravity -x), its muscle
  * bending it about d1 (the ground's normal) in the ground's plane. beta: four control values,
@@ -225,14 +213,14 @@ static swim_result swim(double beta)
     rod_state *st = tu_started(m);
     advance(m, st, 2.0);
     double c0[3], c1[3], avg = 0, slope = 0;
-    centre_of_mass(m, st, c0);
+    tu_centre_of_mass(m, st, c0);
     const int n = 200;
     for (int i = 0; i < n; i++) {
         advance(m, st, 2.0 + 2.0 * (i + 0.5) / n);
         avg += lateral_work(m, st, &slope) / n;
     }
     advance(m, st, 4.0);
-    centre_of_mass(m, st, c1);
+    tu_centre_of_mass(m, st, c1);
     rod_state_free(st);
     rod_model_free(m);
     const swim_result r = {(c1[2] - c0[2]) / 2.0, (2.0 - 1.0) * avg, slope};
@@ -258,12 +246,12 @@ Test(locomotion, fig11_the_seed_swimmer_moves_forward, .timeout = 300)
     rod_state *st = tu_started(m);
     double c0[3], c1[3], slope = 0;
     advance(m, st, 2.0);
-    centre_of_mass(m, st, c0);
+    tu_centre_of_mass(m, st, c0);
     for (int i = 1; i <= 40; i++) {
         advance(m, st, 2.0 + 0.05 * i);
         lateral_work(m, st, &slope);
     }
-    centre_of_mass(m, st, c1);
+    tu_centre_of_mass(m, st, c1);
     rod_state_free(st);
     rod_model_free(m);
     const double U = (c1[2] - c0[2]) / 2.0, lateral = (c1[1] - c0[1]) / 2.0;
@@ -290,20 +278,9 @@ Test(locomotion, the_shipped_snake_at_its_4_ms_step_crawls_at_a_tight_runs_speed
     const char *names[3] = {"generalized-alpha, walls solved", "generalized-alpha, walls linearized", "BDF at rtol 1e-4"};
     gait_speed v[3];
     for (int i = 0; i < 3; i++) {
-        rod_model *m = tu_model_set(json, sets[i], nsets[i]);
-        rod_state *st = tu_started(m);
-        double c0[3], c1[3];
-        advance(m, st, 3);
-        centre_of_mass(m, st, c0);
-        advance(m, st, 4);
-        centre_of_mass(m, st, c1);
-        rod_dynamics_stats s;
-        cr_assert_eq(rod_dynamics_get_stats(st, &s), ROD_OK);
-        v[i] = (gait_speed){c1[2] - c0[2], c1[1] - c0[1], s.steps};
+        v[i] = run_gait_set(json, sets[i], nsets[i], 3, 4);
         cr_log_info("snake example, %s: period 4 forward %.5f L/T, lateral %.5f (%ld steps, %ld evaluations)", names[i],
-                    v[i].forward, v[i].lateral, s.steps, s.rhs_evals);
-        rod_state_free(st);
-        rod_model_free(m);
+                    v[i].forward, v[i].lateral, v[i].steps, v[i].evaluations);
     }
     free(json);
     for (int i = 0; i < 2; i++)
