@@ -144,27 +144,27 @@ static int frame_constraints(const rod_model *m, const rod_state *st, const lie_
 static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
 {
     f->has_contacts = 1;
-    const int nx = m->n_xi ? m->n_xi : 1;
     const int maxrep = 2 * m->ncontact * (m->spec->nobstacles + (m->spec->self_contact ? 8 : 0)) + 1;
     rod_state tmp = *st;
+    /* the poses and twists alone: the reports read no Jacobian and add to no Q (the Jacobians
+     * were 60 % of the snake's frame) */
+    tmp.J = NULL;
+    tmp.J_pending = NULL;
+    tmp.Q = NULL;
     tmp.g = malloc((size_t)m->ns * sizeof *tmp.g);
-    tmp.J = malloc((size_t)m->ns * 6 * nx * sizeof *tmp.J);
     tmp.eta = malloc((size_t)m->ns * 6 * sizeof *tmp.eta);
     tmp.bias = malloc((size_t)m->ns * 6 * sizeof *tmp.bias);
-    tmp.Q = malloc((size_t)(m->n ? m->n : 1) * sizeof *tmp.Q);
     tmp.contact_order = malloc((size_t)m->ncontact * sizeof *tmp.contact_order);
     tmp.contact_key = malloc((size_t)m->ncontact * 2 * sizeof *tmp.contact_key);
     tmp.contact_pts = malloc((size_t)m->ncontact * contact_point_size());
     contact_report *rep = malloc((size_t)maxrep * sizeof *rep);
     int rc = ROD_ENOMEM;
-    if (tmp.g && tmp.J && tmp.eta && tmp.bias && tmp.Q && tmp.contact_order && tmp.contact_key &&
-        tmp.contact_pts && rep) {
-        kin_forward_vel(m, st->q, st->qd, tmp.g, tmp.J, tmp.eta, tmp.bias);
+    if (tmp.g && tmp.eta && tmp.bias && tmp.contact_order && tmp.contact_key && tmp.contact_pts && rep) {
+        kin_forward_vel(m, st->q, st->qd, tmp.g, NULL, tmp.eta, tmp.bias);
         base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
-        base_free_apply(m, st->q, st->qd, tmp.g, tmp.J, m->ns, tmp.eta, tmp.bias);
-        memset(tmp.Q, 0, (size_t)m->n * sizeof *tmp.Q);
+        base_free_apply(m, st->q, st->qd, tmp.g, NULL, m->ns, tmp.eta, tmp.bias);
         int nrep = 0;
-        contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, tmp.Q, rep, maxrep, &nrep);
+        contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, NULL, rep, maxrep, &nrep);
         f->contact_s = malloc((size_t)(nrep ? nrep : 1) * sizeof *f->contact_s);
         f->contact_point = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_point);
         f->contact_force = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_force);
@@ -179,10 +179,8 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
         }
     }
     free(tmp.g);
-    free(tmp.J);
     free(tmp.eta);
     free(tmp.bias);
-    free(tmp.Q);
     free(tmp.contact_order);
     free(tmp.contact_key);
     free(tmp.contact_pts);

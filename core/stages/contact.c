@@ -93,6 +93,7 @@ VECTOR_CLONES
 static void apply_wrench(const rod_model *m, rod_state *st, const cpoint *p, const double off[3],
                          const double F[3], const double M[3], double ds, double *Q)
 {
+    if (!Q) return; /* a report alone */
     const int nx = m->n_xi, nr = m->n_rho;
     double W[6];
     vec3_rot_t(p->R, M, W);

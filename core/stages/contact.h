@@ -38,7 +38,8 @@ void contact_pair_friction(const spec_friction *fr, double fn, const double n[3]
  * displacement puts them; slip and damping relative to them) to Q (n entries), for the poses
  * and Jacobians in st computed from q. eta: the body twists at every station (dynamics), or
  * NULL for statics (no damping, no friction: a resting contact has no slip). When rep is
- * not NULL, fills up to maxrep reports and sets *nrep. */
+ * not NULL, fills up to maxrep reports and sets *nrep. Q NULL: the reports alone, and st's
+ * Jacobians are not read (a frame's contacts need only the poses and twists). */
 int contact_forces(const rod_model *m, rod_state *st, const double *q, const double *eta,
                    double t, double factor, double *Q, contact_report *rep, int maxrep, int *nrep);
 
