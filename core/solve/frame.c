@@ -140,8 +140,10 @@ static int frame_constraints(const rod_model *m, const rod_state *st, const lie_
     return 0;
 }
 
-/* The contact forces at the state's q and q_dot, on scratch of its own (st is const). */
-static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
+/* The contact forces at the state's q and q_dot, from the stations' world poses g and body
+ * twists eta (station_poses'; NULL: still), on scratch of its own (st is const). */
+static int frame_contacts(const rod_model *m, const rod_state *st, const lie_pose *g, const double *eta,
+                          rod_frame *f)
 {
     f->has_contacts = 1;
     const int maxrep = 2 * m->ncontact * (m->spec->nobstacles + (m->spec->self_contact ? 8 : 0)) + 1;
@@ -151,20 +153,19 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
     tmp.J = NULL;
     tmp.J_pending = NULL;
     tmp.Q = NULL;
-    tmp.g = malloc((size_t)m->ns * sizeof *tmp.g);
-    tmp.eta = malloc((size_t)m->ns * 6 * sizeof *tmp.eta);
-    tmp.bias = malloc((size_t)m->ns * 6 * sizeof *tmp.bias);
+    tmp.g = (lie_pose *)g; /* read only: contact_forces reads the poses it is given */
+    tmp.eta = NULL;
+    tmp.bias = NULL;
+    double *still = eta ? NULL : calloc((size_t)m->ns * 6, sizeof *still); /* a still rod's zero twists */
     tmp.contact_order = malloc((size_t)m->ncontact * sizeof *tmp.contact_order);
     tmp.contact_key = malloc((size_t)m->ncontact * 2 * sizeof *tmp.contact_key);
     tmp.contact_pts = malloc((size_t)m->ncontact * contact_point_size());
     contact_report *rep = malloc((size_t)maxrep * sizeof *rep);
     int rc = ROD_ENOMEM;
-    if (tmp.g && tmp.eta && tmp.bias && tmp.contact_order && tmp.contact_key && tmp.contact_pts && rep) {
-        kin_forward_vel(m, st->q, st->qd, tmp.g, NULL, tmp.eta, tmp.bias);
-        base_apply(m, st->ev, st->t, tmp.g, m->ns, tmp.eta, tmp.bias); /* obstacles are in the world */
-        base_free_apply(m, st->q, st->qd, tmp.g, NULL, m->ns, tmp.eta, tmp.bias);
+    const double *tw = eta ? eta : still;
+    if (tw && tmp.contact_order && tmp.contact_key && tmp.contact_pts && rep) {
         int nrep = 0;
-        contact_forces(m, &tmp, st->q, tmp.eta, st->t, 1.0, NULL, rep, maxrep, &nrep);
+        contact_forces(m, &tmp, st->q, tw, st->t, 1.0, NULL, rep, maxrep, &nrep);
         f->contact_s = malloc((size_t)(nrep ? nrep : 1) * sizeof *f->contact_s);
         f->contact_point = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_point);
         f->contact_force = malloc((size_t)(nrep ? nrep : 1) * 3 * sizeof *f->contact_force);
@@ -178,9 +179,7 @@ static int frame_contacts(const rod_model *m, const rod_state *st, rod_frame *f)
             rc = ROD_OK;
         }
     }
-    free(tmp.g);
-    free(tmp.eta);
-    free(tmp.bias);
+    free(still);
     free(tmp.contact_order);
     free(tmp.contact_key);
     free(tmp.contact_pts);
@@ -330,7 +329,7 @@ int frame_compute_one(const rod_model *m, const rod_state *st, int n, rod_frame 
     if (rc == 0) rc = frame_constraints(m, st, g, f);
     if (rc == 0) frame_integrals(m, st, tab, g, eta, xi_st, rho_st, f);
     frame_table_release(tab, own);
-    if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, f);
+    if (rc == 0 && m->ncontact) rc = frame_contacts(m, st, g, eta, f);
     free(g);
     free(scratch);
     free(eta);
