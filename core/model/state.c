@@ -1,6 +1,7 @@
 /* A state's accessors and inputs' values, for every stage; its allocation is state_alloc.c's. */
 #include "state.h"
 #include "assembly.h"
+#include "vector_clones.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -102,6 +103,12 @@ double rod_state_input_value(rod_state *st, int i, double X)
 
 const double *state_J(const rod_model *m, const rod_state *st, int k)
 {
+    if (st->J_stale) {
+        /* the solve layer forms J again (dyn_fresh_J) before any stage reads it after a
+         * wrench-form evaluation: a read here would take another q's Jacobian */
+        fprintf(stderr, "rodd: internal error: a Jacobian read after a wrench-form evaluation\n");
+        abort();
+    }
     double *Jk = st->J + (size_t)k * 6 * m->n_xi;
     if (st->J_pending && st->J_pending[k]) {
         /* the strain columns; a free base's were written in the body frame already */
@@ -109,4 +116,19 @@ const double *state_J(const rod_model *m, const rod_state *st, int k)
         st->J_pending[k] = 0;
     }
     return Jk;
+}
+
+VECTOR_CLONES
+void state_add_wrench(const rod_model *m, const rod_state *st, int k, const double W[6], double scale, double *Q)
+{
+    if (st->wrench_mode) {
+        double *w = st->W_station + 6 * (size_t)k;
+        for (int i = 0; i < 6; i++) w[i] += scale * W[i];
+        return;
+    }
+    const double *Jk = state_J(m, st, k);
+    for (int j = 0; j < m->n_xi; j++) {
+        const double *c = Jk + 6 * j;
+        Q[j] += scale * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] + c[5] * W[5]);
+    }
 }

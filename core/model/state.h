@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "lie.h"
+#include "magnus_blocks.h"
 #include "model.h"
 #include "profile.h"
 
@@ -34,6 +35,14 @@ struct rod_state {
     unsigned char *J_pending; /* ns: J there still in the base frame (kinematics.h); NULL
                                * without deferred stations */
     lie_pose *J_pose;        /* ns: the pose that brings a pending J to the body frame */
+    /* The wrench form of a residual (projection.h): J is not formed; the wrenches on the
+     * stations are summed there and projected back along the rod in one pass. */
+    int wrench_mode;         /* the force stages sum into W_station instead of projecting */
+    int J_stale;             /* J is not the last evaluation's: formed again from kin_q when read */
+    double *kin_q;           /* n: the q of the last wrench-form kinematics */
+    double *W_station;       /* ns x 6: the body wrenches summed at each station */
+    blk6_step *step_w;       /* nsteps: the Magnus steps; NULL where no wrench form */
+    lie_pose *g_rel;         /* ns: the stations' poses on the rod's own base */
     double *vec_n;           /* n */
     double *eta, *bias;      /* ns x 6: body twists and J_dot q_dot */
     double *Mxi;             /* n_xi x n_xi mass matrix, then its Cholesky factor */
@@ -85,6 +94,9 @@ double state_actuator_value(double v);
  * whose J the kinematics deferred (kinematics.h kin_forward_state), converted here on first
  * use. */
 const double *state_J(const rod_model *m, const rod_state *st, int k);
+/* Q_xi += scale J_k^T W for a body wrench W (moment, force) on station k; in the wrench form
+ * (st->wrench_mode) W is summed at the station instead, for one projection along the rod. */
+void state_add_wrench(const rod_model *m, const rod_state *st, int k, const double W[6], double scale, double *Q);
 
 void state_set_error(rod_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,5 +1,6 @@
 #include "one_rod.h"
 #include "dynamics.h"
+#include "projection.h"
 
 #include "base.h"
 #include "bodies.h"
@@ -185,16 +186,29 @@ static void mass_from_J(const rod_model *m, rod_state *st, const double *q, cons
  * Q_inertia instead (dyn_residual). 0, or -1 with the state's error set. */
 VECTOR_CLONES
 static int assemble(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
-                    double *const *Qk, int same_q, const double *x)
+                    double *const *Qk, int same_q, const double *x, int wrench)
 {
     const rod_spec *sp = m->spec;
     const int nx = m->n_xi, nr = m->n_rho;
-    kin_forward_vel_state(m, st, q, qd, !same_q);
+    double B[36];
+    const double *Bfree = NULL;
+    if (wrench) {
+        /* the wrench form (projection.h): no J; the poses on the rod's own base kept */
+        kin_forward_vel_wrench(m, st, q, qd);
+        memcpy(st->g_rel, st->g, (size_t)m->ns * sizeof *st->g);
+        if (base_free_columns(m, q, B)) Bfree = B;
+        memset(st->W_station, 0, (size_t)m->ns * 6 * sizeof *st->W_station);
+    } else {
+        if (same_q) dyn_fresh_J(m, st);
+        kin_forward_vel_state(m, st, q, qd, !same_q);
+    }
     base_apply(m, st->ev, t, st->g, m->ns, st->eta, st->bias);
-    base_free_apply(m, q, qd, st->g, same_q ? NULL : st->J, m->ns, st->eta, st->bias);
+    base_free_apply(m, q, qd, st->g, same_q || wrench ? NULL : st->J, m->ns, st->eta, st->bias);
     /* B u, B_rho f0, gravity and point loads, as in statics */
     st->vel_eta = st->eta;
+    st->wrench_mode = wrench;
     const int frc = forces_by_kind(m, st, q, t, 1.0, Qk);
+    st->wrench_mode = 0;
     st->vel_eta = NULL;
     if (frc != 0) return -1;
     double *Qi = Qk[QFRC_INERTIA], *Qf = Qk[QFRC_FLUID];
@@ -234,14 +248,17 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         lie_coad_apply(eta, Me, cad);
         for (int i = 0; i < 6; i++) W[i] -= Mt[i] * a[i] + Mdot[i] * eta[i] + cad[i];
         const double *Jk = st->J + (size_t)k * 6 * nx;
-        if (x) {
+        if (wrench) {
+            double *Wk = st->W_station + 6 * (size_t)k;
+            for (int r = 0; r < 6; r++) Wk[r] += w * W[r];
+        } else if (x) {
             /* and M_t J x: the station's acceleration is J x + J_dot q_dot */
             double Jx[6] = {0};
             for (int i = 0; i < nx; i++)
                 for (int r = 0; r < 6; r++) Jx[r] += Jk[6 * i + r] * x[i];
             for (int r = 0; r < 6; r++) W[r] -= Mt[r] * Jx[r];
         }
-        for (int i = 0; i < nx; i++) {
+        for (int i = 0; i < nx && !wrench; i++) {
             const double *Ji = Jk + 6 * i;
             if (planar) {
                 Qi[i] += w * (Ji[1] * W[1] + Ji[3] * W[3] + Ji[5] * W[5]);
@@ -262,6 +279,18 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
         }
     }
     if (form_M) mass_sum_end(&ms);
+    if (wrench) {
+        proj_wrenches(m, st, Bfree, Qi);
+        /* and - M x with the step's M (st->Mxi's lower triangle, dyn_mass's at the try's first
+         * iterate): M moves with q by O(h^3) within a try, which moves the step's q by O(h^5),
+         * under the method's own error; J x at every station was a sixth of the residual */
+        if (x)
+            for (int j = 0; j < nx; j++)
+                for (int i = 0; i < nx; i++) {
+                    const double Mij = i >= j ? st->Mxi[i + (size_t)nx * j] : st->Mxi[j + (size_t)nx * i];
+                    Qi[i] -= Mij * x[j];
+                }
+    }
     if (sp->nbodies) bodies_dynamics(m, st, form_M ? st->Mxi : NULL, Qk[QFRC_LOAD], Qi);
     return 0;
 }
@@ -309,7 +338,7 @@ static int accel(const rod_model *m, rod_state *st, double t, const double *q, c
 {
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    if (assemble(m, st, t, q, qd, all, same_q, NULL) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, same_q) != 0)
+    if (assemble(m, st, t, q, qd, all, same_q, NULL, 0) != 0 || solve_accel(m, st, t, Q, q, qd, qdd, same_q) != 0)
         return -1;
     return m->con ? constraints_accel(m, st, t, q, qd, qdd) : 0;
 }
@@ -331,13 +360,30 @@ int dyn_residual_ok(const rod_model *m)
     return !constraints_nmult(m) && !m->spec->nbodies;
 }
 
-int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
-                 const double *x, double *r)
+/* The wrench form applies: one non-planar rod whose every load is a wrench on a station (no
+ * constraint rows, slender-body flow or attached bodies, whose stages read J) */
+static int wrench_ok(const rod_model *m, const rod_state *st)
+{
+    return st->step_w && !m->con && !m->spec->fluid_slender && !m->spec->nbodies;
+}
+
+void dyn_fresh_J(const rod_model *m, rod_state *st)
+{
+    if (!st->J_stale) return;
+    /* J alone, at the wrench-form evaluation's q: its g, eta and bias stand (g_rel is scratch) */
+    kin_forward(m, st->kin_q, st->g_rel, st->J);
+    base_free_apply(m, st->kin_q, NULL, st->g_rel, st->J, m->ns, NULL, NULL);
+    if (st->J_pending) memset(st->J_pending, 0, (size_t)m->ns);
+    st->J_stale = 0;
+}
+
+static int residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                    const double *x, double *r, int wrench)
 {
     const int nx = m->n_xi, nr = m->n_rho;
     double *Q = st->Q;
     double *const all[QFRC_KINDS] = {Q, Q, Q, Q, Q, Q, Q, Q};
-    if (assemble(m, st, t, q, qd, all, 0, x) != 0) return -1;
+    if (assemble(m, st, t, q, qd, all, 0, x, wrench && wrench_ok(m, st)) != 0) return -1;
     constraints_penalty_residual(m, st, t, q, qd, Q);
     if (net_force(m, st, t, Q, q, qd, r) != 0) return -1;
     if (!nr) return 0;
@@ -355,8 +401,21 @@ int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, c
     return 0;
 }
 
+int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                 const double *x, double *r)
+{
+    return residual(m, st, t, q, qd, x, r, 0);
+}
+
+int dyn_residual_wrench(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                        const double *x, double *r)
+{
+    return residual(m, st, t, q, qd, x, r, 1);
+}
+
 void dyn_mass(const rod_model *m, rod_state *st, const double *q, const double *qd)
 {
+    dyn_fresh_J(m, st);
     if (m->n_xi) mass_from_J(m, st, q, qd);
 }
 
@@ -413,7 +472,7 @@ int dyn_forces_by_kind(const rod_model *m, rod_state *st, double *out, double *t
     /* M q_ddot with the factor L L^T of M_xi and M_rho */
     dense_cholesky_mul(st->Mxi, nx, total);
     dense_cholesky_mul(m->Mrho_chol, nr, total + nx);
-    if (assemble(m, st, st->t, st->q, st->qd, Qk, 0, NULL) != 0) return -1;
+    if (assemble(m, st, st->t, st->q, st->qd, Qk, 0, NULL, 0) != 0) return -1;
     for (int i = 0; i < n; i++) {
         double e = 0, d = 0;
         for (int j = 0; j < n; j++) {

@@ -34,6 +34,14 @@ int dyn_residual(const rod_model *m, rod_state *st, double t, const double *q, c
 /* M_xi's lower triangle (not factored) into st->Mxi at the (q, q_dot) of the state's last
  * dyn_residual, from its Jacobians. */
 void dyn_mass(const rod_model *m, rod_state *st, const double *q, const double *qd);
+/* dyn_residual in the wrench form (projection.h) where it applies, else dyn_residual: without
+ * forming J, which is left stale (dyn_fresh_J), and with M x from the M that dyn_mass left in
+ * st->Mxi (an earlier iterate's of the same step): the same residual to rounding where that M
+ * is q's own */
+int dyn_residual_wrench(const rod_model *m, rod_state *st, double t, const double *q, const double *qd,
+                        const double *x, double *r);
+/* J formed again at the q of a wrench-form evaluation, before a Newton matrix reads it */
+void dyn_fresh_J(const rod_model *m, rod_state *st);
 
 /* The kinematics at (t, q) for the constraints' rows: st->g and J, with the moving base's
  * motion at t applied (moving != 0) and a free base's pose. */

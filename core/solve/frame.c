@@ -152,6 +152,8 @@ static int frame_contacts(const rod_model *m, const rod_state *st, const lie_pos
      * were 60 % of the snake's frame) */
     tmp.J = NULL;
     tmp.J_pending = NULL;
+    tmp.J_stale = 0;
+    tmp.wrench_mode = 0;
     tmp.Q = NULL;
     tmp.g = (lie_pose *)g; /* read only: contact_forces reads the poses it is given */
     tmp.eta = NULL;

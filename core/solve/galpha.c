@@ -294,8 +294,10 @@ static int walls_correction(galpha *g, const rod_model *m, rod_state *st, double
     /* the points' Jacobians from the try's first iterate while the same points touch: the
      * laws are evaluated afresh, the kinematics are a linearization either way (the snake:
      * instructions -13 %, evaluations 3,315 -> 3,151) */
-    if (it == 0 || relinearize || contact_lin_update(m, st, g->qn, st->eta, tn, g->lin) != 0)
+    if (it == 0 || relinearize || contact_lin_update(m, st, g->qn, st->eta, tn, g->lin) != 0) {
+        dyn_fresh_J(m, st);
         contact_lin_points(m, st, g->qn, st->eta, tn, g->lin);
+    }
     for (int i = 0; i < n; i++) {
         g->wq[i] = cq / (rtol * fabs(g->qn[i]) + atol);
         g->wv[i] = cv / (rtol * fabs(g->vn[i]) + atol_v);
@@ -367,6 +369,7 @@ static int linearized_correction(galpha *g, const rod_model *m, rod_state *st, d
          * step length alone forms it again from the kept difference Jacobians */
         int rc;
         if (elastic) {
+            dyn_fresh_J(m, st);
             rc = newton_matrix(g, m, st, tn, cq, cv);
         } else {
             if (g->stale) {
@@ -421,7 +424,10 @@ static int try_step(galpha *g, const rod_model *m, rod_state *st, double h)
             g->vn[i] = g->v[i] + h * ((1 - ga) * g->a[i] + ga * g->an[i]);
         }
         if (interrupted(st)) return -1;
-        if (force_form ? dyn_residual(m, st, tn, g->qn, g->vn, g->xn, g->r) != 0
+        /* after a try's first residual, whose Jacobians the Newton matrices take and at whose
+         * iterate M was formed for this try, the wrench form: J not formed, M x from that M */
+        if (force_form ? (it > 0 && g->mass_in_try ? dyn_residual_wrench(m, st, tn, g->qn, g->vn, g->xn, g->r)
+                                                   : dyn_residual(m, st, tn, g->qn, g->vn, g->xn, g->r)) != 0
                        : dyn_accel(m, st, tn, g->qn, g->vn, g->f) != 0) {
             /* a Newton iterate far from the solution (a rod pushed deep into a wall by a too
              * long step) can make the forces fail: a shorter step, as for no convergence */

@@ -37,6 +37,13 @@ rod_state *state_create_one(const rod_model *m, char *err, size_t errlen)
         st->J_pose = calloc((size_t)m->ns, sizeof *st->J_pose);
         if (!st->J_pending || !st->J_pose) goto nomem;
     }
+    if (!m->planar && m->n_xi > 0 && m->ns > 1) {
+        st->kin_q = calloc(n, sizeof *st->kin_q);
+        st->W_station = calloc((size_t)m->ns * 6, sizeof *st->W_station);
+        st->step_w = calloc((size_t)(m->ns - 1) * m->substeps, sizeof *st->step_w);
+        st->g_rel = calloc((size_t)m->ns, sizeof *st->g_rel);
+        if (!st->kin_q || !st->W_station || !st->step_w || !st->g_rel) goto nomem;
+    }
     if (m->ncontact) {
         st->contact_order = calloc((size_t)m->ncontact, sizeof *st->contact_order);
         st->contact_key = calloc((size_t)m->ncontact * 2, sizeof *st->contact_key);
@@ -75,6 +82,10 @@ void state_free_one(rod_state *st)
     free(st->J);
     free(st->J_pending);
     free(st->J_pose);
+    free(st->kin_q);
+    free(st->W_station);
+    free(st->step_w);
+    free(st->g_rel);
     free(st->eta);
     free(st->bias);
     free(st->Mxi);

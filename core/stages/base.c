@@ -78,6 +78,26 @@ void base_free_pose(const rod_model *m, const double *q, lie_pose *gb)
     lie_exp(q + m->base_col, gb);
 }
 
+/* B, the base twist's map from x_dot: Ad_{exp x}^{-1} T_x (column-major) */
+static void free_columns(const double *x, const lie_pose *gb, double B[36])
+{
+    for (int c = 0; c < 6; c++) {
+        double e[6] = {0}, Te[6];
+        e[c] = 1.0;
+        lie_dexp_apply(x, e, Te);
+        lie_Ad_inv_apply(gb, Te, B + 6 * c);
+    }
+}
+
+int base_free_columns(const rod_model *m, const double *q, double B[36])
+{
+    if (m->base_col < 0) return 0;
+    lie_pose gb;
+    lie_exp(q + m->base_col, &gb);
+    free_columns(q + m->base_col, &gb, B);
+    return 1;
+}
+
 void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      int n, double *eta, double *bias)
 {
@@ -86,12 +106,7 @@ void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_
     lie_pose gb;
     lie_exp(x, &gb);
     double B[36], eb[6] = {0}, ab[6] = {0};
-    for (int c = 0; c < 6; c++) {
-        double e[6] = {0}, Te[6];
-        e[c] = 1.0;
-        lie_dexp_apply(x, e, Te);
-        lie_Ad_inv_apply(&gb, Te, B + 6 * c);
-    }
+    free_columns(x, &gb, B);
     if (xd) {
         double Tx[6], Td[6];
         lie_dexp_apply(x, xd, Tx);

@@ -38,6 +38,9 @@ void base_apply(const rod_model *m, profile_eval *ev, double t, lie_pose *g, int
  * base_free_chart_root (positive while |x_w| < 3 pi / 2) crosses zero. */
 int base_free(const rod_model *m);
 void base_free_pose(const rod_model *m, const double *q, lie_pose *gb);
+/* A free base's columns of every station's J before the station's pose: J_k's base columns are
+ * Ad_{g_k}^{-1} B (g_k on the rod's own base). 1 with B, 0 without a free base. */
+int base_free_columns(const rod_model *m, const double *q, double B[36]);
 void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      int n, double *eta, double *bias);
 void base_free_rechart(const rod_model *m, double *q, double *qd);

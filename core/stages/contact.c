@@ -98,11 +98,7 @@ static void apply_wrench(const rod_model *m, rod_state *st, const cpoint *p, con
     double W[6];
     vec3_rot_t(p->R, M, W);
     vec3_rot_t(p->R, F, W + 3);
-    const double *Jk = state_J(m, st, p->k);
-    for (int j = 0; j < nx; j++) {
-        const double *c = Jk + 6 * j;
-        Q[j] += ds * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] + c[5] * W[5]);
-    }
+    state_add_wrench(m, st, p->k, W, ds, Q);
     if (!nr || !(p->radius > 0)) return;
     const double radial = vec3_dot(F, off) / p->radius;
     for (int j = 0; j < nr; j++) Q[nx + j] += ds * m->phr[(size_t)p->k * nr + j] * p->z * radial;

@@ -30,17 +30,6 @@ void forces_cable_route(const rod_model *m, const spec_actuator *a, double s, do
     dd[1] = dr * sin(ang) + r * cos(ang) * dang;
 }
 
-/* Q_xi += J^T W */
-static void add_JtW(const rod_model *m, const double *J, const double W[6], double scale,
-                    double *Q)
-{
-    for (int j = 0; j < m->n_xi; j++) {
-        const double *c = J + 6 * j;
-        Q[j] += scale * (c[0] * W[0] + c[1] * W[1] + c[2] * W[2] + c[3] * W[3] + c[4] * W[4] +
-                         c[5] * W[5]);
-    }
-}
-
 /* Cables and transverse pressures (Eqs. 29, 53), station by station: rho, rho' and xi once per
  * station for all of them, and one update of Q per station with their summed wrench (a
  * cable's generalized force is Phi_xi^T of its wrench on the section) and their summed weights
@@ -153,7 +142,7 @@ void forces_gravity(const rod_model *m, const rod_state *st, const double *q, do
             const double mass = (m->rho0 - m->fluid_rho) * m->sec[k].A0 * model_mass_factor(m, rho);
             double f[3] = {mass * m->grav[0], mass * m->grav[1], mass * m->grav[2]}, W[6] = {0};
             vec3_rot_t(st->g[k].R, f, W + 3);
-            add_JtW(m, st->J + (size_t)k * 6 * nx, W, factor * m->w[k], Q);
+            state_add_wrench(m, st, k, W, factor * m->w[k], Q);
         }
     }
 }
@@ -182,7 +171,7 @@ int forces_load(const rod_model *m, rod_state *st, int i, double t, double facto
             memcpy(dst, v, sizeof v);
         else
             vec3_rot_t(st->g[k].R, v, dst);
-        add_JtW(m, state_J(m, st, k), W, factor * wk, Q);
+        state_add_wrench(m, st, k, W, factor * wk, Q);
     }
     return 0;
 }

@@ -230,6 +230,7 @@ void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int c
     const kin_defer d = kin_defer_of(m, st);
     forward_steps(m, q, coarse ? 1 : m->substeps, coarse ? m->kin_beta1 : m->kin_beta,
                   coarse ? m->kin_star1 : m->kin_star, st->g, st->J, d.pending ? &d : NULL);
+    st->J_stale = 0;
 }
 
 /* The recursions run over blocks of STEP_BLOCK steps: first each step's own part, stage by
@@ -542,7 +543,7 @@ static void planar_forward(const rod_model *m, const planar_steps *ps, const dou
 
 VECTOR_CLONES
 static void forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
-                        const kin_defer *d, double *eta, double *bias)
+                        const kin_defer *d, double *eta, double *bias, blk6_step *wst)
 {
     if (m->planar) {
         const planar_steps ps = {m->substeps, m->kin_beta, m->kin_star};
@@ -575,7 +576,13 @@ static void forward_vel(const rod_model *m, const double *q, const double *qd, l
                 e_new[i] = ek[i] + vs->TOd[i];
                 b_new[i] = bk[i] + adeT[i] + vs->TdOd[i] + vs->TPd[i];
             }
-            if (J) step_Js(m, m->kin_beta + ((size_t)k * sub + j) * bsz, &vs->ms, &vs->T, &gk, Js);
+            if (J)
+                step_Js(m, m->kin_beta + ((size_t)k * sub + j) * bsz, &vs->ms, &vs->T, &gk, Js);
+            else if (wst) {
+                blk6_step *w = wst + t0 + b;
+                blk6_Ad(&gk, &vs->T, &w->G);
+                w->ms = vs->ms;
+            }
             lie_Ad_inv_apply(&vs->e, e_new, ek);
             lie_Ad_inv_apply(&vs->e, b_new, bk);
             lie_pose_mul(&gk, &vs->e, &gk);
@@ -592,13 +599,21 @@ static void forward_vel(const rod_model *m, const double *q, const double *qd, l
 void kin_forward_vel(const rod_model *m, const double *q, const double *qd, lie_pose *g, double *J,
                      double *eta, double *bias)
 {
-    forward_vel(m, q, qd, g, J, NULL, eta, bias);
+    forward_vel(m, q, qd, g, J, NULL, eta, bias, NULL);
 }
 
 void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, const double *qd, int with_J)
 {
     const kin_defer d = kin_defer_of(m, st);
-    forward_vel(m, q, qd, st->g, with_J ? st->J : NULL, d.pending ? &d : NULL, st->eta, st->bias);
+    forward_vel(m, q, qd, st->g, with_J ? st->J : NULL, d.pending ? &d : NULL, st->eta, st->bias, NULL);
+    if (with_J) st->J_stale = 0;
+}
+
+void kin_forward_vel_wrench(const rod_model *m, rod_state *st, const double *q, const double *qd)
+{
+    forward_vel(m, q, qd, st->g, NULL, NULL, st->eta, st->bias, st->step_w);
+    memcpy(st->kin_q, q, (size_t)m->n * sizeof *q);
+    st->J_stale = 1;
 }
 
 /* kin_forward_twist's local parts: vel_steps_local's without the bias's (T applied by

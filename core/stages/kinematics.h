@@ -41,6 +41,11 @@ typedef struct {
     lie_pose *pose;         /* ns: the pose that converts it */
 } kin_defer;
 kin_defer kin_defer_of(const rod_model *m, rod_state *st);
+
+/* The wrench form (projection.h): the poses, twists and biases as kin_forward_vel_state's, and
+ * instead of J each Magnus step's G = Ad_g T_Omega and alphas (st->step_w); J is left stale
+ * (dyn_fresh_J forms it again from q). Not for planar rods. */
+void kin_forward_vel_wrench(const rod_model *m, rod_state *st, const double *q, const double *qd);
 void kin_forward_state(const rod_model *m, rod_state *st, const double *q, int coarse);
 void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, const double *qd, int with_J);
 

@@ -14,6 +14,14 @@ typedef struct {
     double A[9], B[9];
 } blk6;
 
+/* One Magnus step as the wrench form of the equations of motion keeps it (projection.h): G =
+ * Ad_g T_Omega, g the pose before the step, and the step's alphas and brackets; its Jacobian
+ * columns are G dOmega/dalpha_i e_c, used without being formed. */
+typedef struct {
+    blk6 G;
+    magnus_step ms;
+} blk6_step;
+
 /* y = M x */
 void blk6_apply(const blk6 *M, const double x[6], double y[6]);
 /* T = T_Omega (= sum_j c_j ad_Omega^j) of the tangent tc */

@@ -120,3 +120,95 @@ Test(force_residual, a_rod_held_by_a_penalty_constraint)
 {
     check_example("api/examples/plectoneme.json");
 }
+
+/* dyn_residual_wrench (projection.h: the stations' wrenches projected back along the rod in
+ * one pass, J not formed) against dyn_residual (J formed, J^T W at every station): the same
+ * residual to rounding at a bent, moving state and any x; and the Jacobians a Newton matrix
+ * reads afterwards are formed again (dyn_mass: the same M as after dyn_residual). */
+static void check_wrench_form_of(const char *path, const char *json, int applies)
+{
+    rod_model *m = tu_model(json);
+    char err[256];
+    rod_state *st = rod_state_create(m, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    const int n = m->n, nx = m->n_xi;
+    double *q = calloc((size_t)n, sizeof *q), *qd = calloc((size_t)n, sizeof *qd), *x = calloc((size_t)n, sizeof *x);
+    double *r0 = calloc((size_t)n, sizeof *r0), *r1 = calloc((size_t)n, sizeof *r1), *M0 = calloc((size_t)nx * nx, sizeof *M0);
+    cr_assert(q && qd && x && r0 && r1 && M0);
+    memcpy(q, st->q, (size_t)n * sizeof *q);
+    for (int j = 0; j < n; j++) {
+        q[j] += 0.05 * sin(1.0 + 1.7 * j);
+        qd[j] = 0.3 * cos(0.5 + 2.3 * j);
+        x[j] = 2.0 * sin(0.3 + 0.9 * j);
+    }
+    cr_assert_eq(dyn_residual(m, st, 0.1, q, qd, x, r0), 0, "%s: %s", path, rod_state_error(st));
+    dyn_mass(m, st, q, qd);
+    memcpy(M0, st->Mxi, (size_t)nx * nx * sizeof *M0);
+    cr_assert_eq(dyn_residual_wrench(m, st, 0.1, q, qd, x, r1), 0, "%s: %s", path, rod_state_error(st));
+    cr_assert_eq(st->J_stale, applies, "%s: the wrench form %s", path, applies ? "applies" : "does not apply");
+    double d = 0, sc = 0;
+    for (int i = 0; i < n; i++) {
+        d = fmax(d, fabs(r1[i] - r0[i]));
+        sc = fmax(sc, fabs(r0[i]));
+    }
+    cr_assert_lt(d, 1e-12 * sc, "%s: wrench form against J: %.3g of %.3g", path, d, sc);
+    dyn_mass(m, st, q, qd);
+    double dm = 0, mm = 0;
+    for (int j = 0; j < nx; j++)
+        for (int i = j; i < nx; i++) {
+            dm = fmax(dm, fabs(st->Mxi[i + (size_t)nx * j] - M0[i + (size_t)nx * j]));
+            mm = fmax(mm, fabs(M0[i + (size_t)nx * j]));
+        }
+    cr_assert_lt(dm, 1e-12 * mm, "%s: M after the wrench form %.3g of %.3g", path, dm, mm);
+    cr_log_info("%s: wrench form %s, |r - r_J| %.2e of %.2e, M %.2e", path, applies ? "used" : "not used", d, sc, dm);
+    free(q), free(qd), free(x), free(r0), free(r1), free(M0);
+    rod_state_free(st);
+    rod_model_free(m);
+}
+
+static void check_wrench_form(const char *path, int applies)
+{
+    char *json = tu_read_file(path);
+    cr_assert_not_null(json, "%s", path);
+    check_wrench_form_of(path, json, applies);
+    free(json);
+}
+
+Test(force_residual, the_wrench_form_is_the_residual_on_a_free_rod_on_the_ground)
+{
+    check_wrench_form("api/examples/snake-lateral-undulation.json", 1);
+}
+
+Test(force_residual, the_wrench_form_is_the_residual_on_an_inflating_arm_gripping_a_pole)
+{
+    check_wrench_form("api/examples/octopus-grasp.json", 1);
+}
+
+Test(force_residual, the_wrench_form_is_the_residual_under_point_and_distributed_loads)
+{
+    /* forces_load's wrenches: a point force mid-rod, a tip moment and a distributed force in the
+     * body frame, on a rod that bends, twists and stretches under gravity */
+    check_wrench_form_of("loads",
+                         "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000,"
+                         " \"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 100},"
+                         " \"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 2, \"stretch\": 2},"
+                         " \"environment\": {\"gravity\": [0, -9.81, 0]},"
+                         " \"loads\": [{\"name\": \"p\", \"type\": \"point_force\", \"s\": 0.3, \"force\": [0.01, 0.02, -0.005]},"
+                         " {\"name\": \"m\", \"type\": \"tip_moment\", \"moment\": [0.001, -0.002, 0.003]},"
+                         " {\"name\": \"d\", \"type\": \"distributed_force\", \"force\": [0.01, 0, 0.02], \"frame\": \"local\"}]}",
+                         1);
+}
+
+Test(force_residual, the_wrench_form_is_the_residual_on_a_fetching_arm_in_water)
+{
+    check_wrench_form("api/examples/octopus-fetching.json", 1);
+}
+
+Test(force_residual, the_wrench_form_stands_aside_for_constraints_bodies_and_planar_rods)
+{
+    check_wrench_form("api/examples/plectoneme.json", 0);
+    check_wrench_form("api/examples/octopus-reaching.json", 0);
+    check_wrench_form("api/examples/precurved-tentacle.json", 0);
+    check_wrench_form("api/examples/helical-buckling.json", 0); /* a constraint's rows read J */
+    check_wrench_form("api/examples/free-floating.json", 0);    /* an attached body's too */
+}
