@@ -37,17 +37,11 @@ static void blk6_apply_t(const blk6 *M, const double u[6], double out[6])
     }
 }
 
-/* out = ad_a^T u: ad_a = [[a_w~, 0], [a_v~, a_w~]] */
+/* out = ad_a^T u = -ad*_a u (lie_coad_apply) */
 static void ad_t(const double a[6], const double u[6], double out[6])
 {
-    double o[6];
-    o[0] = u[1] * a[2] - u[2] * a[1] + u[4] * a[5] - u[5] * a[4];
-    o[1] = u[2] * a[0] - u[0] * a[2] + u[5] * a[3] - u[3] * a[5];
-    o[2] = u[0] * a[1] - u[1] * a[0] + u[3] * a[4] - u[4] * a[3];
-    o[3] = u[4] * a[2] - u[5] * a[1];
-    o[4] = u[5] * a[0] - u[3] * a[2];
-    o[5] = u[3] * a[1] - u[4] * a[0];
-    memcpy(out, o, sizeof o);
+    lie_coad_apply(a, u, out);
+    for (int r = 0; r < 6; r++) out[r] = -out[r];
 }
 
 /* z_i = D_i^T u for each alpha of the step */
