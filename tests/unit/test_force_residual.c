@@ -204,6 +204,20 @@ Test(force_residual, the_wrench_form_is_the_residual_on_a_fetching_arm_in_water)
     check_wrench_form("api/examples/octopus-fetching.json", 1);
 }
 
+Test(force_residual, the_wrench_form_is_the_residual_with_zannas_fourth_order_steps)
+{
+    /* the 4th-order rule's transposed derivatives (projection.c's slots_t, order 4) */
+    check_wrench_form("api/examples/octopus-fetching-authors.json", 1);
+    check_wrench_form_of("loads, Zanna",
+                         "{\"model\": \"classic\", \"rod\": {\"length\": 0.5, \"radius\": 0.01, \"density\": 1000,"
+                         " \"youngs_modulus\": 1e6, \"poisson_ratio\": 0.45, \"shear_viscosity\": 100},"
+                         " \"strains\": {\"bend1\": 4, \"bend2\": 4, \"twist\": 2, \"stretch\": 2},"
+                         " \"discretization\": {\"magnus_order\": 4},"
+                         " \"environment\": {\"gravity\": [0, -9.81, 0]},"
+                         " \"loads\": [{\"name\": \"p\", \"type\": \"point_force\", \"s\": 0.3, \"force\": [0.01, 0.02, -0.005]}]}",
+                         1);
+}
+
 Test(force_residual, the_wrench_form_stands_aside_for_constraints_bodies_and_planar_rods)
 {
     check_wrench_form("api/examples/plectoneme.json", 0);
