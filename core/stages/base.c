@@ -106,7 +106,7 @@ void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_
     lie_pose gb;
     lie_exp(x, &gb);
     double B[36], eb[6] = {0}, ab[6] = {0};
-    free_columns(x, &gb, B);
+    if (J) free_columns(x, &gb, B); /* J's base columns only: most calls form no J */
     if (xd) {
         double Tx[6], Td[6];
         lie_dexp_apply(x, xd, Tx);
@@ -114,7 +114,7 @@ void base_free_apply(const rod_model *m, const double *q, const double *qd, lie_
         lie_dexp_dot_apply(x, xd, Td);
         lie_Ad_inv_apply(&gb, Td, ab);
     }
-    put_on_base(m, &gb, eb, ab, B, g, J, n, xd ? eta : NULL, xd ? bias : NULL);
+    put_on_base(m, &gb, eb, ab, J ? B : NULL, g, J, n, xd ? eta : NULL, xd ? bias : NULL);
 }
 
 double base_free_chart_root(const rod_model *m, const double *q)
