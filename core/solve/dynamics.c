@@ -193,10 +193,9 @@ static int assemble(const rod_model *m, rod_state *st, double t, const double *q
     double B[36];
     const double *Bfree = NULL;
     if (wrench) {
-        /* the wrench form (projection.h): no J; the poses on the rod's own base kept. Only from
+        /* the wrench form (projection.h): no J. Only from
          * residual(), whose kinds all sum into one Q: the fluid's wrench is never split off here */
         kin_forward_vel_wrench(m, st, q, qd);
-        memcpy(st->g_rel, st->g, (size_t)m->ns * sizeof *st->g);
         if (base_free_columns(m, q, B)) Bfree = B;
         memset(st->W_station, 0, (size_t)m->ns * 6 * sizeof *st->W_station);
     } else {

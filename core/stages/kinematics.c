@@ -612,6 +612,7 @@ void kin_forward_vel_state(const rod_model *m, rod_state *st, const double *q, c
 void kin_forward_vel_wrench(const rod_model *m, rod_state *st, const double *q, const double *qd)
 {
     forward_vel(m, q, qd, st->g, NULL, NULL, st->eta, st->bias, st->step_w);
+    memcpy(st->g_rel, st->g, (size_t)m->ns * sizeof *st->g); /* before a base moves st->g */
     memcpy(st->kin_q, q, (size_t)m->n * sizeof *q);
     st->J_stale = 1;
 }

@@ -42,7 +42,8 @@ typedef struct {
 } kin_defer;
 kin_defer kin_defer_of(const rod_model *m, rod_state *st);
 
-/* The wrench form (projection.h): the poses, twists and biases as kin_forward_vel_state's, and
+/* The wrench form (projection.h): the poses, twists and biases as kin_forward_vel_state's, the
+ * poses also in st->g_rel (on the rod's own base, which base_apply then leaves alone), and
  * instead of J each Magnus step's G = Ad_g T_Omega and alphas (st->step_w); J is left stale
  * (dyn_fresh_J forms it again from q). Not for planar rods. */
 void kin_forward_vel_wrench(const rod_model *m, rod_state *st, const double *q, const double *qd);
