@@ -118,6 +118,16 @@ const double *state_J(const rod_model *m, const rod_state *st, int k)
     return Jk;
 }
 
+rod_state state_borrow(const rod_state *st)
+{
+    rod_state b = *st;
+    b.J = NULL;
+    b.J_pending = NULL; /* st's marks are for st's J */
+    b.J_stale = 0;
+    b.wrench_mode = 0;
+    return b;
+}
+
 VECTOR_CLONES
 void state_add_wrench(const rod_model *m, const rod_state *st, int k, const double W[6], double scale, double *Q)
 {

@@ -94,6 +94,9 @@ double state_actuator_value(double v);
  * whose J the kinematics deferred (kinematics.h kin_forward_state), converted here on first
  * use. */
 const double *state_J(const rod_model *m, const rod_state *st, int k);
+/* A shallow copy of st for scratch of the caller's own (its g, eta, J...), with st's Jacobian
+ * bookkeeping left behind: no J, none deferred, none stale, not in the wrench form. */
+rod_state state_borrow(const rod_state *st);
 /* Q_xi += scale J_k^T W for a body wrench W (moment, force) on station k; in the wrench form
  * (st->wrench_mode) W is summed at the station instead, for one projection along the rod. */
 void state_add_wrench(const rod_model *m, const rod_state *st, int k, const double W[6], double scale, double *Q);

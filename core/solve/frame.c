@@ -147,13 +147,9 @@ static int frame_contacts(const rod_model *m, const rod_state *st, const lie_pos
 {
     f->has_contacts = 1;
     const int maxrep = 2 * m->ncontact * (m->spec->nobstacles + (m->spec->self_contact ? 8 : 0)) + 1;
-    rod_state tmp = *st;
     /* the poses and twists alone: the reports read no Jacobian and add to no Q (the Jacobians
      * were 60 % of the snake's frame) */
-    tmp.J = NULL;
-    tmp.J_pending = NULL;
-    tmp.J_stale = 0;
-    tmp.wrench_mode = 0;
+    rod_state tmp = state_borrow(st);
     tmp.Q = NULL;
     tmp.g = (lie_pose *)g; /* read only: contact_forces reads the poses it is given */
     tmp.eta = NULL;

@@ -118,11 +118,7 @@ static double friction_power(const rod_model *with, const rod_model *without, co
 {
     const rod_model *m = with;
     const int nx = m->n_xi;
-    rod_state tmp = *st;
-    /* its own J for every station: none deferred (st's pending marks are st's), none stale */
-    tmp.J_pending = NULL;
-    tmp.J_stale = 0;
-    tmp.wrench_mode = 0;
+    rod_state tmp = state_borrow(st); /* its own J for every station, formed below */
     tmp.g = malloc((size_t)m->ns * sizeof *tmp.g);
     tmp.J = malloc((size_t)m->ns * 6 * nx * sizeof *tmp.J);
     tmp.eta = malloc((size_t)m->ns * 6 * sizeof *tmp.eta);
