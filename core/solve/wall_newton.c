@@ -120,8 +120,9 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
             w->A_kept = 1;
         }
         dense_lu_solve(w->A, n, w->piv, G);
-        /* cut the step back until the residual falls (a switch of a law in between) */
-        double alpha = 1.0, mt = 0;
+        /* no further than a slip's reversal through a stick disk, then cut back until the
+         * residual falls (a switch of a law in between) */
+        double alpha = contact_lin_step_limit(L, dx, G, cv), mt = 0;
         int fell = 0;
         for (int cut = 0; cut <= MAX_CUTS; cut++, alpha *= 0.5) {
             for (int i = 0; i < n; i++) trial[i] = dx[i] + alpha * G[i];

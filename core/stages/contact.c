@@ -693,8 +693,8 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
  * and obstacle, and the Jacobians of its slip (Jv, as contact_jacobian forms it) and of its
  * centre line (Jl); both also stacked column by column over all points (Jc: 6 rows a point),
  * so that moving every point by a correction is one pass over the columns. */
-enum { LIN_DS, LIN_EPS, LIN_V, LIN_N = LIN_V + 3, LIN_T = LIN_N + 3, LIN_F = LIN_T + 3, LIN_MU = LIN_F + 3,
-       LIN_OB = LIN_MU + 3, LIN_C, LIN_HEAD };
+enum { LIN_DS, LIN_EPS, LIN_V, LIN_N = LIN_V + 3, LIN_T = LIN_N + 3, LIN_F = LIN_T + 3, LIN_OB = LIN_F + 3,
+       LIN_C, LIN_HEAD };
 
 struct contact_lin {
     int np, cap, nx;
@@ -702,6 +702,7 @@ struct contact_lin {
     double *pt; /* cap x (LIN_HEAD + 6 nx): the head, then Jv and Jl row-major (3 x nx each) */
     double *Jc; /* nx columns of 6 np: rows 6p..6p+2 Jv, 6p+3..6p+5 Jl of point p */
     double *y;  /* 6 np: Jc times a correction */
+    double *y0; /* 6 np: the same for a second correction (contact_lin_step_limit) */
 };
 
 contact_lin *contact_lin_create(const rod_model *m)
@@ -712,13 +713,14 @@ contact_lin *contact_lin_create(const rod_model *m)
     const int nob = m->spec->nobstacles < SPEC_MAX_OBSTACLES ? m->spec->nobstacles : SPEC_MAX_OBSTACLES;
     L->cap = m->ncontact * (nob > 0 ? nob : 1);
     const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
-    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 6) + 1, sizeof *L->pt);
+    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 12) + 1, sizeof *L->pt);
     if (!L->pt) {
         free(L);
         return NULL;
     }
     L->Jc = L->pt + (size_t)L->cap * per;
     L->y = L->Jc + (size_t)L->cap * 6 * L->nx;
+    L->y0 = L->y + (size_t)L->cap * 6;
     return L;
 }
 
@@ -732,10 +734,7 @@ void contact_lin_free(contact_lin *L)
 int contact_lin_count(const contact_lin *L) { return L->np; }
 
 /* Point p's state against obstacle ob (penetration eps, normal n, moving at vel) into its head b:
- * the slip, the force and the friction's static share held at that slip (hold_static_share):
- * past v_eps the law falls from mu_s to mu_k within a few v_eps, a negative slope 250 times the
- * snake's mass term at 4 ms, along which no correction descends; the next correction, from the
- * new iterate, holds its share. Leaves the contact's offset from the centre line in off. */
+ * the slip and the force. Leaves the contact's offset from the centre line in off. */
 static void lin_point_state(double *b, const spec_obstacle *ob, const cpoint *p, const double *eta,
                             const double n[3], double eps, const double vel[3], double off[3])
 {
@@ -744,15 +743,12 @@ static void lin_point_state(double *b, const spec_obstacle *ob, const cpoint *p,
     rolling_velocity_at(p, eta, off, v);
     for (int i = 0; i < 3; i++) v[i] -= vel[i];
     wall_force(ob, p->t, n, eps, v, ob->friction.on, F);
-    spec_friction held = ob->friction;
-    if (held.on) hold_static_share(&held, v, n);
     b[LIN_EPS] = eps;
     for (int i = 0; i < 3; i++) {
         b[LIN_V + i] = v[i];
         b[LIN_N + i] = n[i];
         b[LIN_T + i] = p->t[i];
         b[LIN_F + i] = F[i];
-        b[LIN_MU + i] = held.mu_static[i];
     }
 }
 
@@ -831,6 +827,42 @@ double contact_lin_slip_rate(const contact_lin *L, const double *dx)
     return most;
 }
 
+/* The slip's part in the surface, u = v - (v . n) n */
+static void in_surface(const double v[3], const double n[3], double u[3])
+{
+    const double vn = vec3_dot(v, n);
+    for (int i = 0; i < 3; i++) u[i] = v[i] - vn * n[i];
+}
+
+double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv)
+{
+    const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
+    memcpy(L->y0, lin_move(L, dx), 6 * (size_t)L->np * sizeof *L->y0);
+    const double *dy = lin_move(L, d);
+    double alpha = 1.0;
+    for (int k = 0; k < L->np; k++) {
+        const double *b = L->pt + per * (size_t)k;
+        const spec_friction *f = &L->moved[(int)b[LIN_OB]].friction;
+        if (!f->on) continue;
+        double v0[3], dv[3], v[3], w[3], e[3];
+        for (int i = 0; i < 3; i++) {
+            v0[i] = b[LIN_V + i] + cv * L->y0[6 * k + i];
+            dv[i] = cv * dy[6 * k + i];
+        }
+        in_surface(v0, b + LIN_N, v);
+        in_surface(dv, b + LIN_N, w);
+        for (int i = 0; i < 3; i++) e[i] = v[i] + w[i];
+        const double ve2 = f->threshold_velocity * f->threshold_velocity, ww = vec3_dot(w, w);
+        if (!(ww > 0) || !(vec3_dot(v, v) > ve2) || !(vec3_dot(e, e) > ve2)) continue;
+        const double tc = -vec3_dot(v, w) / ww; /* the closest approach to no slip */
+        if (!(tc > 0 && tc < 1)) continue;
+        double c[3];
+        for (int i = 0; i < 3; i++) c[i] = v[i] + tc * w[i];
+        if (vec3_dot(c, c) < ve2) alpha = fmin(alpha, tc);
+    }
+    return alpha;
+}
+
 VECTOR_CLONES
 int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const double *eta, double t,
                        contact_lin *L)
@@ -866,10 +898,7 @@ void contact_lin_force(const contact_lin *L, const double *dx, double cq, double
     for (int k = 0; k < L->np; k++) {
         const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *Jl = Jv + 3 * nx;
         const double *n = b + LIN_N, *tg = b + LIN_T, *F0 = b + LIN_F, *yk = y + 6 * k;
-        spec_obstacle held = L->moved[(int)b[LIN_OB]];
-        if (held.friction.on)
-            for (int d = 0; d < 3; d++) held.friction.mu_static[d] = held.friction.mu_kinetic[d] = b[LIN_MU + d];
-        const spec_obstacle *ob = &held;
+        const spec_obstacle *ob = &L->moved[(int)b[LIN_OB]];
         const double ds = b[LIN_DS];
         double v[3], F[3] = {0, 0, 0};
         for (int i = 0; i < 3; i++) v[i] = b[LIN_V + i] + cv * yk[i];

@@ -99,6 +99,12 @@ int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const
                        contact_lin *L);
 void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
                        int ld);
+/* How far (a fraction in (0, 1]) a step d from the correction dx may go: a point that slides at
+ * dx and at dx + d but passes through its stick disk (slip under v_eps) on the way stops at the
+ * closest approach, inside the disk. Such a step reverses the point's friction within v_eps,
+ * where the law is steepest: from either side, Newton's linearization sends it past (Castro et
+ * al.'s transition-aware limiter for regularized friction, RA-L 2020). */
+double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv);
 
 /* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
 size_t contact_point_size(void);

@@ -4,6 +4,7 @@
  * their slopes are contact_jacobian's; along a small correction the change they add has those
  * slopes (the kinematics are linear in it by construction, the laws are evaluated exactly);
  * and a solved correction leaves a residual whose Newton step is within the tolerance asked. */
+#include "base.h"
 #include "contact.h"
 #include "dense.h"
 #include "dynamics.h"
@@ -12,6 +13,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,4 +200,74 @@ Test(wall_newton, a_solved_correction_leaves_a_newton_step_within_the_tolerance)
 {
     solved(0.02);
     solved(2.0);
+}
+
+/* contact_lin_step_limit on a rod sliding along its axis on a plane (a free base moving at u =
+ * 10 v_eps, every point slipping at (0, 0, u)), where a step of the base's velocity along z
+ * moves every slip by cv times it and one across moves it sideways: the step is cut exactly
+ * where a slip that stays sliding passes closest to zero, and only then. */
+static double limit_for(const rod_model *m, contact_lin *L, double cv, double at_z, double d_z,
+                        double d_y)
+{
+    const int n = m->n, c = m->base_col;
+    double *dx = calloc((size_t)n, sizeof *dx), *d = calloc((size_t)n, sizeof *d);
+    cr_assert(dx && d);
+    dx[c + 5] = at_z / cv;
+    d[c + 5] = d_z / cv;
+    d[c + 4] = d_y / cv;
+    const double a = contact_lin_step_limit(L, dx, d, cv);
+    free(dx);
+    free(d);
+    return a;
+}
+
+Test(wall_newton, a_step_stops_where_a_sliding_point_would_pass_through_its_stick_disk)
+{
+    const double ve = 1e-4, u = 10 * ve;
+    const char *friction[2] = {", \"friction\": {\"static\": 0.4, \"kinetic\": 0.2, \"threshold_velocity\": 1e-4}",
+                               ""};
+    for (int f = 0; f < 2; f++) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"model\": \"classic\", \"base\": {\"type\": \"free\"}, \"rod\": {\"length\": 0.5, \"radius\": 0.02, "
+                 "\"density\": 1000, \"youngs_modulus\": 1e6, \"shear_modulus\": 4e5}, \"strains\": {\"bend1\": 2, "
+                 "\"bend2\": 2, \"twist\": 1, \"stretch\": 1}, \"environment\": {\"gravity\": [-9.81, 0, 0], "
+                 "\"obstacles\": [{\"name\": \"ground\", \"type\": \"plane\", \"point\": [-0.0199, 0, 0], "
+                 "\"normal\": [1, 0, 0], \"stiffness\": 1e5, \"damping\": 10%s}]}, "
+                 "\"solver\": {\"integrator\": \"generalized-alpha\", \"step\": 0.004, \"jacobian\": \"contact\"}}",
+                 friction[f]);
+        rod_model *m = tu_model(json);
+        rod_state *st = tu_started(m);
+        const int n = m->n;
+        cr_assert(base_free(m));
+        memset(st->qd, 0, (size_t)n * sizeof *st->qd);
+        st->qd[m->base_col + 5] = u; /* x = 0: the body twist is x_dot */
+        double *x = calloc((size_t)n, sizeof *x), *r = calloc((size_t)n, sizeof *r);
+        cr_assert(x && r);
+        cr_assert_eq(dyn_residual(m, st, 0.0, st->q, st->qd, x, r), 0);
+        contact_lin *L = contact_lin_create(m);
+        cr_assert_not_null(L);
+        cr_assert_gt(contact_lin_points(m, st, st->q, st->eta, 0.0, L), 2, "the rod lies on the plane");
+        double cq, cv;
+        coefficients(4e-3, &cq, &cv);
+        /* a reversal to -u passes through zero halfway; to -0.5 u at 2/3; stopping at zero, or
+         * short of it, or sideways far past the disk, goes all the way; a reversal with a
+         * sideways part of v_eps / 2 passes within the disk, at -v.w / |w|^2; with 3 v_eps
+         * sideways it passes 1.48 v_eps from zero, outside */
+        const double side = 2 * u * u / (4 * u * u + 0.25 * ve * ve);
+        const double want[][4] = {{0, -2 * u, 0, 0.5},        {0, -1.5 * u, 0, 2.0 / 3}, {0, -u, 0, 1},
+                                  {0, -0.5 * u, 0, 1},        {0, 0, 30 * u, 1},        {0, -2 * u, 0.5 * ve, side},
+                                  {0, -2 * u, 3 * ve, 1},     {u, -4 * u, 0, 0.5},      {-1.5 * u, 0, 0, 1}};
+        for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+            const double a = limit_for(m, L, cv, want[k][0], want[k][1], want[k][2]);
+            const double expect = f == 0 ? want[k][3] : 1.0; /* no friction: nothing to cross */
+            cr_assert_float_eq(a, expect, 1e-9, "%s, case %zu: alpha %.12g, want %.12g", f ? "frictionless" : "friction",
+                               k, a, expect);
+        }
+        contact_lin_free(L);
+        free(x);
+        free(r);
+        rod_state_free(st);
+        rod_model_free(m);
+    }
 }
