@@ -60,10 +60,11 @@ void wall_newton_counts(const wall_newton *w, long *matrices, long *passes)
     *passes = w->passes;
 }
 
-/* G = r - S0 x plus the walls' change at x; with A (not NULL), A = S0 minus their slopes */
+/* G = r - S0 x plus the walls' change at x = dx + alpha d, the point of L's line at alpha; with A
+ * (not NULL), A = S0 minus their slopes */
 VECTOR_CLONES
-static void residual_at(wall_newton *w, const contact_lin *L, const double *r, const double *x, int x_zero,
-                        double cq, double cv, double *G, double *A)
+static void residual_at(wall_newton *w, const contact_lin *L, const double *r, const double *x, double alpha,
+                        int x_zero, double cq, double cv, double *G, double *A)
 {
     const int n = w->n;
     memcpy(G, r, (size_t)n * sizeof *G);
@@ -74,7 +75,7 @@ static void residual_at(wall_newton *w, const contact_lin *L, const double *r, c
         for (int i = 0; i < n; i++) G[i] -= col[i] * xj;
     }
     if (A) memcpy(A, w->S0, (size_t)n * n * sizeof *A);
-    contact_lin_force(L, x, cq, cv, G, A, n);
+    contact_lin_force_on_line(L, alpha, cq, cv, G, A, n);
     w->passes++;
 }
 
@@ -95,7 +96,7 @@ static double weighted_norm(const double *wq, const double *wv, const double *d,
     return sqrt(e / (2 * n));
 }
 
-int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, double cq, double cv,
+int wall_newton_solve(wall_newton *w, contact_lin *L, const double *r, double cq, double cv,
                       const double *wq, const double *wv, double tol, double *dx)
 {
     const int n = w->n;
@@ -106,10 +107,11 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
         w->scale[i] = d > 0 ? 1.0 / d : 1.0;
     }
     memset(dx, 0, (size_t)n * sizeof *dx);
+    contact_lin_line_start(L);
     int form = !w->A_kept, G_here = 0, retried = 0;
     double merit = -1, last = INFINITY;
     for (int k = 0; k < MAX_INNER; k++) {
-        if (form || !G_here) residual_at(w, L, r, dx, k == 0 && !retried, cq, cv, G, form ? w->A : NULL);
+        if (form || !G_here) residual_at(w, L, r, dx, 0.0, k == 0 && !retried, cq, cv, G, form ? w->A : NULL);
         if (merit < 0) merit = merit_of(w, G);
         if (form) {
             w->matrices++;
@@ -122,11 +124,12 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
         dense_lu_solve(w->A, n, w->piv, G);
         /* no further than a slip's reversal through a stick disk, then cut back until the
          * residual falls (a switch of a law in between) */
-        double alpha = contact_lin_step_limit(L, dx, G, cv), mt = 0;
+        contact_lin_line_direction(L, G);
+        double alpha = contact_lin_line_limit(L, cv), mt = 0;
         int fell = 0;
         for (int cut = 0; cut <= MAX_CUTS; cut++, alpha *= 0.5) {
             for (int i = 0; i < n; i++) trial[i] = dx[i] + alpha * G[i];
-            residual_at(w, L, r, trial, 0, cq, cv, Gt, NULL);
+            residual_at(w, L, r, trial, alpha, 0, cq, cv, Gt, NULL);
             mt = merit_of(w, Gt);
             if (mt <= (1 - DECREASE * alpha) * merit) {
                 fell = 1;
@@ -155,6 +158,7 @@ int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, dou
             G[i] *= alpha;
             dx[i] += G[i];
         }
+        contact_lin_line_advance(L, alpha);
         const double e = weighted_norm(wq, wv, G, n);
         /* the residual at the new dx is the last trial's */
         memcpy(G, Gt, (size_t)n * sizeof *G);

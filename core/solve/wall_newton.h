@@ -41,7 +41,7 @@ void wall_newton_new_try(wall_newton *w);
  * weigh dx into the error norm (cq / (rtol |q| + atol), cv / (rtol |q_dot| + atol_v)), the inner
  * iteration ends when its step's norm is below tol. 1: converged; 0: not (the correction is
  * where it stopped: not to be taken as converged); -1: a singular matrix. */
-int wall_newton_solve(wall_newton *w, const contact_lin *L, const double *r, double cq, double cv,
+int wall_newton_solve(wall_newton *w, contact_lin *L, const double *r, double cq, double cv,
                       const double *wq, const double *wv, double tol, double *dx);
 
 /* Matrices factored and law passes made so far. */

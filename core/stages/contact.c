@@ -703,6 +703,7 @@ struct contact_lin {
     double *Jc; /* nx columns of 6 np: rows 6p..6p+2 Jv, 6p+3..6p+5 Jl of point p */
     double *y;  /* 6 np: Jc times a correction */
     double *y0; /* 6 np: the same for a second correction (contact_lin_step_limit) */
+    double *yb, *yd; /* 6 np each: Jc dx and Jc d of a line dx + alpha d (contact_lin_line_*) */
 };
 
 contact_lin *contact_lin_create(const rod_model *m)
@@ -713,7 +714,7 @@ contact_lin *contact_lin_create(const rod_model *m)
     const int nob = m->spec->nobstacles < SPEC_MAX_OBSTACLES ? m->spec->nobstacles : SPEC_MAX_OBSTACLES;
     L->cap = m->ncontact * (nob > 0 ? nob : 1);
     const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
-    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 12) + 1, sizeof *L->pt);
+    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 24) + 1, sizeof *L->pt);
     if (!L->pt) {
         free(L);
         return NULL;
@@ -721,6 +722,8 @@ contact_lin *contact_lin_create(const rod_model *m)
     L->Jc = L->pt + (size_t)L->cap * per;
     L->y = L->Jc + (size_t)L->cap * 6 * L->nx;
     L->y0 = L->y + (size_t)L->cap * 6;
+    L->yb = L->y0 + (size_t)L->cap * 6;
+    L->yd = L->yb + (size_t)L->cap * 6;
     return L;
 }
 
@@ -834,11 +837,10 @@ static void in_surface(const double v[3], const double n[3], double u[3])
     for (int i = 0; i < 3; i++) u[i] = v[i] - vn * n[i];
 }
 
-double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv)
+/* contact_lin_step_limit from the points' moves yb = Jc dx and yd = Jc d */
+static double step_limit(const contact_lin *L, const double *yb, const double *yd, double cv)
 {
     const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
-    memcpy(L->y0, lin_move(L, dx), 6 * (size_t)L->np * sizeof *L->y0);
-    const double *dy = lin_move(L, d);
     double alpha = 1.0;
     for (int k = 0; k < L->np; k++) {
         const double *b = L->pt + per * (size_t)k;
@@ -846,8 +848,8 @@ double contact_lin_step_limit(const contact_lin *L, const double *dx, const doub
         if (!f->on) continue;
         double v0[3], dv[3], v[3], w[3], e[3];
         for (int i = 0; i < 3; i++) {
-            v0[i] = b[LIN_V + i] + cv * L->y0[6 * k + i];
-            dv[i] = cv * dy[6 * k + i];
+            v0[i] = b[LIN_V + i] + cv * yb[6 * k + i];
+            dv[i] = cv * yd[6 * k + i];
         }
         in_surface(v0, b + LIN_N, v);
         in_surface(dv, b + LIN_N, w);
@@ -861,6 +863,26 @@ double contact_lin_step_limit(const contact_lin *L, const double *dx, const doub
         if (vec3_dot(c, c) < ve2) alpha = fmin(alpha, tc);
     }
     return alpha;
+}
+
+double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv)
+{
+    memcpy(L->y0, lin_move(L, dx), 6 * (size_t)L->np * sizeof *L->y0);
+    return step_limit(L, L->y0, lin_move(L, d), cv);
+}
+
+void contact_lin_line_start(contact_lin *L) { memset(L->yb, 0, 6 * (size_t)L->np * sizeof *L->yb); }
+
+void contact_lin_line_direction(contact_lin *L, const double *d)
+{
+    memcpy(L->yd, lin_move(L, d), 6 * (size_t)L->np * sizeof *L->yd);
+}
+
+double contact_lin_line_limit(const contact_lin *L, double cv) { return step_limit(L, L->yb, L->yd, cv); }
+
+void contact_lin_line_advance(contact_lin *L, double alpha)
+{
+    for (int i = 0; i < 6 * L->np; i++) L->yb[i] += alpha * L->yd[i];
 }
 
 VECTOR_CLONES
@@ -888,13 +910,12 @@ int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const
     return k == L->np ? 0 : -1;
 }
 
+/* contact_lin_force with the points moved by y (6 np: Jc dx) */
 VECTOR_CLONES
-void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
-                       int ld)
+static void force_moved(const contact_lin *L, const double *y, double cq, double cv, double *G, double *A, int ld)
 {
     const int nx = L->nx;
     const size_t per = LIN_HEAD + 6 * (size_t)nx;
-    const double *y = lin_move(L, dx);
     for (int k = 0; k < L->np; k++) {
         const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *Jl = Jv + 3 * nx;
         const double *n = b + LIN_N, *tg = b + LIN_T, *F0 = b + LIN_F, *yk = y + 6 * k;
@@ -914,4 +935,22 @@ void contact_lin_force(const contact_lin *L, const double *dx, double cq, double
         wall_slopes(ob, tg, n, eps, v, F, dFv, dFx);
         add_force_slopes(nx, Jv, dFv, dFx, Jl, -cv * ds, A, -cq * ds, A, ld);
     }
+}
+
+void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
+                       int ld)
+{
+    force_moved(L, lin_move(L, dx), cq, cv, G, A, ld);
+}
+
+VECTOR_CLONES
+void contact_lin_force_on_line(const contact_lin *L, double alpha, double cq, double cv, double *G, double *A,
+                               int ld)
+{
+    if (alpha == 0.0) {
+        force_moved(L, L->yb, cq, cv, G, A, ld);
+        return;
+    }
+    for (int i = 0; i < 6 * L->np; i++) L->y[i] = L->yb[i] + alpha * L->yd[i];
+    force_moved(L, L->y, cq, cv, G, A, ld);
 }

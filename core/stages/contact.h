@@ -105,6 +105,16 @@ void contact_lin_force(const contact_lin *L, const double *dx, double cq, double
  * where the law is steepest: from either side, Newton's linearization sends it past (Castro et
  * al.'s transition-aware limiter for regularized friction, RA-L 2020). */
 double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv);
+/* The same along a line of corrections dx + alpha d, one pass over the Jacobians for each
+ * direction (an inner Newton iteration's): the points' moves Jc dx and Jc d are kept, so the
+ * laws at any alpha (contact_lin_force_on_line: contact_lin_force at dx + alpha d), the limit on
+ * alpha and the move of dx to dx + alpha d cost O(points). line_start sets dx = 0. */
+void contact_lin_line_start(contact_lin *L);
+void contact_lin_line_direction(contact_lin *L, const double *d);
+double contact_lin_line_limit(const contact_lin *L, double cv);
+void contact_lin_line_advance(contact_lin *L, double alpha);
+void contact_lin_force_on_line(const contact_lin *L, double alpha, double cq, double cv, double *G, double *A,
+                               int ld);
 
 /* The size of the per-point scratch a state keeps for self-contact (state_alloc.c). */
 size_t contact_point_size(void);
