@@ -12,15 +12,14 @@
  * S0 the matrix without the walls (mass, K, D, penalties), each wall's law evaluated exactly
  * at its point moved by dx through the kinematics linearized at the iterate
  * (contact_lin_force): an inner Newton whose iterations cost the contacts' laws and an n x n
- * factorization, not an evaluation of the rod. The laws are exact there, the friction's fall
- * from static to kinetic past v_eps included; the matrix holds each point's static share at its
- * slip (a negative slope left out). An inner step goes no further than a sliding point's
- * reversal through its stick disk (contact_lin_step_limit), is cut back until the residual
- * (scaled by S0's diagonal) falls, and the matrix is kept while the steps contract quickly
- * (also into the next correction of the same try). Held shares along the correction instead
- * left Newton a fixed point in them, and both changes together, over 23 perturbed snakes,
- * took the first 0.05 s (a slow load breaking the stuck snake loose) from 2,868 evaluations
- * to 1,770 and the first second from 20,312 to 19,401. */
+ * factorization, not an evaluation of the rod. Each point's friction holds its share of the
+ * static coefficient at the iterate's slip (contact.c lin_point_state: the fall past v_eps would
+ * give a correction two solutions, stuck and sliding). An inner step goes no further than a
+ * sliding point's reversal through its stick disk (contact_lin_step_limit), is cut back until
+ * the residual (scaled by S0's diagonal) falls, and the matrix is kept while the steps contract
+ * quickly (also into the next correction of the same try). The limiter took the snake with
+ * v_eps 1e-6 from 2,678 evaluations for its first second to 996 (at BDF's tip to 0.7 mm at
+ * 0.25 s), and 23 perturbed snakes' first 0.05 s (v_eps 1e-4) from 2,868 to 2,553. */
 #ifndef ROD_WALL_NEWTON_H
 #define ROD_WALL_NEWTON_H
 

@@ -693,8 +693,8 @@ void contact_jacobian(const rod_model *m, rod_state *st, const double *q, const 
  * and obstacle, and the Jacobians of its slip (Jv, as contact_jacobian forms it) and of its
  * centre line (Jl); both also stacked column by column over all points (Jc: 6 rows a point),
  * so that moving every point by a correction is one pass over the columns. */
-enum { LIN_DS, LIN_EPS, LIN_V, LIN_N = LIN_V + 3, LIN_T = LIN_N + 3, LIN_F = LIN_T + 3, LIN_OB = LIN_F + 3,
-       LIN_C, LIN_HEAD };
+enum { LIN_DS, LIN_EPS, LIN_V, LIN_N = LIN_V + 3, LIN_T = LIN_N + 3, LIN_F = LIN_T + 3, LIN_MU = LIN_F + 3,
+       LIN_OB = LIN_MU + 3, LIN_C, LIN_HEAD };
 
 struct contact_lin {
     int np, cap, nx;
@@ -737,7 +737,14 @@ void contact_lin_free(contact_lin *L)
 int contact_lin_count(const contact_lin *L) { return L->np; }
 
 /* Point p's state against obstacle ob (penetration eps, normal n, moving at vel) into its head b:
- * the slip and the force. Leaves the contact's offset from the centre line in off. */
+ * the slip, the force and the friction's static share held at that slip (hold_static_share):
+ * past v_eps the law falls from mu_s to mu_k within a few v_eps, a negative slope 250 times the
+ * snake's mass term at 4 ms. With it, a correction's laws have two solutions where the load lies
+ * between the kinetic and the static friction (stuck, and sliding at mu_k), and the inner Newton
+ * may take the second: the snake with v_eps 1e-6 slid from its first steps and jumped off the
+ * ground (its tip 1.2 mm up at 0.25 s, against 2e-5 m from BDF). Held, each correction's laws
+ * are monotone, and the next correction, from the new iterate, holds its share: a point breaks
+ * loose only past its static friction. Leaves the contact's offset from the centre line in off. */
 static void lin_point_state(double *b, const spec_obstacle *ob, const cpoint *p, const double *eta,
                             const double n[3], double eps, const double vel[3], double off[3])
 {
@@ -746,12 +753,15 @@ static void lin_point_state(double *b, const spec_obstacle *ob, const cpoint *p,
     rolling_velocity_at(p, eta, off, v);
     for (int i = 0; i < 3; i++) v[i] -= vel[i];
     wall_force(ob, p->t, n, eps, v, ob->friction.on, F);
+    spec_friction held = ob->friction;
+    if (held.on) hold_static_share(&held, v, n);
     b[LIN_EPS] = eps;
     for (int i = 0; i < 3; i++) {
         b[LIN_V + i] = v[i];
         b[LIN_N + i] = n[i];
         b[LIN_T + i] = p->t[i];
         b[LIN_F + i] = F[i];
+        b[LIN_MU + i] = held.mu_static[i];
     }
 }
 
@@ -919,7 +929,10 @@ static void force_moved(const contact_lin *L, const double *y, double cq, double
     for (int k = 0; k < L->np; k++) {
         const double *b = L->pt + per * (size_t)k, *Jv = b + LIN_HEAD, *Jl = Jv + 3 * nx;
         const double *n = b + LIN_N, *tg = b + LIN_T, *F0 = b + LIN_F, *yk = y + 6 * k;
-        const spec_obstacle *ob = &L->moved[(int)b[LIN_OB]];
+        spec_obstacle held = L->moved[(int)b[LIN_OB]];
+        if (held.friction.on)
+            for (int d = 0; d < 3; d++) held.friction.mu_static[d] = held.friction.mu_kinetic[d] = b[LIN_MU + d];
+        const spec_obstacle *ob = &held;
         const double ds = b[LIN_DS];
         double v[3], F[3] = {0, 0, 0};
         for (int i = 0; i < 3; i++) v[i] = b[LIN_V + i] + cv * yk[i];

@@ -61,12 +61,12 @@ typedef struct {
 
 /* The rod along z with its centre line at x = 0, the plane x = -(r - eps) below it, normal +x.
  * settle: the same rod without friction, tangential load or extra, its wall critically damped. */
-static rod_model *plane_rod(const plane_case *c, int settle)
+static void plane_rod_json(const plane_case *c, int settle, char json[3000])
 {
     const double rho = RM / (M_PI * RR * RR * RL), q = RM * c->g_normal / RL;
-    char json[3000], fr[400] = "";
+    char fr[400] = "";
     if (!settle) snprintf(fr, sizeof fr, ", \"friction\": %s", c->friction);
-    snprintf(json, sizeof json,
+    snprintf(json, 3000,
              "{\"model\": \"classic\", \"base\": {\"type\": \"free\"}, \"rod\": {\"length\": %g, \"radius\": %g, "
              "\"density\": %.17g, \"youngs_modulus\": %g, \"shear_modulus\": %.17g, \"shear_viscosity\": %g, "
              "\"rotary_inertia_factor\": %.17g}, "
@@ -77,6 +77,12 @@ static rod_model *plane_rod(const plane_case *c, int settle)
              RL, RR, rho, c->E, 2 * c->E / 3, c->viscosity, c->inertia, -c->g_normal, settle ? 0.0 : c->g_tangent[0],
              settle ? 0.0 : c->g_tangent[1], -(RR - q / KW), KW, settle ? 2 * sqrt(KW * RM / RL) : 10.0, fr,
              settle ? "" : c->extra, RTOL, c->atol);
+}
+
+static rod_model *plane_rod(const plane_case *c, int settle)
+{
+    char json[3000];
+    plane_rod_json(c, settle, json);
     return tu_model(json);
 }
 
@@ -345,6 +351,45 @@ Test(free_friction, fig18_a_pulled_rod_holds_below_its_static_threshold_and_slid
 {
     const double F[] = {2, 5, 7.5, 8, 10.5, -2, -3.5, -4, -6, -10.5};
     for (int i = 0; i < 10; i++) pull(F[i]);
+}
+
+/* The same pull on generalized-alpha at the snake's 4 ms step and Newton tolerances, its wall's
+ * laws solved along each correction, with v_eps 1e-6 (nearly Coulomb's law): between the
+ * kinetic and the static friction a correction's laws have two solutions, stuck and sliding at
+ * mu_k, and only the first is the rod's (it starts at rest). Pulled at 0.9 of its static
+ * friction it holds (creeping below v_eps at 0.25 s); at 1.1 it slides at (F - mu_k N) / m,
+ * within the breakaway's impulse (breakaway_impulse) and the step's error in the start of the
+ * slide (the force ramps over one step: v moves by at most (F - mu_k N) h / m). */
+static double pulled_on_galpha(double F)
+{
+    const double T = 0.25;
+    const plane_case c = {1e5, G, {0, F / RM},
+                          "{\"static\": [0.8, 0.4, 0.4], \"kinetic\": [0.4, 0.2, 0.2], \"threshold_velocity\": 1e-6}", "", 1, 5e5,
+                          1e-9};
+    char json[3000];
+    plane_rod_json(&c, 0, json);
+    const char *sets[] = {"solver.integrator=generalized-alpha", "solver.step=0.004", "solver.jacobian=contact",
+                          "solver.rtol=1e-2", "solver.atol=1e-5"};
+    rod_model *m = tu_model_set(json, sets, 5);
+    rod_state *st = settled(&c, m);
+    cr_assert_eq(rod_dynamics_advance(m, st, T), ROD_OK, "%s", rod_state_error(st));
+    const energies e = rod_energies(m, st);
+    rod_state_free(st);
+    rod_model_free(m);
+    return e.v_axial;
+}
+
+Test(free_friction, generalized_alpha_with_the_walls_solved_holds_a_pull_below_static_friction, .timeout = 300)
+{
+    const double ve = 1e-6, T = 0.25, h = 0.004, N = RM * G, Fs = 0.8 * N, mu_k = 0.4;
+    const double v_hold = pulled_on_galpha(0.9 * Fs);
+    cr_log_info("generalized-alpha, 4 ms, v_eps 1e-6: pulled with 0.9 of the static friction, %.3e m/s at %.2f s",
+                v_hold, T);
+    cr_expect_lt(fabs(v_hold), ve, "held below the static threshold, it slid at %.3e m/s", v_hold);
+    const double F = 1.1 * Fs, v = pulled_on_galpha(F), a = (F - mu_k * N) / RM;
+    const double bound = breakaway_impulse(0.8 - mu_k, N, ve, (F - Fs) / RM) / RM + a * h;
+    cr_log_info("pulled with 1.1 of it: %.5f m/s against (F - mu_k N) T / m = %.5f (bound %.1e)", v, a * T, bound);
+    cr_expect_lt(fabs(v - a * T), bound, "slid at %.5f m/s against %.5f", v, a * T);
 }
 
 /* ---- the shipped rolling rod (api/examples/rod-rolling-incline.json, mu_s 0.4, mu_k 0.2) on
