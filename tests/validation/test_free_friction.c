@@ -359,7 +359,9 @@ Test(free_friction, fig18_a_pulled_rod_holds_below_its_static_threshold_and_slid
  * mu_k, and only the first is the rod's (it starts at rest). Pulled at 0.9 of its static
  * friction it holds (creeping below v_eps at 0.25 s); at 1.1 it slides at (F - mu_k N) / m,
  * within the breakaway's impulse (breakaway_impulse) and the step's error in the start of the
- * slide (the force ramps over one step: v moves by at most (F - mu_k N) h / m). */
+ * slide (the force ramps over one step: v moves by at most (F - mu_k N) h / m). An inner solve
+ * that evaluated the shares' fall along the correction held this uniform pull too; it broke
+ * the snake loose early (test_locomotion, the snake on nearly Coulomb friction). */
 static double pulled_on_galpha(double F)
 {
     const double T = 0.25;
