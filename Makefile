@@ -72,7 +72,7 @@ CRITERION_JOBS ?= 2
 .PHONY: all setup run install coverage test bench-clones test-lane-native test-lane-checked test-arch test-unit test-validation test-cli test-run test-schema test-api test-reaching test-converge test-integration test-python test-matlab test-proxy \
         test-long test-deploy test-container test-browser test-docs docs-pictures web \
         asan asan-engine asan-daemon asan-cli asan-integration tsan tsan-build valgrind valgrind-unit valgrind-validation valgrind-daemon soak \
-        fuzz fuzz-run fuzz-run-spec fuzz-long bench bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
+        fuzz fuzz-run fuzz-run-spec fuzz-long bench bench-ensemble bench-load bench-isolation bench-lockstep bench-oneport bench-viewer clean
 
 all: $(BUILD)/rodd
 
@@ -485,6 +485,12 @@ $(BUILD)/bench_recording: tests/bench/bench_recording.c tests/bench/bench_util.h
 bench: $(BUILD)/rodd $(BUILD)/bench_statics $(BUILD)/bench_dynamics $(BUILD)/bench_recording
 	BUILD=$(BUILD) bash tests/bench/run.sh
 	$(BUILD)/bench_recording
+
+# The snake's evaluations by time window and forward speeds over 23 perturbed variants: its gait
+# is chaotic, and one run's cost moves by up to 10 % with a rounding (ENSEMBLE_ARGS='--vs OTHER_RODD'
+# compares two builds).
+bench-ensemble: $(BUILD)/rodd
+	python3 tests/bench/snake_ensemble.py --rodd $(BUILD)/rodd $(ENSEMBLE_ARGS)
 
 # The engine's AVX2 clones against a build without them: the same frames, and the CPU each takes.
 bench-clones: $(BUILD)/rodd
