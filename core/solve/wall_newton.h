@@ -15,7 +15,7 @@
  * factorization, not an evaluation of the rod. Each point's friction holds its share of the
  * static coefficient at the iterate's slip (contact.c lin_point_state: the fall past v_eps would
  * give a correction two solutions, stuck and sliding). An inner step goes no further than a
- * sliding point's reversal through its stick disk (contact_lin_step_limit), is cut back until
+ * sliding point's reversal through its stick disk (contact_lin_line_limit), is cut back until
  * the residual (scaled by S0's diagonal) falls, and the matrix is kept while the steps contract
  * quickly (also into the next correction of the same try). The limiter took the snake with
  * v_eps 1e-6 from 2,678 evaluations for its first second to 996 (at BDF's tip to 0.7 mm at

@@ -461,6 +461,13 @@ static void add_UtBV(int nx, const double *U, const double *BV, double *A, int l
     }
 }
 
+/* The slip's part in the surface, u = v - (v . n) n */
+static void in_surface(const double v[3], const double n[3], double u[3])
+{
+    const double vn = vec3_dot(v, n);
+    for (int i = 0; i < 3; i++) u[i] = v[i] - vn * n[i];
+}
+
 /* The friction past v_eps with its coefficients fixed at the share of the static one the slip
  * v (normal n) has now: for the Newton matrix. The share's fall with the slip (mu_s to mu_k
  * within a few v_eps) is a negative slope, a negative damping of up to fn (mu_s - mu_k) / v_eps
@@ -471,9 +478,9 @@ static void add_UtBV(int nx, const double *U, const double *BV, double *A, int l
  * (731 -> 832). */
 static void hold_static_share(spec_friction *f, const double v[3], const double n[3])
 {
-    const double vn = vec3_dot(v, n), ve = f->threshold_velocity;
+    const double ve = f->threshold_velocity;
     double vt[3];
-    for (int i = 0; i < 3; i++) vt[i] = v[i] - vn * n[i];
+    in_surface(v, n, vt);
     const double u = sqrt(vec3_dot(vt, vt));
     if (!(u > ve)) return;
     const double stat = exp(-(u - ve) / ve);
@@ -702,7 +709,6 @@ struct contact_lin {
     double *pt; /* cap x (LIN_HEAD + 6 nx): the head, then Jv and Jl row-major (3 x nx each) */
     double *Jc; /* nx columns of 6 np: rows 6p..6p+2 Jv, 6p+3..6p+5 Jl of point p */
     double *y;  /* 6 np: Jc times a correction */
-    double *y0; /* 6 np: the same for a second correction (contact_lin_step_limit) */
     double *yb, *yd; /* 6 np each: Jc dx and Jc d of a line dx + alpha d (contact_lin_line_*) */
 };
 
@@ -714,15 +720,14 @@ contact_lin *contact_lin_create(const rod_model *m)
     const int nob = m->spec->nobstacles < SPEC_MAX_OBSTACLES ? m->spec->nobstacles : SPEC_MAX_OBSTACLES;
     L->cap = m->ncontact * (nob > 0 ? nob : 1);
     const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
-    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 24) + 1, sizeof *L->pt);
+    L->pt = calloc((size_t)L->cap * (per + 6 * (size_t)L->nx + 18) + 1, sizeof *L->pt);
     if (!L->pt) {
         free(L);
         return NULL;
     }
     L->Jc = L->pt + (size_t)L->cap * per;
     L->y = L->Jc + (size_t)L->cap * 6 * L->nx;
-    L->y0 = L->y + (size_t)L->cap * 6;
-    L->yb = L->y0 + (size_t)L->cap * 6;
+    L->yb = L->y + (size_t)L->cap * 6;
     L->yd = L->yb + (size_t)L->cap * 6;
     return L;
 }
@@ -832,24 +837,16 @@ double contact_lin_slip_rate(const contact_lin *L, const double *dx)
     for (int k = 0; k < L->np; k++) {
         const double *b = L->pt + per * (size_t)k, *n = b + LIN_N;
         if (!(b[LIN_EPS] > 0)) continue;
-        double y[3] = {moved[6 * k], moved[6 * k + 1], moved[6 * k + 2]};
-        const double yn = vec3_dot(y, n);
-        for (int i = 0; i < 3; i++) y[i] -= yn * n[i];
+        double y[3];
+        in_surface(moved + 6 * k, n, y);
         most = fmax(most, sqrt(vec3_dot(y, y)));
     }
     return most;
 }
 
-/* The slip's part in the surface, u = v - (v . n) n */
-static void in_surface(const double v[3], const double n[3], double u[3])
+double contact_lin_line_limit(const contact_lin *L, double cv)
 {
-    const double vn = vec3_dot(v, n);
-    for (int i = 0; i < 3; i++) u[i] = v[i] - vn * n[i];
-}
-
-/* contact_lin_step_limit from the points' moves yb = Jc dx and yd = Jc d */
-static double step_limit(const contact_lin *L, const double *yb, const double *yd, double cv)
-{
+    const double *yb = L->yb, *yd = L->yd;
     const size_t per = LIN_HEAD + 6 * (size_t)L->nx;
     double alpha = 1.0;
     for (int k = 0; k < L->np; k++) {
@@ -875,20 +872,12 @@ static double step_limit(const contact_lin *L, const double *yb, const double *y
     return alpha;
 }
 
-double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv)
-{
-    memcpy(L->y0, lin_move(L, dx), 6 * (size_t)L->np * sizeof *L->y0);
-    return step_limit(L, L->y0, lin_move(L, d), cv);
-}
-
 void contact_lin_line_start(contact_lin *L) { memset(L->yb, 0, 6 * (size_t)L->np * sizeof *L->yb); }
 
 void contact_lin_line_direction(contact_lin *L, const double *d)
 {
     memcpy(L->yd, lin_move(L, d), 6 * (size_t)L->np * sizeof *L->yd);
 }
-
-double contact_lin_line_limit(const contact_lin *L, double cv) { return step_limit(L, L->yb, L->yd, cv); }
 
 void contact_lin_line_advance(contact_lin *L, double alpha)
 {

@@ -99,16 +99,16 @@ int contact_lin_update(const rod_model *m, rod_state *st, const double *q, const
                        contact_lin *L);
 void contact_lin_force(const contact_lin *L, const double *dx, double cq, double cv, double *G, double *A,
                        int ld);
-/* How far (a fraction in (0, 1]) a step d from the correction dx may go: a point that slides at
- * dx and at dx + d but passes through its stick disk (slip under v_eps) on the way stops at the
- * closest approach, inside the disk. Such a step reverses the point's friction within v_eps,
- * where the law is steepest: from either side, Newton's linearization sends it past (Castro et
- * al.'s transition-aware limiter for regularized friction, RA-L 2020). */
-double contact_lin_step_limit(const contact_lin *L, const double *dx, const double *d, double cv);
-/* The same along a line of corrections dx + alpha d, one pass over the Jacobians for each
- * direction (an inner Newton iteration's): the points' moves Jc dx and Jc d are kept, so the
- * laws at any alpha (contact_lin_force_on_line: contact_lin_force at dx + alpha d), the limit on
- * alpha and the move of dx to dx + alpha d cost O(points). line_start sets dx = 0. */
+/* Along a line of corrections dx + alpha d, one pass over the Jacobians for each direction (an
+ * inner Newton iteration's): the points' moves Jc dx and Jc d are kept, so the laws at any alpha
+ * (contact_lin_force_on_line: contact_lin_force at dx + alpha d), the limit on alpha and the move
+ * of dx to dx + alpha d cost O(points). line_start sets dx = 0, line_direction sets d, and
+ * line_advance moves dx to dx + alpha d.
+ * contact_lin_line_limit: how far (a fraction in (0, 1]) the step d may go. A point that slides
+ * at dx and at dx + d but passes through its stick disk (slip under v_eps) on the way stops at
+ * the closest approach, inside the disk. Such a step reverses the point's friction within
+ * v_eps, where the law is steepest: from either side, Newton's linearization sends it past
+ * (Castro et al.'s transition-aware limiter for regularized friction, RA-L 2020). */
 void contact_lin_line_start(contact_lin *L);
 void contact_lin_line_direction(contact_lin *L, const double *d);
 double contact_lin_line_limit(const contact_lin *L, double cv);

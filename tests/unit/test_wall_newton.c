@@ -202,7 +202,7 @@ Test(wall_newton, a_solved_correction_leaves_a_newton_step_within_the_tolerance)
     solved(2.0);
 }
 
-/* contact_lin_step_limit on a rod sliding along its axis on a plane (a free base moving at u =
+/* contact_lin_line_limit on a rod sliding along its axis on a plane (a free base moving at u =
  * 10 v_eps, every point slipping at (0, 0, u)), where a step of the base's velocity along z
  * moves every slip by cv times it and one across moves it sideways: the step is cut exactly
  * where a slip that stays sliding passes closest to zero, and only then. */
@@ -215,7 +215,11 @@ static double limit_for(const rod_model *m, contact_lin *L, double cv, double at
     dx[c + 5] = at_z / cv;
     d[c + 5] = d_z / cv;
     d[c + 4] = d_y / cv;
-    const double a = contact_lin_step_limit(L, dx, d, cv);
+    contact_lin_line_start(L); /* the line from dx = 0 to dx, then from dx along d */
+    contact_lin_line_direction(L, dx);
+    contact_lin_line_advance(L, 1.0);
+    contact_lin_line_direction(L, d);
+    const double a = contact_lin_line_limit(L, cv);
     free(dx);
     free(d);
     return a;
